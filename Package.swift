@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "aggregatord",
+    products: [
+        .executable(name: "aggregatord", targets: ["aggregatord"]),
+        .executable(name: "aggregatorctl", targets: ["aggregatorctl"]),
+    ],
+    targets: [
+        // C libraries from Debian, wrapped with typed shims (see each shim.h).
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        .target(name: "FeedParser", dependencies: ["CLibXML2"]),
+        .target(name: "FeedFetcher", dependencies: ["CCurl"]),
+        .target(name: "FeedStore", dependencies: ["CSQLite"]),
+        .target(name: "ControlProtocol"),
+        .target(
+            name: "AggregatorCore",
+            dependencies: ["FeedParser", "FeedFetcher", "FeedStore", "ControlProtocol"]
+        ),
+
+        .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "ControlProtocol"]),
+        .executableTarget(name: "aggregatorctl", dependencies: ["ControlProtocol", "FeedParser"]),
+
+        .testTarget(name: "FeedParserTests", dependencies: ["FeedParser"]),
+        .testTarget(name: "FeedFetcherTests", dependencies: ["FeedFetcher"]),
+        .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore"]),
+        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
+        .testTarget(name: "AggregatorCoreTests", dependencies: ["AggregatorCore"]),
+        .testTarget(name: "aggregatordTests", dependencies: ["aggregatord"]),
+        .testTarget(name: "aggregatorctlTests", dependencies: ["aggregatorctl"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,104 @@
+import Foundation
+
+/// The daemon's settings, from flags, `AGGREGATOR_*` environment, a `key = value` file and
+/// defaults, in that order of precedence (DESIGN.md §8).
+public struct Configuration: Sendable, Equatable {
+    /// The SQLite database file.
+    public var databasePath: String
+    /// The control socket.
+    public var socketPath: String
+    /// OPML imported on the first start with an empty database; nil for none.
+    public var seedOPMLPath: String?
+    public var logLevel: Logger.Level
+
+    /// Every key a file, the environment or a flag may set, with what it means.
+    public static let keys: [(name: String, summary: String)] = [
+        ("database", "SQLite database file"),
+        ("socket", "control socket path"),
+        ("seed-opml", "OPML file imported on the first start with an empty database"),
+        ("log-level", "debug, info, warning or error"),
+    ]
+
+    /// Builds the configuration from its sources.
+    /// - Parameters:
+    ///   - flags: `--key value` settings from the command line, keyed by name.
+    ///   - environment: the process environment (`AGGREGATOR_DATABASE`, …, and the XDG/systemd paths).
+    ///   - file: the text of the configuration file, if there is one, and its path for messages.
+    ///   - defaultSeedOPML: the seed list to use when none is configured.
+    public static func resolve(
+        flags: [String: String],
+        environment: [String: String],
+        file: (path: String, text: String)? = nil,
+        defaultSeedOPML: String? = nil
+    ) throws(ConfigurationError) -> Configuration {
+        var values: [String: String] = [:]
+        if let file { values = try parseFile(file.text, path: file.path) }
+        for (name, _) in keys {
+            let variable = "AGGREGATOR_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+            if let value = environment[variable] { values[name] = value }
+        }
+        for (name, value) in flags {
+            guard keys.contains(where: { $0.name == name }) else { throw .unknownKey(name, source: "command line") }
+            values[name] = value
+        }
+        guard let logLevel = Logger.Level(rawValue: values["log-level"] ?? "info") else {
+            throw .invalidValue(key: "log-level", value: values["log-level"] ?? "",
+                                expected: "debug, info, warning or error")
+        }
+        let paths = StatePaths(environment: environment)
+        let seed = values["seed-opml"].map { $0.isEmpty ? nil : $0 } ?? defaultSeedOPML
+        return Configuration(
+            databasePath: nonEmpty(values["database"]) ?? paths.defaultDatabase,
+            socketPath: nonEmpty(values["socket"]) ?? paths.defaultSocket,
+            seedOPMLPath: seed,
+            logLevel: logLevel
+        )
+    }
+
+    /// Parses `key = value` lines; `#` starts a comment line, blank lines are skipped.
+    static func parseFile(_ text: String, path: String) throws(ConfigurationError) -> [String: String] {
+        var values: [String: String] = [:]
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw .malformedLine(path: path, line: offset + 1, text: line)
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            guard keys.contains(where: { $0.name == key }) else {
+                throw .unknownKey(key, source: "\(path) line \(offset + 1)")
+            }
+            values[key] = value
+        }
+        return values
+    }
+
+    private static func nonEmpty(_ value: String?) -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        return value
+    }
+}
+
+/// A configuration that cannot be used; the message names the key or line.
+public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
+    case unknownKey(String, source: String)
+    case malformedLine(path: String, line: Int, text: String)
+    case invalidValue(key: String, value: String, expected: String)
+    case unreadableFile(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unknownKey(let key, let source):
+            "unknown configuration key '\(key)' (\(source)); known keys: "
+                + Configuration.keys.map(\.name).joined(separator: ", ")
+        case .malformedLine(let path, let line, let text):
+            "\(path) line \(line): expected 'key = value', found '\(text)'"
+        case .invalidValue(let key, let value, let expected):
+            "invalid value '\(value)' for '\(key)': expected \(expected)"
+        case .unreadableFile(let path, let reason):
+            "cannot read configuration file \(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Reads the subscriptions of an OPML 1.0 or 2.0 document (nested outlines become categories).
+public enum OPMLReader {
+    /// Every feed outline in document order.
+    /// - Throws: `FeedParserError.notOPML` when the document has no `<opml>` root.
+    public static func feeds(in data: Data) throws(FeedParserError) -> [OPMLFeed] {
+        let collector = OutlineCollector()
+        let parser = SAXPushParser(handler: collector)
+        data.withUnsafeBytes { parser.feed($0) }
+        parser.finish()
+        guard collector.sawOPMLRoot else {
+            throw .notOPML(parser.firstError ?? "the document's root element is not <opml>")
+        }
+        return collector.feeds
+    }
+}
+
+/// Walks `<outline>` elements, remembering the category outlines that enclose each feed.
+private final class OutlineCollector: SAXHandler {
+    private(set) var feeds: [OPMLFeed] = []
+    private(set) var sawOPMLRoot = false
+    private var depth = 0
+    // One slot per open <outline>: its category name when it is a folder, nil for a feed.
+    private var outlineStack: [String?] = []
+
+    func startElement(name: String, namespace: String, attributes: SAXAttributes) {
+        depth += 1
+        if depth == 1 { sawOPMLRoot = name.lowercased() == "opml" }
+        guard sawOPMLRoot, name == "outline" else { return }
+        let text = nonEmpty(attributes.value("text"))
+        let title = nonEmpty(attributes.value("title"))
+        guard let url = nonEmpty(attributes.value("xmlUrl") ?? attributes.value("xmlurl")) else {
+            outlineStack.append(text ?? title)
+            return
+        }
+        let category = outlineStack.reversed().lazy.compactMap { $0 }.first
+        feeds.append(OPMLFeed(url: url, title: title ?? text,
+                              siteURL: nonEmpty(attributes.value("htmlUrl")), category: category))
+        outlineStack.append(nil)
+    }
+
+    func endElement(name: String, namespace: String) {
+        depth -= 1
+        if sawOPMLRoot, name == "outline", !outlineStack.isEmpty { outlineStack.removeLast() }
+    }
+
+    func characters(_ text: UnsafeBufferPointer<UInt8>) {}
+    func undeclaredEntity(named name: String) {}
+
+    private func nonEmpty(_ value: String?) -> String? {
+        guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else {
+            return nil
+        }
+        return trimmed
+    }
+}

@@ -1,0 +1,62 @@
+/// Receives the events of a `SAXPushParser`. Called on the parsing thread, in document order.
+protocol SAXHandler: AnyObject {
+    /// An element opened. `namespace` is its namespace URI ("" when none).
+    func startElement(name: String, namespace: String, attributes: SAXAttributes)
+    /// The innermost open element closed.
+    func endElement(name: String, namespace: String)
+    /// Text content (character data, CDATA, and predefined or numeric references, already decoded).
+    func characters(_ text: UnsafeBufferPointer<UInt8>)
+    /// A reference to an entity the document never declared, such as HTML's `&eacute;`.
+    func undeclaredEntity(named name: String)
+}
+
+/// The attributes of one start tag, read lazily from libxml2's buffers (valid only during the call).
+struct SAXAttributes {
+    // libxml2 gives 5 pointers per attribute: localname, prefix, URI, value start, value end.
+    let raw: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    let count: Int
+
+    /// The value of the attribute `name` in `namespace` ("" for an unprefixed attribute).
+    func value(_ name: String, namespace: String = "") -> String? {
+        guard let raw else { return nil }
+        for index in 0..<count {
+            let base = index * 5
+            guard let localName = raw[base], matches(localName, name) else { continue }
+            let uri = raw[base + 2]
+            if namespace.isEmpty ? uri != nil : !(uri.map { matches($0, namespace) } ?? false) { continue }
+            return Self.decode(start: raw[base + 3], end: raw[base + 4])
+        }
+        return nil
+    }
+
+    /// Every attribute as (local name, namespace URI, value).
+    var all: [(name: String, namespace: String, value: String)] {
+        guard let raw else { return [] }
+        return (0..<count).map { index in
+            let base = index * 5
+            return (raw[base].map { String(cString: $0) } ?? "",
+                    raw[base + 2].map { String(cString: $0) } ?? "",
+                    Self.decode(start: raw[base + 3], end: raw[base + 4]))
+        }
+    }
+
+    private func matches(_ pointer: UnsafePointer<UInt8>, _ name: String) -> Bool {
+        var utf8 = name.utf8.makeIterator()
+        var offset = 0
+        while true {
+            let byte = pointer[offset]
+            let expected = utf8.next()
+            if byte == 0 { return expected == nil }
+            guard byte == expected else { return false }
+            offset += 1
+        }
+    }
+
+    /// Attribute values are not NUL-terminated, and without entity substitution libxml2 leaves
+    /// `&amp;` as `&#38;` in them: undo that one escape.
+    private static func decode(start: UnsafePointer<UInt8>?, end: UnsafePointer<UInt8>?) -> String {
+        guard let start, let end, end > start else { return "" }
+        let text = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+        return text.contains("&#38;") ? text.replacingOccurrences(of: "&#38;", with: "&") : text
+    }
+}

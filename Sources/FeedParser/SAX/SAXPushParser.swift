@@ -1,0 +1,113 @@
+import CLibXML2
+import Foundation
+
+/// A libxml2 SAX2 push parser with a minimal handler: bytes go in chunk by chunk, events come out.
+///
+/// The handler registers no entity callbacks, so internal entities never expand (billion laughs,
+/// quadratic blow-up) and external ones are never read or fetched (XXE); see INTEROP.md.
+final class SAXPushParser {
+    private let context: xmlParserCtxtPtr
+    private let box: Box
+
+    /// What the parser noticed that made the document not well-formed.
+    var firstError: String? { box.firstError }
+    var isWellFormed: Bool { context.pointee.wellFormed != 0 && box.firstError == nil }
+
+    /// Creates a parser sending its events to `handler`.
+    /// - Parameter encoding: an encoding name that overrides what the document declares, or nil.
+    init(handler: SAXHandler, encoding: String? = nil) {
+        Self.initializeOnce
+        box = Box(handler: handler)
+        var sax = xmlSAXHandler()
+        sax.initialized = aggregator_sax2_magic()
+        sax.startElementNs = { context, localName, _, uri, _, _, attributeCount, _, attributes in
+            let box = Box.from(context)
+            box.handler.startElement(
+                name: box.intern(localName), namespace: box.intern(uri),
+                attributes: SAXAttributes(raw: attributes.map { UnsafeMutableRawPointer($0)
+                    .assumingMemoryBound(to: UnsafePointer<UInt8>?.self) }, count: Int(attributeCount)))
+        }
+        sax.endElementNs = { context, localName, _, uri in
+            let box = Box.from(context)
+            box.handler.endElement(name: box.intern(localName), namespace: box.intern(uri))
+        }
+        sax.characters = { context, bytes, length in
+            guard let bytes, length > 0 else { return }
+            Box.from(context).handler.characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
+        }
+        sax.cdataBlock = sax.characters
+        sax.reference = { context, name in
+            guard let name else { return }
+            Box.from(context).handler.undeclaredEntity(named: String(cString: name))
+        }
+        sax.serror = { context, error in
+            guard let context, let error else { return }
+            let box = Box.from(context)
+            if box.firstError == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue {
+                let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
+                box.firstError = "line \(error.pointee.line): "
+                    + message.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        let userData = Unmanaged.passUnretained(box).toOpaque()
+        context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, nil)
+        xmlCtxtUseOptions(context, aggregator_xml_feed_options())
+        if let encoding {
+            xmlCtxtResetPush(context, nil, 0, nil, encoding)
+            xmlCtxtUseOptions(context, aggregator_xml_feed_options() | Int32(XML_PARSE_IGNORE_ENC.rawValue))
+        }
+    }
+
+    deinit {
+        // The document libxml2 may have started is ours to free with the context.
+        if let document = context.pointee.myDoc { xmlFreeDoc(document) }
+        xmlFreeParserCtxt(context)
+    }
+
+    /// Feeds the next piece of the document.
+    func feed(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        // xmlParseChunk takes an Int32 length: hand over large buffers in pieces.
+        while offset < bytes.count {
+            let length = min(bytes.count - offset, 1 << 20)
+            let start = bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self)
+            xmlParseChunk(context, start, Int32(length), 0)
+            offset += length
+            if context.pointee.disableSAX != 0 { break }  // a fatal error: nothing more will come
+        }
+    }
+
+    /// Ends the document: flushes buffered text and closes what is still open.
+    func finish() {
+        xmlParseChunk(context, nil, 0, 1)
+    }
+
+    /// libxml2's global initialisation, run once before the first parser on any thread.
+    private static let initializeOnce: Void = { xmlInitParser() }()
+
+    /// What travels through libxml2's `user_data`: the handler and the parse's name cache.
+    private final class Box {
+        let handler: SAXHandler
+        var firstError: String?
+        // libxml2 interns names in a per-parse dictionary, so a pointer identifies a name:
+        // this saves building the same Swift string for every element.
+        private var names: [UnsafePointer<UInt8>: String] = [:]
+
+        init(handler: SAXHandler) { self.handler = handler }
+
+        static func from(_ context: UnsafeMutableRawPointer?) -> Box {
+            Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
+        }
+
+        func intern(_ name: UnsafePointer<UInt8>?) -> String {
+            guard let name else { return "" }
+            if let known = names[name] { return known }
+            let string = String(cString: name)
+            names[name] = string
+            return string
+        }
+    }
+}
+
+@available(*, unavailable)
+extension SAXPushParser: Sendable {}

@@ -1,0 +1,125 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection, opened the way DESIGN.md §3 asks: WAL, `synchronous=NORMAL`,
+/// foreign keys on and a busy timeout. Not thread-safe: one owner (the writer actor, or one reader).
+final class Database {
+    let path: String
+    private let handle: OpaquePointer
+
+    /// Opens (and with `create`, creates) the database at `path` and applies pending migrations.
+    /// - Throws: `StoreError` naming what is wrong with the file and what to do.
+    init(path: String, create: Bool = true, readOnly: Bool = false) throws(StoreError) {
+        self.path = path
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
+        var opened: OpaquePointer?
+        let status = sqlite3_open_v2(path, &opened, flags, nil)
+        guard let opened, status == SQLITE_OK else {
+            let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(opened)  // SQLite hands out a handle even when opening fails
+            throw Self.openError(path: path, code: status, message: message)
+        }
+        handle = opened
+        do {
+            sqlite3_busy_timeout(handle, 5_000)
+            try configure(readOnly: readOnly)
+            if !readOnly { try Migrations.apply(to: self) }
+        } catch {
+            sqlite3_close_v2(handle)
+            throw error
+        }
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    private func configure(readOnly: Bool) throws(StoreError) {
+        // The first statement reads the header: a file that is not SQLite fails here, not at open.
+        if !readOnly { try execute("PRAGMA journal_mode = WAL") }
+        try execute("PRAGMA synchronous = NORMAL")
+        try execute("PRAGMA foreign_keys = ON")
+    }
+
+    // MARK: - Statements
+
+    /// Runs one or more statements that take no parameters and return nothing of interest.
+    func execute(_ sql: String) throws(StoreError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard status == SQLITE_OK else {
+            throw error(code: status, message: message.map { String(cString: $0) }, sql: sql)
+        }
+    }
+
+    /// Compiles `sql` into a statement bound to this connection.
+    func prepare(_ sql: String) throws(StoreError) -> Statement {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw error(code: status, message: nil, sql: sql)
+        }
+        return Statement(handle: statement, database: self)
+    }
+
+    /// The single integer a query returns, e.g. `PRAGMA user_version`.
+    func integer(_ sql: String) throws(StoreError) -> Int64? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.int64(at: 0)
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    // MARK: - Errors
+
+    func error(code: Int32, message: String?, sql: String?) -> StoreError {
+        let text = message ?? String(cString: sqlite3_errmsg(handle))
+        return Self.classify(path: path, code: code, message: text, sql: sql)
+    }
+
+    private static func openError(path: String, code: Int32, message: String) -> StoreError {
+        if code & 0xff == SQLITE_CANTOPEN {
+            return StoreError(.cannotOpen, code: code, message:
+                "cannot open database \(path): \(message) (check that the directory exists and is writable)")
+        }
+        return classify(path: path, code: code, message: message, sql: nil)
+    }
+
+    static func classify(path: String, code: Int32, message: String, sql: String?) -> StoreError {
+        switch code & 0xff {
+        case SQLITE_NOTADB:
+            return StoreError(.notADatabase, code: code, message:
+                "\(path) is not an SQLite database (point --database at another file, or move this one away)")
+        case SQLITE_CORRUPT:
+            return StoreError(.corrupt, code: code, message:
+                "database \(path) is corrupt: \(message) (restore it from a backup, or try sqlite3's .recover)")
+        case SQLITE_READONLY:
+            return StoreError(.readOnly, code: code, message:
+                "database \(path) is read-only: \(message) (give the daemon's user write access to it and its directory)")
+        default:
+            let context = sql.map { " in `\($0.prefix(80))`" } ?? ""
+            return StoreError(.sqlite, code: code, message: "database \(path): \(message)\(context)")
+        }
+    }
+}
+
+@available(*, unavailable)
+extension Database: Sendable {}

@@ -1,0 +1,80 @@
+import CSQLite
+
+/// A compiled SQL statement. Values are always bound, never interpolated into SQL.
+final class Statement {
+    private let handle: OpaquePointer
+    private unowned let database: Database
+
+    init(handle: OpaquePointer, database: Database) {
+        self.handle = handle
+        self.database = database
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Clears earlier bindings and binds `values` to `?1`, `?2`, … in order.
+    func bind(_ values: [SQLValue]) throws(StoreError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(handle, index)
+            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+            case .real(let number): status = sqlite3_bind_double(handle, index, number)
+            case .text(let text): status = sqlite3_bind_text(handle, index, text, -1, aggregator_sqlite_transient())
+            }
+            guard status == SQLITE_OK else { throw database.error(code: status, message: nil, sql: sql) }
+        }
+    }
+
+    /// Advances to the next row; false when there are no more.
+    @discardableResult
+    func step() throws(StoreError) -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            sqlite3_reset(handle)
+            throw database.error(code: status, message: nil, sql: sql)
+        }
+    }
+
+    /// Binds `values` and runs the statement to completion.
+    func run(_ values: [SQLValue] = []) throws(StoreError) {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func optionalInt64(at column: Int32) -> Int64? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
+    }
+
+    func text(at column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(handle, column) else { return nil }
+        return String(cString: bytes)
+    }
+
+    private var sql: String { String(cString: sqlite3_sql(handle)) }
+}
+
+@available(*, unavailable)
+extension Statement: Sendable {}
+
+/// A value bound to a statement parameter.
+enum SQLValue {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+
+    init(_ text: String?) { self = text.map(SQLValue.text) ?? .null }
+    init(_ number: Int64?) { self = number.map(SQLValue.integer) ?? .null }
+}

@@ -1,0 +1,79 @@
+/// Takes options and arguments off a command line, the way swift-argument-parser reads them:
+/// `--name value`, `--name=value`, flags, and `--` ending the options.
+struct ArgumentReader {
+    private var arguments: [String]
+
+    init(_ arguments: [String]) {
+        self.arguments = arguments
+    }
+
+    /// Where `--` stands, or the end: options are only looked for before it.
+    private var optionsEnd: Int { arguments.firstIndex(of: "--") ?? arguments.count }
+
+    /// Removes every occurrence of the flag; true when it was given.
+    mutating func flag(_ names: String...) -> Bool {
+        var found = false
+        var index = 0
+        while index < optionsEnd {
+            if names.contains(arguments[index]) {
+                arguments.remove(at: index)
+                found = true
+            } else {
+                index += 1
+            }
+        }
+        return found
+    }
+
+    /// Removes `--name value` or `--name=value` and returns the value (the last one when repeated).
+    /// - Throws: `UsageError` when the option has no value.
+    mutating func option(_ name: String) throws(UsageError) -> String? {
+        var value: String?
+        var index = 0
+        while index < optionsEnd {
+            let argument = arguments[index]
+            if argument == name {
+                guard index + 1 < optionsEnd, !arguments[index + 1].hasPrefix("--") else {
+                    throw UsageError("Missing value for '\(name)'")
+                }
+                value = arguments[index + 1]
+                arguments.removeSubrange(index...(index + 1))
+            } else if argument.hasPrefix(name + "=") {
+                value = String(argument.dropFirst(name.count + 1))
+                arguments.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return value
+    }
+
+    /// Removes and returns the first argument that is not an option, such as the command name.
+    mutating func firstPositional() -> String? {
+        guard let index = arguments.indices.first(where: { $0 >= optionsEnd || !isOption(arguments[$0]) }),
+              arguments[index] != "--" else {
+            return nil
+        }
+        return arguments.remove(at: index)
+    }
+
+    /// What is left, once every known option was taken: the positional arguments.
+    /// - Throws: `UsageError` naming the first unknown option.
+    func positionals() throws(UsageError) -> [String] {
+        let end = optionsEnd
+        if let unknown = arguments[..<end].first(where: isOption) {
+            throw UsageError("Unknown option '\(unknown)'")
+        }
+        return Array(arguments[..<end]) + arguments.dropFirst(end + 1)
+    }
+
+    private func isOption(_ argument: String) -> Bool {
+        argument.count > 1 && argument.hasPrefix("-")  // a lone "-" means standard input
+    }
+}
+
+/// The command line was wrong: printed with the usage line, exit status 2.
+struct UsageError: Error, Equatable, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,7 @@
+/// The exit statuses of DESIGN.md §7, which scripts rely on.
+enum ExitCode: Int32 {
+    case success = 0
+    case failure = 1
+    case usage = 2
+    case unreachable = 3
+}

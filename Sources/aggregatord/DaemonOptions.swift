@@ -1,0 +1,78 @@
+import AggregatorCore
+import ControlProtocol
+import Foundation
+
+/// What the `aggregatord` command line asks for.
+enum DaemonOptions: Equatable {
+    case help
+    case version
+    case run(configFile: String?, settings: [String: String])
+
+    /// Parses the arguments after the program name.
+    /// - Throws: `UsageError` for an unknown option or a missing value.
+    static func parse(_ arguments: [String]) throws(UsageError) -> DaemonOptions {
+        var configFile: String?
+        var settings: [String: String] = [:]
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "-h", "--help": return .help
+            case "--version": return .version
+            default:
+                guard argument.hasPrefix("--"), argument.count > 2 else {
+                    throw UsageError("Unexpected argument '\(argument)'")
+                }
+                var name = String(argument.dropFirst(2))
+                var value: String?
+                if let equals = name.firstIndex(of: "=") {
+                    value = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+                guard name == "config" || Configuration.keys.contains(where: { $0.name == name }) else {
+                    throw UsageError("Unknown option '--\(name)'")
+                }
+                guard let resolved = value ?? remaining.popFirst() else {
+                    throw UsageError("Missing value for '--\(name)'")
+                }
+                if name == "config" { configFile = resolved } else { settings[name] = resolved }
+            }
+        }
+        return .run(configFile: configFile, settings: settings)
+    }
+
+    static let usage = "aggregatord [--config FILE] [--database PATH] [--socket PATH] [--seed-opml FILE] "
+        + "[--log-level LEVEL]"
+
+    static var helpText: String {
+        var lines = [
+            "OVERVIEW: aggregatord \(AggregatorVersion.current), the feed aggregator daemon",
+            "",
+            "USAGE: \(usage)",
+            "",
+            "OPTIONS:",
+            "  --config FILE         Read 'key = value' settings from FILE",
+        ]
+        for (name, summary) in Configuration.keys {
+            lines.append("  --\(name) VALUE".padding(toLength: 24, withPad: " ", startingAt: 0) + summary.capitalizedFirst)
+        }
+        lines += [
+            "  --version             Show the version",
+            "  -h, --help            Show this help",
+            "",
+            "Every key can also be set as AGGREGATOR_KEY in the environment (e.g. AGGREGATOR_LOG_LEVEL=debug)",
+            "or in the configuration file; flags win over the environment, which wins over the file.",
+            "SIGINT or SIGTERM stops the daemon cleanly.",
+        ]
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Bad command-line usage: printed with the usage line, exit status 2.
+struct UsageError: Error, Equatable, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+private extension String {
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}

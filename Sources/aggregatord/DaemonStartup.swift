@@ -1,0 +1,79 @@
+import AggregatorCore
+import ControlProtocol
+import FeedStore
+import Foundation
+import Glibc
+
+/// The daemon's life: configuration, opening the store, seeding it, and waiting for a stop signal.
+enum DaemonStartup {
+    /// Reads the configuration file (the one named, or the usual one when it exists) and resolves settings.
+    static func configuration(
+        configFile: String?, settings: [String: String], environment: [String: String]
+    ) throws -> Configuration {
+        let path = configFile ?? defaultConfigFile(environment: environment)
+        var file: (path: String, text: String)?
+        if let path {
+            do {
+                file = (path, try String(contentsOfFile: path, encoding: .utf8))
+            } catch {
+                throw ConfigurationError.unreadableFile(path: path, reason: "no such file, or not readable UTF-8")
+            }
+        }
+        return try Configuration.resolve(flags: settings, environment: environment, file: file,
+                                         defaultSeedOPML: bundledSeedOPML())
+    }
+
+    /// Opens the database, imports the seed list on first start, then runs until SIGINT or SIGTERM.
+    static func run(configuration: Configuration, logger: Logger) async throws {
+        let signals = SignalWatcher()
+        let databaseDirectory = (configuration.databasePath as NSString).deletingLastPathComponent
+        if !databaseDirectory.isEmpty {
+            try? FileManager.default.createDirectory(atPath: databaseDirectory, withIntermediateDirectories: true,
+                                                     attributes: [.posixPermissions: 0o700])
+        }
+        let store = try FeedStore(path: configuration.databasePath)
+        try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
+        logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
+                                "feeds": try await store.feedCount(), "pid": getpid()])
+        for await signal in signals.signals {
+            if signal == SIGHUP {
+                logger.warning("SIGHUP received: configuration reload is not supported yet; restart to apply changes")
+                continue
+            }
+            logger.info("Stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
+            break
+        }
+        logger.info("Stopped")
+    }
+
+    /// The system or user configuration file, when one exists.
+    private static func defaultConfigFile(environment: [String: String]) -> String? {
+        var candidates: [String] = []
+        if let directory = environment["CONFIGURATION_DIRECTORY"]?.split(separator: ":").first {
+            candidates.append("\(directory)/aggregatord.conf")
+        }
+        let configHome = environment["XDG_CONFIG_HOME"] ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+        candidates.append(configHome + "/aggregator/aggregatord.conf")
+        return candidates.first { FileManager.default.isReadableFile(atPath: $0) }
+    }
+
+    /// `feeds.opml` of the checkout the binary was built in (`.build/<config>/aggregatord`), or the
+    /// installed copy in `PREFIX/share/aggregator/`.
+    static func bundledSeedOPML() -> String? {
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            return nil
+        }
+        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        let installed = directory.deletingLastPathComponent().appendingPathComponent("share/aggregator/feeds.opml")
+        if FileManager.default.fileExists(atPath: installed.path) { return installed.path }
+        for _ in 0..<4 {
+            directory = directory.deletingLastPathComponent()
+            let seed = directory.appendingPathComponent("feeds.opml")
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path),
+               FileManager.default.fileExists(atPath: seed.path) {
+                return seed.path
+            }
+        }
+        return nil
+    }
+}

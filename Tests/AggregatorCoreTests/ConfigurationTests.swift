@@ -1,0 +1,56 @@
+import AggregatorCore
+import Testing
+
+@Suite struct ConfigurationTests {
+    let environment = ["HOME": "/home/ada", "XDG_RUNTIME_DIR": "/run/user/1000"]
+
+    @Test func defaultsFollowXDGPaths() throws {
+        let configuration = try Configuration.resolve(flags: [:], environment: environment)
+        #expect(configuration.databasePath == "/home/ada/.local/state/aggregator/aggregator.db")
+        #expect(configuration.socketPath == "/run/user/1000/aggregator/aggregatord.sock")
+        #expect(configuration.logLevel == .info)
+        #expect(configuration.seedOPMLPath == nil)
+    }
+
+    @Test func systemdDirectoriesWinOverXDG() throws {
+        let systemd = environment.merging(["STATE_DIRECTORY": "/var/lib/aggregator", "RUNTIME_DIRECTORY": "/run/aggregator"]) { $1 }
+        let configuration = try Configuration.resolve(flags: [:], environment: systemd)
+        #expect(configuration.databasePath == "/var/lib/aggregator/aggregator.db")
+        #expect(configuration.socketPath == "/run/aggregator/aggregatord.sock")
+    }
+
+    @Test func flagBeatsEnvironmentWhichBeatsFile() throws {
+        let file = (path: "/etc/aggregator/aggregatord.conf", text: """
+            # comment
+            database = /from/file.db
+            log-level = "warning"
+            socket = /from/file.sock
+            """)
+        let configuration = try Configuration.resolve(
+            flags: ["database": "/from/flag.db"],
+            environment: environment.merging(["AGGREGATOR_DATABASE": "/from/env.db",
+                                              "AGGREGATOR_LOG_LEVEL": "debug"]) { $1 },
+            file: file)
+        #expect(configuration.databasePath == "/from/flag.db")
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.socketPath == "/from/file.sock")
+    }
+
+    @Test func unknownKeysAreNamed() {
+        let error = #expect(throws: ConfigurationError.self) {
+            try Configuration.resolve(flags: [:], environment: environment,
+                                      file: (path: "a.conf", text: "databse = /x.db"))
+        }
+        #expect(error == .unknownKey("databse", source: "a.conf line 1"))
+        #expect(error?.description.contains("unknown configuration key 'databse'") == true)
+    }
+
+    @Test func badLinesAndValuesAreRefused() {
+        #expect(throws: ConfigurationError.malformedLine(path: "a.conf", line: 2, text: "oops")) {
+            try Configuration.resolve(flags: [:], environment: environment, file: (path: "a.conf", text: "\noops"))
+        }
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.resolve(flags: ["log-level": "loud"], environment: environment)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// One of the package's built executables, run as a child process the way a user runs it.
+struct Binary {
+    let url: URL
+
+    /// `swift test` builds the executables beside the test bundle (`.build/<triple>/debug/`).
+    init(_ name: String) {
+        url = Bundle.main.bundleURL.appendingPathComponent(name)
+    }
+
+    struct Result {
+        let status: Int32
+        let output: String
+        let error: String
+    }
+
+    /// Runs to completion and returns the exit status and what was printed.
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        // Read before waiting: a full pipe would otherwise block the child forever.
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+                      error: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// Starts the program in the background with its stderr going to `logFile`.
+    func start(_ arguments: [String], logFile: URL, environment: [String: String] = [:]) throws -> Process {
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: logFile)
+        try process.run()
+        return process
+    }
+}
+
+/// A fresh directory for one test's files, removed by the caller.
+func temporaryDirectory() throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}
+
+/// Waits until `file` contains `text`, up to `timeout` seconds; returns the file's text.
+func waitFor(_ text: String, in file: URL, timeout: TimeInterval = 20) async throws -> String {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        let contents = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        if contents.contains(text) { return contents }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    Issue.record("'\(text)' did not appear in \(file.lastPathComponent) within \(timeout) s")
+    return (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+}
+
+/// Waits for `process` to exit, up to `timeout` seconds; kills it and fails the test when it does not.
+func waitForExit(_ process: Process, timeout: TimeInterval = 10) async throws -> Int32? {
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    guard !process.isRunning else {
+        process.interrupt()
+        kill(process.processIdentifier, SIGKILL)
+        Issue.record("process did not exit within \(timeout) s")
+        return nil
+    }
+    return process.terminationStatus
+}

@@ -1,0 +1,73 @@
+import ControlProtocol
+import Foundation
+import Testing
+
+@Suite struct DaemonLifecycleTests {
+    let daemon = Binary("aggregatord")
+
+    @Test func versionAndHelp() throws {
+        let version = try daemon.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.output == "aggregatord \(AggregatorVersion.current)\n")
+        let help = try daemon.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("USAGE: aggregatord"))
+        let wrong = try daemon.run(["--frobnicate"])
+        #expect(wrong.status == 2)
+        #expect(wrong.error.hasPrefix("Error: Unknown option '--frobnicate'"))
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func firstStartImportsTheSeedAndStopSignalsExitCleanly(signal: Int32) async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seed = directory.appendingPathComponent("seed.opml")
+        try Data("""
+            <opml version="2.0"><body><outline text="World">
+              <outline text="A" xmlUrl="http://127.0.0.1:9/a.xml"/>
+              <outline text="B" xmlUrl="http://127.0.0.1:9/b.xml"/>
+            </outline></body></opml>
+            """.utf8).write(to: seed)
+        let database = directory.appendingPathComponent("state/aggregator.db").path
+        let arguments = ["--database", database, "--seed-opml", seed.path,
+                         "--socket", directory.appendingPathComponent("ctl.sock").path]
+
+        let log = directory.appendingPathComponent("first.log")
+        let first = try daemon.start(arguments, logFile: log)
+        let firstLog = try await waitFor("msg=Started", in: log)
+        #expect(firstLog.contains("msg=\"Imported seed feeds\""))
+        #expect(firstLog.contains("feeds=2"))
+        kill(first.processIdentifier, signal)
+        #expect(try await waitForExit(first) == 0)
+        #expect(try await waitFor("msg=Stopped", in: log).contains("msg=Stopping"))
+
+        // The second start finds the feeds already there and does not import again.
+        let secondLog = directory.appendingPathComponent("second.log")
+        let second = try daemon.start(arguments, logFile: secondLog)
+        let text = try await waitFor("msg=Started", in: secondLog)
+        #expect(!text.contains("Imported seed feeds"))
+        #expect(text.contains("feeds=2"))
+        kill(second.processIdentifier, SIGTERM)
+        #expect(try await waitForExit(second) == 0)
+    }
+
+    @Test func aFileThatIsNotADatabaseStopsStartupWithAReason() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let notADatabase = directory.appendingPathComponent("notes.db")
+        try Data(String(repeating: "hello\n", count: 200).utf8).write(to: notADatabase)
+        let result = try daemon.run(["--database", notADatabase.path, "--seed-opml", ""])
+        #expect(result.status == 1)
+        #expect(result.error.contains("is not an SQLite database"))
+    }
+
+    @Test func anUnknownKeyInTheConfigFileIsNamed() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("aggregatord.conf")
+        try Data("database = \(directory.path)/a.db\npoll-interval = 5\n".utf8).write(to: config)
+        let result = try daemon.run(["--config", config.path])
+        #expect(result.status == 1)
+        #expect(result.error.contains("unknown configuration key 'poll-interval'"))
+    }
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `make bench`: runs every benchmark that exists and prints its table. Results go to bench/out/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ran=0
+for script in bench/bench_*.sh; do
+    [ -e "$script" ] || continue
+    echo "== $script"
+    bash "$script"
+    ran=$((ran + 1))
+done
+if [ "$ran" -eq 0 ]; then
+    echo "No benchmarks exist yet: nothing was measured."
+fi
