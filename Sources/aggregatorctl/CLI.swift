@@ -24,7 +24,7 @@ struct CLI {
         }
         let wantsHelp = reader.flag("-h", "--help")
         _ = try reader.option("--socket")
-        _ = reader.flag("--json")
+        let json = reader.flag("--json")
         guard let command = reader.firstPositional() else {
             if wantsHelp {
                 standardOutput(Help.overview + "\n")
@@ -42,6 +42,12 @@ struct CLI {
             standardOutput(text + "\n")
             return .success
         }
-        throw UsageError("Unknown command '\(command)'")
+        switch command {
+        case "parse":
+            let parse = try ParseCommand(arguments: &reader, json: json)
+            return parse.run(output: standardOutput, error: standardError)
+        default:
+            throw UsageError("Unknown command '\(command)'")
+        }
     }
 }

@@ -43,6 +43,7 @@ struct Command {
     let details: String
 
     static let all: [Command] = [
+        ParseCommand.command,
         Command(name: "help", summary: "Show help for aggregatorctl or one of its commands",
                 usage: "help [COMMAND]", details: ""),
     ]

@@ -1,6 +1,7 @@
 /// Receives the events of a `SAXPushParser`. Called on the parsing thread, in document order.
 protocol SAXHandler: AnyObject {
-    /// An element opened. `namespace` is its namespace URI ("" when none).
+    /// An element opened. `name` is its local name in lower case (feeds disagree on case);
+    /// `namespace` is its namespace URI ("" when none).
     func startElement(name: String, namespace: String, attributes: SAXAttributes)
     /// The innermost open element closed.
     func endElement(name: String, namespace: String)
@@ -15,6 +16,15 @@ struct SAXAttributes {
     // libxml2 gives 5 pointers per attribute: localname, prefix, URI, value start, value end.
     let raw: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
     let count: Int
+    // Namespace declarations on this element: prefix, URI pairs.
+    var declarations: UnsafeMutablePointer<UnsafePointer<UInt8>?>? = nil
+    var declarationCount = 0
+
+    /// The URIs of the namespaces this start tag declares.
+    var declaredNamespaces: [String] {
+        guard let declarations else { return [] }
+        return (0..<declarationCount).compactMap { declarations[$0 * 2 + 1].map { String(cString: $0) } }
+    }
 
     /// The value of the attribute `name` in `namespace` ("" for an unprefixed attribute).
     func value(_ name: String, namespace: String = "") -> String? {
@@ -23,7 +33,7 @@ struct SAXAttributes {
             let base = index * 5
             guard let localName = raw[base], matches(localName, name) else { continue }
             let uri = raw[base + 2]
-            if namespace.isEmpty ? uri != nil : !(uri.map { matches($0, namespace) } ?? false) { continue }
+            if namespace.isEmpty ? uri != nil : !(uri.map { String(cString: $0) == namespace } ?? false) { continue }
             return Self.decode(start: raw[base + 3], end: raw[base + 4])
         }
         return nil
@@ -40,6 +50,7 @@ struct SAXAttributes {
         }
     }
 
+    /// Compares a NUL-terminated name with `name`, ignoring ASCII case (feeds disagree on `HREF` vs `href`).
     private func matches(_ pointer: UnsafePointer<UInt8>, _ name: String) -> Bool {
         var utf8 = name.utf8.makeIterator()
         var offset = 0
@@ -47,9 +58,13 @@ struct SAXAttributes {
             let byte = pointer[offset]
             let expected = utf8.next()
             if byte == 0 { return expected == nil }
-            guard byte == expected else { return false }
+            guard let expected, Self.lowercased(byte) == Self.lowercased(expected) else { return false }
             offset += 1
         }
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (65...90).contains(byte) ? byte | 0x20 : byte
     }
 
     /// Attribute values are not NUL-terminated, and without entity substitution libxml2 leaves

@@ -20,16 +20,21 @@ final class SAXPushParser {
         box = Box(handler: handler)
         var sax = xmlSAXHandler()
         sax.initialized = aggregator_sax2_magic()
-        sax.startElementNs = { context, localName, _, uri, _, _, attributeCount, _, attributes in
+        sax.startElementNs = { context, localName, _, uri, namespaceCount, namespaces, attributeCount, _, attributes in
             let box = Box.from(context)
             box.handler.startElement(
-                name: box.intern(localName), namespace: box.intern(uri),
-                attributes: SAXAttributes(raw: attributes.map { UnsafeMutableRawPointer($0)
-                    .assumingMemoryBound(to: UnsafePointer<UInt8>?.self) }, count: Int(attributeCount)))
+                name: box.internLowercased(localName), namespace: box.intern(uri),
+                attributes: SAXAttributes(
+                    raw: attributes.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: UnsafePointer<UInt8>?.self) },
+                    count: Int(attributeCount),
+                    declarations: namespaces.map {
+                        UnsafeMutableRawPointer($0).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+                    },
+                    declarationCount: Int(namespaceCount)))
         }
         sax.endElementNs = { context, localName, _, uri in
             let box = Box.from(context)
-            box.handler.endElement(name: box.intern(localName), namespace: box.intern(uri))
+            box.handler.endElement(name: box.internLowercased(localName), namespace: box.intern(uri))
         }
         sax.characters = { context, bytes, length in
             guard let bytes, length > 0 else { return }
@@ -92,6 +97,7 @@ final class SAXPushParser {
         // libxml2 interns names in a per-parse dictionary, so a pointer identifies a name:
         // this saves building the same Swift string for every element.
         private var names: [UnsafePointer<UInt8>: String] = [:]
+        private var lowercasedNames: [UnsafePointer<UInt8>: String] = [:]
 
         init(handler: SAXHandler) { self.handler = handler }
 
@@ -104,6 +110,15 @@ final class SAXPushParser {
             if let known = names[name] { return known }
             let string = String(cString: name)
             names[name] = string
+            return string
+        }
+
+        /// An element name, lower-cased once per distinct name.
+        func internLowercased(_ name: UnsafePointer<UInt8>?) -> String {
+            guard let name else { return "" }
+            if let known = lowercasedNames[name] { return known }
+            let string = String(cString: name).lowercased()
+            lowercasedNames[name] = string
             return string
         }
     }

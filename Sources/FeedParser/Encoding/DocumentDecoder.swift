@@ -1,0 +1,156 @@
+import Foundation
+
+/// Turns a document's bytes into UTF-8 following SCHEMA.md §4: BOM, XML declaration and HTTP
+/// charset decide the candidates; the first that decodes the whole document wins, with
+/// windows-1252 and ISO-8859-2 as the last resorts.
+enum DocumentDecoder {
+    struct Decoded {
+        /// The document as UTF-8, without a byte order mark.
+        var utf8: Data
+        /// The encoding it was read in, lower-cased.
+        var encoding: String
+        /// Set when the document was not valid in the encoding it declared.
+        var problem: String?
+    }
+
+    static func decode(_ data: Data, contentType: String?) -> Decoded {
+        let (bomEncoding, bomLength) = byteOrderMark(data)
+        let body = data.dropFirst(bomLength)
+        var declared = declaredEncoding(in: body, bomEncoding: bomEncoding)
+        if let name = declared?.lowercased(), bomLength > 0, isGenericUnicodeName(name) { declared = bomEncoding }
+        let primary = primaryEncoding(contentType: contentType, declared: declared)
+
+        var candidates: [String] = []
+        for candidate in [primary, declared, bomEncoding, "utf-8", "windows-1252", "iso-8859-2"] {
+            guard let name = candidate.map(normalize), !candidates.contains(name) else { continue }
+            candidates.append(name)
+        }
+        let expected = candidates.first
+        for name in candidates {
+            guard let utf8 = convert(body, from: name) else { continue }
+            let problem = name == expected ? nil
+                : "document is not valid \(expected ?? "utf-8"); read as \(name)"
+            return Decoded(utf8: utf8, encoding: name, problem: problem)
+        }
+        // iso-8859-2 decodes every byte, so this is not reached; keep the bytes rather than lose them.
+        return Decoded(utf8: Data(body), encoding: "iso-8859-2", problem: "no encoding could read the document")
+    }
+
+    // MARK: - Sources of the encoding
+
+    /// The encoding a byte order mark or the shape of `<?` reveals, and the mark's length.
+    static func byteOrderMark(_ data: Data) -> (String?, Int) {
+        let bytes = [UInt8](data.prefix(4))
+        func starts(_ prefix: [UInt8]) -> Bool { bytes.starts(with: prefix) }
+        if starts([0xEF, 0xBB, 0xBF]) { return ("utf-8", 3) }
+        if starts([0x00, 0x00, 0xFE, 0xFF]) { return ("utf-32be", 4) }
+        if starts([0xFF, 0xFE, 0x00, 0x00]) { return ("utf-32le", 4) }
+        if starts([0xFE, 0xFF]) { return ("utf-16be", 2) }
+        if starts([0xFF, 0xFE]) { return ("utf-16le", 2) }
+        if starts([0x00, 0x00, 0x00, 0x3C]) { return ("utf-32be", 0) }
+        if starts([0x3C, 0x00, 0x00, 0x00]) { return ("utf-32le", 0) }
+        if starts([0x00, 0x3C, 0x00, 0x3F]) { return ("utf-16be", 0) }
+        if starts([0x3C, 0x00, 0x3F, 0x00]) { return ("utf-16le", 0) }
+        if starts([0x4C, 0x6F, 0xA7, 0x94]) { return ("cp037", 0) }
+        return (nil, 0)
+    }
+
+    /// The `encoding` of the XML declaration, if there is one.
+    static func declaredEncoding(in body: Data, bomEncoding: String?) -> String? {
+        var head = Data(body.prefix(1024))
+        if let bomEncoding, bomEncoding != "utf-8" {
+            head = convert(head, from: bomEncoding, lenient: true) ?? head
+        }
+        guard head.starts(with: Array("<?xml".utf8)) else { return nil }
+        let text = String(decoding: head.prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self)
+        guard let range = text.range(of: "encoding") else { return nil }
+        var rest = text[range.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard rest.first == "=" else { return nil }
+        rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        let name = rest.dropFirst().prefix { $0 != quote }
+        return name.isEmpty ? nil : String(name)
+    }
+
+    /// RFC 3023 as feedparser applies it: XML media types default to the declared encoding,
+    /// `text/*` types to us-ascii, when the header names no charset.
+    static func primaryEncoding(contentType: String?, declared: String?) -> String? {
+        guard let contentType, !contentType.isEmpty else { return declared }
+        let parts = contentType.split(separator: ";")
+        let mediaType = parts.first.map { $0.trimmingWhitespace.lowercased() } ?? ""
+        var charset: String?
+        for parameter in parts.dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingWhitespace.lowercased() == "charset" else { continue }
+            let value = pair[1].trimmingWhitespace.trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            if !value.isEmpty { charset = value }
+        }
+        let isXMLApplication = mediaType == "application/xml" || mediaType == "application/xml-dtd"
+            || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+xml"))
+        if isXMLApplication { return charset ?? declared ?? "utf-8" }
+        if mediaType.hasPrefix("text/") { return charset ?? "us-ascii" }
+        return declared
+    }
+
+    private static func isGenericUnicodeName(_ name: String) -> Bool {
+        ["utf-16", "utf16", "utf-32", "utf32", "ucs-2", "ucs2", "ucs-4", "ucs4", "iso-10646-ucs-2",
+         "iso-10646-ucs-4", "csunicode", "csucs4", "unicode"].contains(name)
+    }
+
+    /// Lower-cased, with the aliases Python (and so feeds' authors) use mapped to iconv's names.
+    static func normalize(_ name: String) -> String {
+        let lowered = name.trimmingWhitespace.lowercased().replacingOccurrences(of: "_", with: "-")
+        switch lowered {
+        case "gb2312", "gb-2312", "csgb2312": return "gb18030"
+        case "utf8": return "utf-8"
+        case "latin1", "latin-1", "l1": return "iso-8859-1"
+        case "cp1252", "win-1252": return "windows-1252"
+        case "ascii", "us": return "us-ascii"
+        default: return lowered
+        }
+    }
+
+    // MARK: - Conversion
+
+    /// The bytes as UTF-8, or nil when they are not valid in `encoding` (or it is unknown).
+    static func convert(_ bytes: Data, from encoding: String, lenient: Bool = false) -> Data? {
+        if encoding == "utf-8" {
+            return isValidUTF8(bytes) ? Data(bytes) : nil
+        }
+        if encoding == "us-ascii" {
+            return bytes.allSatisfy({ $0 < 0x80 }) ? Data(bytes) : nil
+        }
+        return Iconv.convert(bytes, from: encoding, lenient: lenient)
+    }
+
+    /// UTF-8 validity with a fast path for ASCII runs.
+    static func isValidUTF8(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw -> Bool in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var index = 0
+            let count = bytes.count
+            while index < count {
+                let byte = bytes[index]
+                if byte < 0x80 { index += 1; continue }
+                let length: Int
+                var minimum: UInt32
+                var value: UInt32
+                switch byte {
+                case 0xC2...0xDF: length = 2; value = UInt32(byte & 0x1F); minimum = 0x80
+                case 0xE0...0xEF: length = 3; value = UInt32(byte & 0x0F); minimum = 0x800
+                case 0xF0...0xF4: length = 4; value = UInt32(byte & 0x07); minimum = 0x10000
+                default: return false
+                }
+                guard index + length <= count else { return false }
+                for offset in 1..<length {
+                    let continuation = bytes[index + offset]
+                    guard continuation & 0xC0 == 0x80 else { return false }
+                    value = value << 6 | UInt32(continuation & 0x3F)
+                }
+                guard value >= minimum, value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value) else { return false }
+                index += length
+            }
+            return true
+        }
+    }
+}

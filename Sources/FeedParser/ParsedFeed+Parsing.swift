@@ -1,0 +1,76 @@
+import Foundation
+
+extension ParsedFeed {
+    /// What is known about a document besides its bytes.
+    public struct Source: Sendable, Equatable {
+        /// The URL the document was fetched from: the base for relative references.
+        public var documentURL: String?
+        /// The HTTP `Content-Type` header, whose charset may decide the encoding.
+        public var contentType: String?
+        /// The HTTP `Content-Language` header, the language of last resort.
+        public var contentLanguage: String?
+        /// Documents larger than this many bytes are refused.
+        public var maximumSize: Int
+
+        public init(documentURL: String? = nil, contentType: String? = nil, contentLanguage: String? = nil,
+                    maximumSize: Int = 16 << 20) {
+            self.documentURL = documentURL
+            self.contentType = contentType
+            self.contentLanguage = contentLanguage
+            self.maximumSize = maximumSize
+        }
+    }
+
+    /// Parses an RSS, RDF, Atom, CDF or JSON Feed document. Broken documents give what could be
+    /// read, with `problems` saying what was wrong; a document that is no feed gives `format == .unknown`.
+    /// - Throws: `FeedParserError.tooLarge` when the document exceeds `source.maximumSize`.
+    public init(parsing data: Data, source: Source = Source()) throws(FeedParserError) {
+        guard data.count <= source.maximumSize else { throw .tooLarge(limit: source.maximumSize) }
+        if Self.looksLikeJSON(data) {
+            if let feed = JSONFeedReader.read(data, documentURL: source.documentURL) {
+                self = feed
+            } else {
+                self.init()
+                problems.append("JSON document that is not a JSON Feed")
+            }
+            return
+        }
+        let decoded = DocumentDecoder.decode(data, contentType: source.contentType)
+        let builder = FeedBuilder(documentURL: source.documentURL, contentLanguage: source.contentLanguage)
+        let parser = SAXPushParser(handler: builder, encoding: "UTF-8")
+        decoded.utf8.withUnsafeBytes { original in
+            let rewritten = ReferenceRewriter.rewrite(original)
+            func feedInPieces(_ bytes: UnsafeRawBufferPointer) {
+                // Fed in pieces, as bytes arrive from the network.
+                var offset = 0
+                repeat {
+                    let end = min(offset + 65_536, bytes.count)
+                    parser.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+                    offset = end
+                } while offset < bytes.count
+            }
+            if let rewritten {
+                rewritten.withUnsafeBytes { feedInPieces($0) }
+            } else {
+                feedInPieces(original)
+            }
+        }
+        parser.finish()
+        self = builder.finish()
+        encoding = decoded.encoding
+        if let problem = decoded.problem { problems.append(problem) }
+        if let error = parser.firstError { problems.append("not well-formed XML: \(error)") }
+    }
+
+    private static func looksLikeJSON(_ data: Data) -> Bool {
+        let start = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        for byte in data.dropFirst(start).prefix(1024) {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            case UInt8(ascii: "{"): return true
+            default: return false
+            }
+        }
+        return false
+    }
+}

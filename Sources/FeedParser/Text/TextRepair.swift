@@ -1,0 +1,44 @@
+/// Repairs the two encoding accidents SCHEMA.md §4.5 names, value by value.
+enum TextRepair {
+    /// cp1252's characters for the C1 control range U+0080–U+009F (nil where cp1252 has none).
+    private static let windows1252: [UInt32?] = [
+        0x20AC, nil, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, nil,
+        0x017D, nil, nil, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A,
+        0x0153, nil, 0x017E, 0x0178,
+    ]
+
+    /// C1 controls become the cp1252 characters they were meant to be, and UTF-8 read as
+    /// Latin-1 (`cafÃ©`) is decoded once more (`café`).
+    static func repair(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= 0x80 }) else { return text }
+        var result = text
+        if let repaired = undoMojibake(result) { result = repaired }
+        if result.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) }) {
+            var scalars = String.UnicodeScalarView()
+            for scalar in result.unicodeScalars {
+                if (0x80...0x9F).contains(scalar.value), let mapped = windows1252[Int(scalar.value - 0x80)],
+                   let replacement = Unicode.Scalar(mapped) {
+                    scalars.append(replacement)
+                } else {
+                    scalars.append(scalar)
+                }
+            }
+            result = String(scalars)
+        }
+        return result
+    }
+
+    /// The text decoded again when all its characters fit in Latin-1 and those bytes are valid UTF-8.
+    private static func undoMojibake(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var sawHighByte = false
+        for scalar in text.unicodeScalars {
+            guard scalar.value <= 0xFF else { return nil }
+            if scalar.value >= 0x80 { sawHighByte = true }
+            bytes.append(UInt8(scalar.value))
+        }
+        guard sawHighByte else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}

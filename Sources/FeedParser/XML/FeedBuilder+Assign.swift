@@ -1,0 +1,196 @@
+import Foundation
+
+extension FeedBuilder {
+    /// Stores the text of a finished element according to its role.
+    func assign(_ raw: String, to role: Role, frame: Frame) {
+        switch role {
+        case .title:
+            guard let title = titleText(raw, frame: frame) else { return }
+            if let entry { entry.entry.title = title } else { feed.title = title }
+        case .rssLink:
+            guard let link = plain(raw) else { return }
+            let url = URLResolver.resolve(Self.repairLink(link, inEntry: entry != nil), against: frame.base)
+            if let entry { entry.entry.link = url } else { feed.link = url }
+        case .subtitle:
+            if let value = markup(raw, frame: frame) { feed.subtitle = value }
+        case .summary:
+            entry?.addSummary(markup(raw, frame: frame))
+        case .content:
+            guard frame.attributes["src"] == nil else { return }
+            entry?.addContent(markup(raw, frame: frame))
+        case .language:
+            if let language = plain(raw).flatMap(Self.language) { feed.language = language }
+        case .dateUpdated, .datePublished:
+            guard let seconds = FeedDateParser.secondsSinceEpoch(from: raw) else { return }
+            if let entry {
+                let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+                if role == .dateUpdated { entry.entry.updated = date } else { entry.entry.published = date }
+            } else if role == .dateUpdated {
+                setFeedUpdated(seconds)
+            } else {
+                feedPublished = seconds
+            }
+        case .authorText:
+            if let author = plain(raw).flatMap(Self.authorName(fromRSS:)) { setAuthor(author) }
+        case .personName:
+            personName = plain(raw).map(HTMLText.collapse)
+        case .personEmail:
+            personEmail = plain(raw)
+        case .guid:
+            guard let entry, let guid = plain(raw) else { return }
+            if frame.attributes["ispermalink"]?.lowercased().trimmingWhitespace == "false" {
+                entry.entry.id = guid
+            } else {
+                let url = URLResolver.resolve(guid, against: frame.base)
+                entry.entry.id = url
+                entry.guidLink = url
+            }
+        case .atomID:
+            if let entry, let id = plain(raw) { entry.entry.id = URLResolver.resolve(id, against: frame.base) }
+        case .category:
+            if let entry, let term = plain(raw).map(HTMLText.collapse) {
+                entry.addCategory(term, scheme: frame.attributes["scheme"])
+            }
+        case .keywords:
+            guard let entry, let list = plain(raw) else { return }
+            for keyword in list.split(separator: ",") {
+                if let term = nonEmpty(String(keyword)) { entry.addCategory(term, scheme: "keywords") }
+            }
+        case .imageURL:
+            if let url = plain(raw) { feedImage = URLResolver.resolve(url, against: frame.base) }
+        case .logo:
+            if let url = plain(raw) { feedLogo = URLResolver.resolve(url, against: frame.base) }
+        case .timeToLive:
+            if let minutes = plain(raw).flatMap({ Int($0) }), minutes >= 0 { feed.timeToLiveMinutes = minutes }
+        case .updatePeriod:
+            if let period = plain(raw)?.lowercased() { feed.updatePeriod = period }
+        case .updateFrequency:
+            if let frequency = plain(raw).flatMap({ Int($0) }), frequency > 0 { feed.updateFrequency = frequency }
+        }
+    }
+
+    func setFeedUpdated(_ seconds: Int64) {
+        feedUpdated = seconds
+    }
+
+    func feedImageFromITunes(_ href: String) {
+        feedImage = href
+    }
+
+    // MARK: - Value cleaning
+
+    /// Trimmed, encoding-repaired text; nil when empty.
+    func plain(_ raw: String) -> String? {
+        let trimmed = raw.trimmingWhitespace
+        return trimmed.isEmpty ? nil : TextRepair.repair(trimmed)
+    }
+
+    /// A title as plain text (SCHEMA.md §5).
+    private func titleText(_ raw: String, frame: Frame) -> String? {
+        guard let value = plain(raw) else { return nil }
+        let isAtom = frame.key.hasPrefix("atom:")
+        let isHTML: Bool
+        switch frame.capture {
+        case .xhtml: isHTML = true
+        case .html where isAtom: isHTML = frame.attributes["type"] != nil || frame.attributes["mode"] == "escaped"
+        default: isHTML = !isAtom && HTMLTitle.looksLikeHTML(value)
+        }
+        let text = HTMLText.collapse(isHTML ? HTMLTitle.strip(value) : value)
+        return text.isEmpty ? nil : text
+    }
+
+    /// Summary, content or subtitle markup, base64-decoded when Atom 0.3 says so.
+    private func markup(_ raw: String, frame: Frame) -> String? {
+        var value = raw
+        if frame.attributes["mode"]?.lowercased() == "base64",
+           let data = Data(base64Encoded: raw.trimmingWhitespace, options: .ignoreUnknownCharacters) {
+            value = String(decoding: data, as: UTF8.self)
+        }
+        return plain(value)
+    }
+
+    /// feedparser's repairs of `<link>` text: `&amp;` in entries, and `&name;` losing its `;`.
+    static func repairLink(_ link: String, inEntry: Bool) -> String {
+        guard link.contains("&") else { return link }
+        var value = inEntry ? link.replacingOccurrences(of: "&amp;", with: "&") : link
+        var result = ""
+        while let ampersand = value.firstIndex(of: "&") {
+            result += value[..<ampersand]
+            let after = value.index(after: ampersand)
+            let name = value[after...].prefix { $0.isLetter || $0.isNumber }
+            if !name.isEmpty, name.endIndex < value.endIndex, value[name.endIndex] == ";" {
+                result += "&" + name
+                value = String(value[value.index(after: name.endIndex)...])
+            } else {
+                result += "&"
+                value = String(value[after...])
+            }
+        }
+        return result + value
+    }
+
+    /// The name in an RSS author value: "e@x.org (Jo Doe)" and "Jo Doe <e@x.org>" give "Jo Doe";
+    /// a bare address gives the address.
+    static func authorName(fromRSS value: String) -> String? {
+        let text = HTMLText.collapse(value)
+        let tokens = text.split(whereSeparator: { " <>()".contains($0) })
+        guard let email = tokens.first(where: { $0.contains("@") && $0.contains(".") }) else { return text }
+        var name = text.replacingOccurrences(of: String(email), with: "")
+        name = name.replacingOccurrences(of: "()", with: "").replacingOccurrences(of: "<>", with: "")
+        name = HTMLText.collapse(name)
+        if name.hasPrefix("("), name.hasSuffix(")") { name = HTMLText.collapse(String(name.dropFirst().dropLast())) }
+        return name.isEmpty ? String(email) : name
+    }
+
+    static func personText(name: String?, email: String?) -> String? {
+        name ?? email
+    }
+}
+
+/// The entry being read, with what is needed to settle its fields when it ends.
+final class EntryBuilder {
+    var entry = ParsedEntry()
+    let base: String?
+    var guidLink: String?
+    var thumbnail: String?
+    var mediaImage: String?
+    var itunesImage: String?
+    private var categoryKeys: Set<String> = []
+
+    init(base: String?) {
+        self.base = base
+    }
+
+    /// The first summary-like element is the summary; a second one, while there is no content, is content.
+    func addSummary(_ value: String?) {
+        guard let value else { return }
+        if entry.summary == nil {
+            entry.summary = value
+        } else if entry.content == nil {
+            entry.content = value
+        } else {
+            entry.summary = value
+        }
+    }
+
+    /// The first non-empty content wins.
+    func addContent(_ value: String?) {
+        guard let value, entry.content == nil else { return }
+        entry.content = value
+    }
+
+    /// Adds a category unless the same (term, scheme) is already there.
+    func addCategory(_ term: String, scheme: String?) {
+        guard categoryKeys.insert(term + "\u{1}" + (scheme ?? "")).inserted else { return }
+        entry.categories.append(term)
+    }
+
+    func finish() -> ParsedEntry {
+        var result = entry
+        if result.link == nil { result.link = guidLink }
+        if result.summary == nil { result.summary = result.content }
+        result.image = thumbnail ?? mediaImage
+            ?? result.enclosures.first { $0.type?.lowercased().hasPrefix("image/") ?? false }?.url ?? itunesImage
+        return result
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+
+extension FeedBuilder {
+    /// What the text of an element becomes.
+    enum Role {
+        case title, rssLink, subtitle, summary, content, language
+        case dateUpdated, datePublished
+        case authorText, personName, personEmail
+        case guid, atomID, category, keywords, imageURL, logo
+        case timeToLive, updatePeriod, updateFrequency
+    }
+
+    /// What the children of an element belong to.
+    enum Container: Equatable {
+        case entry, image, person, ignored
+    }
+
+    /// Decides the role and container of a start tag, and takes the values of attribute-only elements.
+    func classify(key: String, attributes: SAXAttributes, base: String?) -> (Role?, Container?) {
+        switch nearestContainer() {
+        case .image:
+            return key == "url" ? (.imageURL, nil) : (nil, nil)
+        case .ignored:
+            return (nil, nil)
+        case .person:
+            switch key {
+            case "atom:name": return (.personName, nil)
+            case "atom:email": return (.personEmail, nil)
+            default: return (nil, nil)
+            }
+        case .entry, nil:
+            break
+        }
+        let inEntry = entry != nil
+        switch key {
+        case "item", "atom:entry":
+            return (nil, .entry)
+        case "image" where !inEntry:
+            return (nil, .image)
+        case "textinput", "atom:source", "atom:contributor", "itunes:owner", "media:credit":
+            return (nil, .ignored)
+        case "atom:author":
+            return (nil, .person)
+        case "title", "dc:title", "atom:title":
+            return (.title, nil)
+        case "link":
+            return (.rssLink, nil)
+        case "atom:link":
+            takeAtomLink(attributes, base: base)
+            return (nil, nil)
+        case "description", "dc:description", "abstract":
+            return (inEntry ? .summary : .subtitle, nil)
+        case "atom:summary", "itunes:summary":
+            return (inEntry ? .summary : nil, nil)
+        case "atom:subtitle", "atom:tagline", "itunes:subtitle":
+            return (inEntry ? nil : .subtitle, nil)
+        case "content:encoded", "atom:content", "xhtml:body", "body", "fullitem":
+            return (inEntry ? .content : nil, nil)
+        case "language", "dc:language":
+            return (inEntry ? nil : .language, nil)
+        case "lastbuilddate", "atom:updated", "atom:modified", "dc:date", "dcterms:modified":
+            return (.dateUpdated, nil)
+        case "pubdate", "atom:published", "atom:issued", "dcterms:issued":
+            return (.datePublished, nil)
+        case "author", "managingeditor", "dc:creator", "dc:author", "itunes:author":
+            return (.authorText, nil)
+        case "guid":
+            return (inEntry ? .guid : nil, nil)
+        case "atom:id":
+            return (inEntry ? .atomID : nil, nil)
+        case "category", "dc:subject", "media:category":
+            return (inEntry ? .category : nil, nil)
+        case "itunes:keywords", "media:keywords":
+            return (inEntry ? .keywords : nil, nil)
+        case "atom:category":
+            if let entry, let term = nonEmpty(attributes.value("term")) ?? nonEmpty(attributes.value("label")) {
+                entry.addCategory(term, scheme: attributes.value("scheme"))
+            }
+            return (nil, nil)
+        case "itunes:category":
+            if let entry, let name = nonEmpty(attributes.value("text")) { entry.addCategory(name, scheme: "itunes") }
+            return (nil, nil)
+        case "enclosure":
+            if let entry, let url = nonEmpty(attributes.value("url")) {
+                entry.entry.enclosures.append(Enclosure(url: url, type: nonEmpty(attributes.value("type")),
+                                                        length: Self.length(attributes.value("length"))))
+            }
+            return (nil, nil)
+        case "media:thumbnail":
+            if let entry, entry.thumbnail == nil { entry.thumbnail = nonEmpty(attributes.value("url")) }
+            return (nil, nil)
+        case "media:content":
+            let isImage = attributes.value("medium") == "image"
+                || (attributes.value("type")?.lowercased().hasPrefix("image/") ?? false)
+            if let entry, isImage, entry.mediaImage == nil { entry.mediaImage = nonEmpty(attributes.value("url")) }
+            return (nil, nil)
+        case "itunes:image":
+            if let href = nonEmpty(attributes.value("href") ?? attributes.value("url")) {
+                if let entry { entry.itunesImage = href } else { feedImageFromITunes(href) }
+            }
+            return (nil, nil)
+        case "atom:logo":
+            return (inEntry ? nil : .logo, nil)
+        case "ttl":
+            return (.timeToLive, nil)
+        case "sy:updateperiod":
+            return (.updatePeriod, nil)
+        case "sy:updatefrequency":
+            return (.updateFrequency, nil)
+        case "channel":
+            // CDF keeps the channel's link and date in attributes.
+            if let href = nonEmpty(attributes.value("href")) { feed.link = URLResolver.resolve(href, against: base) }
+            if let date = attributes.value("lastmod").flatMap(FeedDateParser.secondsSinceEpoch) { setFeedUpdated(date) }
+            return (nil, nil)
+        default:
+            return (nil, nil)
+        }
+    }
+
+    /// How an element's text is captured: Atom text constructs say so with `type` (or 0.3's `mode`).
+    func captureMode(for role: Role, attributes: SAXAttributes) -> Capture {
+        switch role {
+        case .title, .subtitle, .summary, .content:
+            let type = attributes.value("type")?.lowercased().trimmingWhitespace
+            let mode = attributes.value("mode")?.lowercased()
+            if mode == "xml" && (type?.contains("html") ?? false) { return .xhtml }
+            switch type {
+            case "xhtml", "application/xhtml+xml": return .xhtml
+            case "html", "text/html": return .html
+            case "text", "text/plain": return .text
+            default: return .html
+            }
+        default:
+            return .text
+        }
+    }
+
+    /// The attributes `assign` needs later, copied out of libxml2's buffers.
+    static func keep(_ attributes: SAXAttributes, for role: Role?) -> [String: String] {
+        guard let role else { return [:] }
+        var kept: [String: String] = [:]
+        switch role {
+        case .title, .subtitle, .summary, .content:
+            for name in ["type", "mode", "src"] { kept[name] = attributes.value(name) }
+        case .guid:
+            kept["ispermalink"] = attributes.value("isPermaLink")
+        case .category:
+            kept["scheme"] = attributes.value("domain") ?? attributes.value("scheme")
+        default:
+            break
+        }
+        return kept
+    }
+
+    // MARK: - Attribute-only elements
+
+    private func takeAtomLink(_ attributes: SAXAttributes, base: String?) {
+        guard let href = attributes.value("href") else { return }
+        let rel = attributes.value("rel")?.lowercased().trimmingWhitespace ?? "alternate"
+        let type = attributes.value("type")?.lowercased().trimmingWhitespace
+        let url = URLResolver.resolve(href, against: base)
+        switch rel {
+        case "alternate":
+            guard type == nil || type == "" || type == "text/html" || type == "application/xhtml+xml" else { return }
+            if let entry { entry.entry.link = url } else { feed.link = url }
+        case "enclosure":
+            entry?.entry.enclosures.append(Enclosure(url: url, type: nonEmpty(type),
+                                                     length: Self.length(attributes.value("length"))))
+        default:
+            break
+        }
+    }
+
+    static func length(_ text: String?) -> Int? {
+        guard let text = text?.trimmingWhitespace, !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }) else {
+            return nil
+        }
+        return Int(text)
+    }
+
+    func nonEmpty(_ value: String?) -> String? {
+        guard let value = value?.trimmingWhitespace, !value.isEmpty else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+
+/// Builds a `ParsedFeed` from SAX events of an RSS, RDF, Atom or CDF document (SCHEMA.md §3).
+///
+/// Each start tag is classified once into a `Role` (what its text will become) and a `Container`
+/// (what its children belong to); text collects in one byte buffer while a role is open.
+final class FeedBuilder: SAXHandler {
+    var feed = ParsedFeed()
+    private let documentURL: String?
+    private let contentLanguage: String?
+
+    var frames: [Frame] = []
+    var text: [UInt8] = []
+    var entry: EntryBuilder?
+    var feedUpdated: Int64?
+    var feedPublished: Int64?
+    var feedImage: String?
+    var feedLogo: String?
+    var rootLanguage: String?
+    var formatIsFinal = false
+    var personName: String?
+    var personEmail: String?
+
+    init(documentURL: String?, contentLanguage: String?) {
+        self.documentURL = documentURL.flatMap { $0.isEmpty ? nil : $0 }
+        self.contentLanguage = contentLanguage
+    }
+
+    /// The feed, once the document has ended.
+    func finish() -> ParsedFeed {
+        while let open = entry {
+            entry = nil
+            feed.entries.append(open.finish())
+        }
+        feed.updated = (feedUpdated ?? feedPublished).map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        feed.image = feedImage ?? feedLogo
+        if feed.language == nil { feed.language = (rootLanguage ?? contentLanguage).flatMap(Self.language) }
+        return feed
+    }
+
+    // MARK: - Frames
+
+    struct Frame {
+        let key: String
+        let role: Role?
+        let container: Container?
+        let textStart: Int
+        let base: String?
+        /// How text and child tags inside are kept: nil outside any text-bearing element.
+        let capture: Capture?
+        /// True for a tag inside captured markup, echoed into the text as written.
+        let isEchoed: Bool
+        let attributes: [String: String]
+    }
+
+    enum Capture { case text, html, xhtml }
+
+    var currentBase: String? { frames.last?.base ?? documentURL }
+    var isInEntry: Bool { entry != nil }
+
+    func nearestContainer() -> Container? {
+        frames.last { $0.container != nil }?.container
+    }
+
+    // MARK: - SAX events
+
+    func startElement(name: String, namespace: String, attributes: SAXAttributes) {
+        if frames.isEmpty { decideFormat(root: name, namespace: namespace, attributes: attributes) }
+        else if !formatIsFinal { noticeNamespaces(attributes.declaredNamespaces) }
+
+        var base = currentBase
+        if let declared = attributes.value("base", namespace: Namespaces.xml) ?? attributes.value("base"),
+           URLResolver.isAcceptableBase(declared) {
+            base = URLResolver.resolve(declared, against: base)
+        }
+        if frames.isEmpty, let language = attributes.value("lang", namespace: Namespaces.xml) {
+            rootLanguage = language
+        }
+
+        // Atom 1.0 wraps inline XHTML in one <div> that is not part of the content.
+        if let parent = frames.last, parent.capture == .xhtml, parent.role != nil, parent.key.hasPrefix("atom:"),
+           name == "div", namespace == "http://www.w3.org/1999/xhtml", text.count == parent.textStart
+            || text[parent.textStart...].allSatisfy({ $0 == 32 || $0 == 10 || $0 == 9 || $0 == 13 }) {
+            frames.append(Frame(key: name, role: nil, container: nil, textStart: text.count, base: base,
+                                capture: .xhtml, isEchoed: false, attributes: [:]))
+            return
+        }
+        // Inside inline XHTML every tag is content, echoed as written.
+        if let parent = frames.last, parent.capture == .xhtml || (parent.isEchoed && parent.capture != nil) {
+            echoStartTag(name: name, attributes: attributes)
+            frames.append(Frame(key: name, role: nil, container: nil, textStart: text.count, base: base,
+                                capture: parent.capture, isEchoed: true, attributes: [:]))
+            return
+        }
+
+        let key = Namespaces.prefix(for: namespace).map { $0.isEmpty ? name : $0 + ":" + name } ?? "?:" + name
+        let (role, container) = classify(key: key, attributes: attributes, base: base)
+        if container == .entry { entry = EntryBuilder(base: base) }
+        if container == .person { personName = nil; personEmail = nil }
+
+        if role == nil, let parent = frames.last, parent.capture == .html {
+            // Unescaped markup inside an HTML field (an RSS description holding raw <p> tags).
+            echoStartTag(name: name, attributes: attributes)
+            frames.append(Frame(key: name, role: nil, container: nil, textStart: text.count, base: base,
+                                capture: .html, isEchoed: true, attributes: [:]))
+            return
+        }
+        let capture = role.map { captureMode(for: $0, attributes: attributes) } ?? frames.last?.capture.map { _ in .text }
+        frames.append(Frame(key: key, role: role, container: container, textStart: text.count, base: base,
+                            capture: capture, isEchoed: false, attributes: Self.keep(attributes, for: role)))
+    }
+
+    func endElement(name: String, namespace: String) {
+        guard let frame = frames.popLast() else { return }
+        if frame.isEchoed {
+            if !Self.voidElements.contains(frame.key.lowercased()) { append("</\(frame.key)>") }
+            return
+        }
+        if let role = frame.role {
+            let value = String(decoding: text[frame.textStart...], as: UTF8.self)
+            text.removeSubrange(frame.textStart...)
+            assign(value, to: role, frame: frame)
+        }
+        switch frame.container {
+        case .entry:
+            if let finished = entry {
+                entry = nil
+                feed.entries.append(finished.finish())
+            }
+        case .person:
+            if let author = Self.personText(name: personName, email: personEmail) { setAuthor(author) }
+        default:
+            break
+        }
+    }
+
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let frame = frames.last, frame.capture != nil else { return }
+        if frame.capture == .xhtml {
+            appendEscaped(bytes)
+        } else {
+            text.append(contentsOf: bytes)
+        }
+    }
+
+    func undeclaredEntity(named name: String) {
+        guard let frame = frames.last, frame.capture != nil else { return }
+        let decoded = HTMLEntities.character(named: name)
+        if frame.capture == .xhtml || decoded == nil {
+            append(decoded.map(Self.escape) ?? "&\(name);")
+        } else if let decoded {
+            append(decoded)
+        }
+    }
+
+    // MARK: - Text buffer
+
+    private func append(_ string: String) {
+        text.append(contentsOf: string.utf8)
+    }
+
+    private func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "&"): append("&amp;")
+            case UInt8(ascii: "<"): append("&lt;")
+            case UInt8(ascii: ">"): append("&gt;")
+            default: text.append(byte)
+            }
+        }
+    }
+
+    static func escape(_ string: String) -> String {
+        guard string.contains(where: { $0 == "&" || $0 == "<" || $0 == ">" || $0 == "\"" }) else { return string }
+        return string.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    private func echoStartTag(name: String, attributes: SAXAttributes) {
+        var tag = "<" + name
+        for attribute in attributes.all {
+            let attributeName = attribute.namespace == Namespaces.xml ? "xml:" + attribute.name : attribute.name
+            tag += " \(attributeName)=\"\(Self.escape(attribute.value))\""
+        }
+        tag += Self.voidElements.contains(name.lowercased()) ? " />" : ">"
+        append(tag)
+    }
+
+    static let voidElements: Set<String> = [
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr",
+    ]
+
+    // MARK: - Format
+
+    private func decideFormat(root: String, namespace: String, attributes: SAXAttributes) {
+        switch (root, namespace) {
+        case ("rss", _):
+            switch attributes.value("version")?.trimmingWhitespace {
+            case "0.91": feed.format = .rss091
+            case "0.92": feed.format = .rss092
+            default: feed.format = .rss20
+            }
+        case ("feed", Namespaces.atom10): feed.format = .atom10
+        case ("feed", _): feed.format = .atom03
+        case ("rdf", _) where namespace == Namespaces.rss10: feed.format = .rss10
+        default: feed.format = .unknown
+        }
+        let declared = attributes.declaredNamespaces + [namespace]
+        if declared.contains(Namespaces.rss10) { feed.format = .rss10; formatIsFinal = true }
+        else if declared.contains(Namespaces.rss090) { feed.format = .rss090; formatIsFinal = true }
+        else if declared.contains(Namespaces.atom10), root != "rss" { feed.format = .atom10; formatIsFinal = true }
+        if root == "rss" { formatIsFinal = true }
+    }
+
+    private func noticeNamespaces(_ uris: [String]) {
+        guard !uris.isEmpty else { return }
+        if uris.contains(Namespaces.rss10) { feed.format = .rss10; formatIsFinal = true }
+        else if uris.contains(Namespaces.rss090) { feed.format = .rss090; formatIsFinal = true }
+        else if uris.contains(Namespaces.atom10) { feed.format = .atom10; formatIsFinal = true }
+    }
+
+    // MARK: - Assigning values
+
+    func setAuthor(_ author: String) {
+        if let entry {
+            if entry.entry.author == nil { entry.entry.author = author }
+        } else if feed.author == nil {
+            feed.author = author
+        }
+    }
+
+    static func language(_ value: String) -> String? {
+        let trimmed = value.trimmingWhitespace.replacingOccurrences(of: "_", with: "-")
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}

@@ -1,0 +1,63 @@
+import FeedParser
+import Foundation
+
+extension ParsedFeed {
+    /// The normalized JSON of ../shared/conformance/SCHEMA.md, on one line, plus `encoding` and
+    /// `problems` (extra keys the schema allows).
+    func schemaJSON() -> String {
+        var json = JSONWriter()
+        json.raw("{")
+        json.key("format", first: true); json.string(format.rawValue)
+        json.key("title"); json.string(title)
+        json.key("link"); json.string(link)
+        json.key("subtitle"); json.string(subtitle)
+        json.key("language"); json.string(language)
+        json.key("updated"); json.string(updated.map(Self.timestamp))
+        json.key("author"); json.string(author)
+        json.key("image"); json.string(image)
+        json.key("entries"); json.raw("[")
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{")
+            json.key("id", first: true); json.string(entry.id)
+            json.key("link"); json.string(entry.link)
+            json.key("title"); json.string(entry.title)
+            json.key("summary"); json.string(entry.summary)
+            json.key("content"); json.string(entry.content)
+            json.key("author"); json.string(entry.author)
+            json.key("published"); json.string(entry.published.map(Self.timestamp))
+            json.key("updated"); json.string(entry.updated.map(Self.timestamp))
+            json.key("categories"); json.raw("[")
+            for (offset, category) in entry.categories.enumerated() {
+                if offset > 0 { json.raw(",") }
+                json.string(category)
+            }
+            json.raw("]")
+            json.key("enclosures"); json.raw("[")
+            for (offset, enclosure) in entry.enclosures.enumerated() {
+                if offset > 0 { json.raw(",") }
+                json.raw("{")
+                json.key("url", first: true); json.string(enclosure.url)
+                json.key("type"); json.string(enclosure.type)
+                json.key("length"); json.integer(enclosure.length)
+                json.raw("}")
+            }
+            json.raw("]")
+            json.key("image"); json.string(entry.image)
+            json.raw("}")
+        }
+        json.raw("]")
+        json.key("encoding"); json.string(encoding)
+        json.key("problems"); json.raw("[")
+        for (offset, problem) in problems.enumerated() {
+            if offset > 0 { json.raw(",") }
+            json.string(problem)
+        }
+        json.raw("]}")
+        return json.output
+    }
+
+    private static func timestamp(_ date: Date) -> String {
+        rfc3339(secondsSinceEpoch: Int64(date.timeIntervalSince1970.rounded(.down)))
+    }
+}
