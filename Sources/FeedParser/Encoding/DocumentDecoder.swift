@@ -17,7 +17,7 @@ enum DocumentDecoder {
         let (bomEncoding, bomLength) = byteOrderMark(data)
         let body = data.dropFirst(bomLength)
         var declared = declaredEncoding(in: body, bomEncoding: bomEncoding)
-        if let name = declared?.lowercased(), bomLength > 0, isGenericUnicodeName(name) { declared = bomEncoding }
+        if let name = declared?.lowercased(), bomEncoding != nil, isGenericUnicodeName(name) { declared = bomEncoding }
         let primary = primaryEncoding(contentType: contentType, declared: declared)
 
         var candidates: [String] = []
@@ -106,6 +106,11 @@ enum DocumentDecoder {
         case "latin1", "latin-1", "l1": return "iso-8859-1"
         case "cp1252", "win-1252": return "windows-1252"
         case "ascii", "us": return "us-ascii"
+        case "cp-is", "csibm861": return "cp861"
+        case "macroman", "macintosh", "csmacintosh": return "macintosh"
+        case "maccentraleurope", "maclatin2": return "mac-centraleurope"
+        case "maciceland": return "mac-is"
+        case "maccyrillic": return "mac-cyrillic"
         default: return lowered
         }
     }

@@ -77,7 +77,8 @@ enum ReferenceRewriter {
                 end += 1
             }
             if end > digitsStart, end < count, bytes[end] == UInt8(ascii: ";"), isXMLCharacter(value) {
-                return (nil, end + 1)
+                // XML wants a lower-case x in hexadecimal references; feeds write &#X41; too.
+                return (bytes[start + 2] == UInt8(ascii: "X") ? Array("&#\(value);".utf8) : nil, end + 1)
             }
             return (literalAmpersand, start + 1)
         }

@@ -87,7 +87,7 @@ extension FeedBuilder {
 
     /// A title as plain text (SCHEMA.md §5).
     private func titleText(_ raw: String, frame: Frame) -> String? {
-        guard let value = plain(raw) else { return nil }
+        guard let value = plain(Self.decodingBase64(raw, frame: frame)) else { return nil }
         let isAtom = frame.key.hasPrefix("atom:")
         let isHTML: Bool
         switch frame.capture {
@@ -101,12 +101,18 @@ extension FeedBuilder {
 
     /// Summary, content or subtitle markup, base64-decoded when Atom 0.3 says so.
     private func markup(_ raw: String, frame: Frame) -> String? {
-        var value = raw
-        if frame.attributes["mode"]?.lowercased() == "base64",
-           let data = Data(base64Encoded: raw.trimmingWhitespace, options: .ignoreUnknownCharacters) {
-            value = String(decoding: data, as: UTF8.self)
+        plain(Self.decodingBase64(raw, frame: frame))
+    }
+
+    /// Atom 0.3 says `mode="base64"`; in Atom 1.0 a media type that is neither XML nor text means base64.
+    static func decodingBase64(_ raw: String, frame: Frame) -> String {
+        let type = frame.attributes["type"]?.lowercased().trimmingWhitespace ?? ""
+        let isBinary = frame.isAtom10 && type.contains("/") && !type.hasPrefix("text/") && !type.hasSuffix("xml")
+        guard frame.attributes["mode"]?.lowercased() == "base64" || isBinary,
+              let data = Data(base64Encoded: raw.trimmingWhitespace, options: .ignoreUnknownCharacters) else {
+            return raw
         }
-        return plain(value)
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// feedparser's repairs of `<link>` text: `&amp;` in entries, and `&name;` losing its `;`.

@@ -19,7 +19,7 @@ extension FeedBuilder {
     func classify(key: String, attributes: SAXAttributes, base: String?) -> (Role?, Container?) {
         switch nearestContainer() {
         case .image:
-            return key == "url" ? (.imageURL, nil) : (nil, nil)
+            return key == "url" && entry == nil ? (.imageURL, nil) : (nil, nil)
         case .ignored:
             return (nil, nil)
         case .person:
@@ -33,9 +33,9 @@ extension FeedBuilder {
         }
         let inEntry = entry != nil
         switch key {
-        case "item", "atom:entry":
+        case "item", "atom:entry", "atom:item":
             return (nil, .entry)
-        case "image" where !inEntry:
+        case "image":
             return (nil, .image)
         case "textinput", "atom:source", "atom:contributor", "itunes:owner", "media:credit":
             return (nil, .ignored)
@@ -43,6 +43,8 @@ extension FeedBuilder {
             return (nil, .person)
         case "title", "dc:title", "atom:title":
             return (.title, nil)
+        case "media:title":
+            return (inEntry && entry?.entry.title == nil ? .title : nil, nil)
         case "link":
             return (.rssLink, nil)
         case "atom:link":
@@ -118,7 +120,7 @@ extension FeedBuilder {
     }
 
     /// How an element's text is captured: Atom text constructs say so with `type` (or 0.3's `mode`).
-    func captureMode(for role: Role, attributes: SAXAttributes) -> Capture {
+    func captureMode(for role: Role, key: String, attributes: SAXAttributes) -> Capture {
         switch role {
         case .title, .subtitle, .summary, .content:
             let type = attributes.value("type")?.lowercased().trimmingWhitespace
@@ -128,6 +130,8 @@ extension FeedBuilder {
             case "xhtml", "application/xhtml+xml": return .xhtml
             case "html", "text/html": return .html
             case "text", "text/plain": return .text
+            // Atom's text constructs are plain text unless they say otherwise; RSS carries HTML.
+            case nil: return key.hasPrefix("atom:") ? .text : .html
             default: return .html
             }
         default:

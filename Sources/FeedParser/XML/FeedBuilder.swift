@@ -18,6 +18,8 @@ final class FeedBuilder: SAXHandler {
     var feedLogo: String?
     var rootLanguage: String?
     var formatIsFinal = false
+    /// The namespace of a `<feed>` root, whatever it is: its elements are Atom's (0.1–0.3 used several).
+    var atomNamespace: String?
     var personName: String?
     var personEmail: String?
 
@@ -51,6 +53,8 @@ final class FeedBuilder: SAXHandler {
         /// True for a tag inside captured markup, echoed into the text as written.
         let isEchoed: Bool
         let attributes: [String: String]
+        /// In the Atom 1.0 namespace (which strips XHTML's wrapping div and base64-decodes binary content).
+        var isAtom10 = false
     }
 
     enum Capture { case text, html, xhtml }
@@ -78,7 +82,8 @@ final class FeedBuilder: SAXHandler {
         }
 
         // Atom 1.0 wraps inline XHTML in one <div> that is not part of the content.
-        if let parent = frames.last, parent.capture == .xhtml, parent.role != nil, parent.key.hasPrefix("atom:"),
+        if let parent = frames.last, parent.capture == .xhtml || parent.capture == .html, parent.role != nil,
+           parent.isAtom10,
            name == "div", namespace == "http://www.w3.org/1999/xhtml", text.count == parent.textStart
             || text[parent.textStart...].allSatisfy({ $0 == 32 || $0 == 10 || $0 == 9 || $0 == 13 }) {
             frames.append(Frame(key: name, role: nil, container: nil, textStart: text.count, base: base,
@@ -93,9 +98,10 @@ final class FeedBuilder: SAXHandler {
             return
         }
 
-        let key = Namespaces.prefix(for: namespace).map { $0.isEmpty ? name : $0 + ":" + name } ?? "?:" + name
+        let prefix = namespace == atomNamespace ? "atom" : Namespaces.prefix(for: namespace)
+        let key = prefix.map { $0.isEmpty ? name : $0 + ":" + name } ?? "?:" + name
         let (role, container) = classify(key: key, attributes: attributes, base: base)
-        if container == .entry { entry = EntryBuilder(base: base) }
+        if container == .entry { startEntry(attributes: attributes, base: base) }
         if container == .person { personName = nil; personEmail = nil }
 
         if role == nil, let parent = frames.last, parent.capture == .html {
@@ -105,9 +111,19 @@ final class FeedBuilder: SAXHandler {
                                 capture: .html, isEchoed: true, attributes: [:]))
             return
         }
-        let capture = role.map { captureMode(for: $0, attributes: attributes) } ?? frames.last?.capture.map { _ in .text }
+        let capture = role.map { captureMode(for: $0, key: key, attributes: attributes) } ?? frames.last?.capture.map { _ in .text }
         frames.append(Frame(key: key, role: role, container: container, textStart: text.count, base: base,
-                            capture: capture, isEchoed: false, attributes: Self.keep(attributes, for: role)))
+                            capture: capture, isEchoed: false, attributes: Self.keep(attributes, for: role),
+                            isAtom10: namespace == Namespaces.atom10))
+    }
+
+    private func startEntry(attributes: SAXAttributes, base: String?) {
+        let started = EntryBuilder(base: base)
+        started.entry.id = nonEmpty(attributes.value("about", namespace: Namespaces.rdf))
+        // CDF items carry their link and date as attributes.
+        if let href = nonEmpty(attributes.value("href")) { started.entry.link = URLResolver.resolve(href, against: base) }
+        if let date = attributes.value("lastmod").flatMap(FeedDateParser.date(from:)) { started.entry.updated = date }
+        entry = started
     }
 
     func endElement(name: String, namespace: String) {
@@ -201,7 +217,9 @@ final class FeedBuilder: SAXHandler {
             default: feed.format = .rss20
             }
         case ("feed", Namespaces.atom10): feed.format = .atom10
-        case ("feed", _): feed.format = .atom03
+        case ("feed", _):
+            feed.format = .atom03
+            atomNamespace = namespace
         case ("rdf", _) where namespace == Namespaces.rss10: feed.format = .rss10
         default: feed.format = .unknown
         }
