@@ -17,7 +17,8 @@ extension FeedBuilder {
             entry?.addSummary(markup(raw, frame: frame))
         case .content:
             guard frame.attributes["src"] == nil else { return }
-            entry?.addContent(markup(raw, frame: frame))
+            let decoded = Self.decodingBase64(raw, frame: frame)
+            entry?.addContent(plain(decoded), isBinary: decoded != raw)
         case .language:
             if let language = plain(raw).flatMap(Self.language) { feed.language = language }
         case .dateUpdated, .datePublished:
@@ -87,12 +88,15 @@ extension FeedBuilder {
 
     /// A title as plain text (SCHEMA.md §5).
     private func titleText(_ raw: String, frame: Frame) -> String? {
-        guard let value = plain(Self.decodingBase64(raw, frame: frame)) else { return nil }
+        let decoded = Self.decodingBase64(raw, frame: frame)
+        guard let value = plain(decoded) else { return nil }
         let isAtom = frame.key.hasPrefix("atom:")
         let isHTML: Bool
         switch frame.capture {
+        case _ where decoded != raw: isHTML = false  // base64 titles are kept as they decode
         case .xhtml: isHTML = true
-        case .html where isAtom: isHTML = frame.attributes["type"] != nil || frame.attributes["mode"] == "escaped"
+        case .html where isAtom && frame.attributes["type"] == nil: isHTML = HTMLTitle.looksLikeHTML(value)  // Atom 0.3
+        case .html where isAtom: isHTML = true
         default: isHTML = !isAtom && HTMLTitle.looksLikeHTML(value)
         }
         let text = HTMLText.collapse(isHTML ? HTMLTitle.strip(value) : value)
@@ -162,6 +166,8 @@ final class EntryBuilder {
     var mediaImage: String?
     var itunesImage: String?
     private var categoryKeys: Set<String> = []
+    /// Content that was base64 (a binary media type) is not copied into the summary.
+    private var contentIsBinary = false
 
     init(base: String?) {
         self.base = base
@@ -180,9 +186,10 @@ final class EntryBuilder {
     }
 
     /// The first non-empty content wins.
-    func addContent(_ value: String?) {
+    func addContent(_ value: String?, isBinary: Bool) {
         guard let value, entry.content == nil else { return }
         entry.content = value
+        contentIsBinary = isBinary
     }
 
     /// Adds a category unless the same (term, scheme) is already there.
@@ -194,7 +201,7 @@ final class EntryBuilder {
     func finish() -> ParsedEntry {
         var result = entry
         if result.link == nil { result.link = guidLink }
-        if result.summary == nil { result.summary = result.content }
+        if result.summary == nil, !contentIsBinary { result.summary = result.content }
         result.image = thumbnail ?? mediaImage
             ?? result.enclosures.first { $0.type?.lowercased().hasPrefix("image/") ?? false }?.url ?? itunesImage
         return result

@@ -24,8 +24,8 @@ extension FeedBuilder {
             return (nil, nil)
         case .person:
             switch key {
-            case "atom:name": return (.personName, nil)
-            case "atom:email": return (.personEmail, nil)
+            case "atom:name", "itunes:name": return (.personName, nil)
+            case "atom:email", "itunes:email": return (.personEmail, nil)
             default: return (nil, nil)
             }
         case .entry, nil:
@@ -35,11 +35,11 @@ extension FeedBuilder {
         switch key {
         case "item", "atom:entry", "atom:item":
             return (nil, .entry)
-        case "image":
+        case "image", "atom:image":
             return (nil, .image)
-        case "textinput", "atom:source", "atom:contributor", "itunes:owner", "media:credit":
+        case "textinput", "atom:source", "atom:contributor", "media:credit":
             return (nil, .ignored)
-        case "atom:author":
+        case "atom:author", "itunes:owner":
             return (nil, .person)
         case "title", "dc:title", "atom:title":
             return (.title, nil)
@@ -52,8 +52,10 @@ extension FeedBuilder {
             return (nil, nil)
         case "description", "dc:description", "abstract":
             return (inEntry ? .summary : .subtitle, nil)
-        case "atom:summary", "itunes:summary":
+        case "atom:summary", "itunes:summary", "summary":
             return (inEntry ? .summary : nil, nil)
+        case "media:description":
+            return (inEntry && entry?.entry.summary == nil ? .summary : nil, nil)
         case "atom:subtitle", "atom:tagline", "itunes:subtitle":
             return (inEntry ? nil : .subtitle, nil)
         case "content:encoded", "atom:content", "xhtml:body", "body", "fullitem":
@@ -72,7 +74,7 @@ extension FeedBuilder {
             return (inEntry ? .atomID : nil, nil)
         case "category", "dc:subject", "media:category":
             return (inEntry ? .category : nil, nil)
-        case "itunes:keywords", "media:keywords":
+        case "itunes:keywords", "media:keywords", "tags":
             return (inEntry ? .keywords : nil, nil)
         case "atom:category":
             if let entry, let term = nonEmpty(attributes.value("term")) ?? nonEmpty(attributes.value("label")) {
@@ -98,6 +100,11 @@ extension FeedBuilder {
             return (nil, nil)
         case "itunes:image":
             if let href = nonEmpty(attributes.value("href") ?? attributes.value("url")) {
+                if let entry { entry.itunesImage = href } else { feedImageFromITunes(href) }
+            }
+            return (nil, nil)
+        case "itunes:link":
+            if attributes.value("rel")?.lowercased() == "image", let href = nonEmpty(attributes.value("href")) {
                 if let entry { entry.itunesImage = href } else { feedImageFromITunes(href) }
             }
             return (nil, nil)
@@ -131,7 +138,7 @@ extension FeedBuilder {
             case "html", "text/html": return .html
             case "text", "text/plain": return .text
             // Atom's text constructs are plain text unless they say otherwise; RSS carries HTML.
-            case nil: return key.hasPrefix("atom:") ? .text : .html
+            case nil: return key.hasPrefix("atom:") && atomNamespace == nil ? .text : .html
             default: return .html
             }
         default:

@@ -87,7 +87,7 @@ final class FeedBuilder: SAXHandler {
            name == "div", namespace == "http://www.w3.org/1999/xhtml", text.count == parent.textStart
             || text[parent.textStart...].allSatisfy({ $0 == 32 || $0 == 10 || $0 == 9 || $0 == 13 }) {
             frames.append(Frame(key: name, role: nil, container: nil, textStart: text.count, base: base,
-                                capture: .xhtml, isEchoed: false, attributes: [:]))
+                                capture: parent.capture, isEchoed: false, attributes: [:]))
             return
         }
         // Inside inline XHTML every tag is content, echoed as written.
@@ -111,7 +111,9 @@ final class FeedBuilder: SAXHandler {
                                 capture: .html, isEchoed: true, attributes: [:]))
             return
         }
-        let capture = role.map { captureMode(for: $0, key: key, attributes: attributes) } ?? frames.last?.capture.map { _ in .text }
+        // Text inside a value is kept (as plain text), except under a nested container such as <image>.
+        let inherited: Capture? = container == nil ? frames.last?.capture.map { _ in .text } : nil
+        let capture = role.map { captureMode(for: $0, key: key, attributes: attributes) } ?? inherited
         frames.append(Frame(key: key, role: role, container: container, textStart: text.count, base: base,
                             capture: capture, isEchoed: false, attributes: Self.keep(attributes, for: role),
                             isAtom10: namespace == Namespaces.atom10))

@@ -31,6 +31,7 @@ enum Namespaces {
         let lowered = uri.lowercased()
         if let known = prefixes[lowered] { return known }
         if lowered.hasPrefix("http://purl.org/atom/ns") { return "atom" }
+        if lowered.hasPrefix("http://backend.userland.com/rss") { return "" }
         return nil
     }
 }
