@@ -11,7 +11,7 @@ RELEASE_BIN = .build/release
 # Debian packages the build and the tests need.
 DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev
 
-.PHONY: all build deps run test bench install uninstall clean
+.PHONY: all build deps run test conformance bench install uninstall clean
 
 all: build
 
@@ -37,7 +37,19 @@ run: build
 
 test: deps
 	$(SWIFT) build -c release
+	@$(MAKE) --no-print-directory conformance
 	$(SWIFT) test
+
+# Scores `aggregatorctl parse` against feedparser's test suite in ../shared (skipped when absent).
+CONFORMANCE_DIR ?= ../shared/conformance
+CONFORMANCE_MIN ?= 98
+conformance:
+	@if [ -d $(CONFORMANCE_DIR)/public ]; then \
+	    out=$$(python3 $(CONFORMANCE_DIR)/compare.py $(CONFORMANCE_DIR)/public --min $(CONFORMANCE_MIN) \
+	        --cmd "$(RELEASE_BIN)/aggregatorctl parse {file} --json {opts}"); status=$$?; \
+	    echo "$$out" | tail -n 2; \
+	    [ $$status -eq 0 ] || { echo "conformance: below $(CONFORMANCE_MIN)%" >&2; exit $$status; }; \
+	else echo "conformance: $(CONFORMANCE_DIR) not found, skipped"; fi
 
 bench: build
 	@bench/run.sh

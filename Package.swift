@@ -25,7 +25,7 @@ let package = Package(
         .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "ControlProtocol"]),
         .executableTarget(name: "aggregatorctl", dependencies: ["ControlProtocol", "FeedParser"]),
 
-        .testTarget(name: "FeedParserTests", dependencies: ["FeedParser"]),
+        .testTarget(name: "FeedParserTests", dependencies: ["FeedParser"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FeedFetcherTests", dependencies: ["FeedFetcher"]),
         .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),

@@ -21,8 +21,10 @@ private final class OutlineCollector: SAXHandler {
     private(set) var feeds: [OPMLFeed] = []
     private(set) var sawOPMLRoot = false
     private var depth = 0
-    // One slot per open <outline>: its category name when it is a folder, nil for a feed.
-    private var outlineStack: [String?] = []
+    // One slot per open <outline>: true for a folder (which pushed onto `categories`).
+    private var outlineIsFolder: [Bool] = []
+    // Names of the open folders that have one; the last is the category of feeds inside.
+    private var categories: [String] = []
 
     func startElement(name: String, namespace: String, attributes: SAXAttributes) {
         depth += 1
@@ -30,19 +32,21 @@ private final class OutlineCollector: SAXHandler {
         guard sawOPMLRoot, name == "outline" else { return }
         let text = nonEmpty(attributes.value("text"))
         let title = nonEmpty(attributes.value("title"))
-        guard let url = nonEmpty(attributes.value("xmlUrl") ?? attributes.value("xmlurl")) else {
-            outlineStack.append(text ?? title)
+        guard let url = nonEmpty(attributes.value("xmlUrl")) else {
+            let folder = text ?? title
+            if let folder { categories.append(folder) }
+            outlineIsFolder.append(folder != nil)
             return
         }
-        let category = outlineStack.reversed().lazy.compactMap { $0 }.first
         feeds.append(OPMLFeed(url: url, title: title ?? text,
-                              siteURL: nonEmpty(attributes.value("htmlUrl")), category: category))
-        outlineStack.append(nil)
+                              siteURL: nonEmpty(attributes.value("htmlUrl")), category: categories.last))
+        outlineIsFolder.append(false)
     }
 
     func endElement(name: String, namespace: String) {
         depth -= 1
-        if sawOPMLRoot, name == "outline", !outlineStack.isEmpty { outlineStack.removeLast() }
+        guard sawOPMLRoot, name == "outline", let wasFolder = outlineIsFolder.popLast() else { return }
+        if wasFolder { categories.removeLast() }
     }
 
     func characters(_ text: UnsafeBufferPointer<UInt8>) {}

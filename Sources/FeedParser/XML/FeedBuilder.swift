@@ -10,6 +10,8 @@ final class FeedBuilder: SAXHandler {
     private let contentLanguage: String?
 
     var frames: [Frame] = []
+    var containers: [Container] = []
+    var skippedDepth = 0
     var text: [UInt8] = []
     var entry: EntryBuilder?
     var feedUpdated: Int64?
@@ -62,13 +64,23 @@ final class FeedBuilder: SAXHandler {
     var currentBase: String? { frames.last?.base ?? documentURL }
     var isInEntry: Bool { entry != nil }
 
+    /// The innermost open container; kept as its own stack so lookups stay O(1) however deep the document.
     func nearestContainer() -> Container? {
-        frames.last { $0.container != nil }?.container
+        containers.last
     }
+
+    /// Elements nested deeper than this are skipped (with a problem noted): no feed needs them,
+    /// and a hostile document could otherwise nest a million levels.
+    static let maximumDepth = 512
 
     // MARK: - SAX events
 
     func startElement(name: String, namespace: String, attributes: SAXAttributes) {
+        guard frames.count < Self.maximumDepth, skippedDepth == 0 else {
+            if skippedDepth == 0 { feed.problems.append("elements nested deeper than \(Self.maximumDepth) levels were skipped") }
+            skippedDepth += 1
+            return
+        }
         if frames.isEmpty { decideFormat(root: name, namespace: namespace, attributes: attributes) }
         else if !formatIsFinal { noticeNamespaces(attributes.declaredNamespaces) }
 
@@ -114,6 +126,7 @@ final class FeedBuilder: SAXHandler {
         // Text inside a value is kept (as plain text), except under a nested container such as <image>.
         let inherited: Capture? = container == nil ? frames.last?.capture.map { _ in .text } : nil
         let capture = role.map { captureMode(for: $0, key: key, attributes: attributes) } ?? inherited
+        if let container { containers.append(container) }
         frames.append(Frame(key: key, role: role, container: container, textStart: text.count, base: base,
                             capture: capture, isEchoed: false, attributes: Self.keep(attributes, for: role),
                             isAtom10: namespace == Namespaces.atom10))
@@ -129,7 +142,12 @@ final class FeedBuilder: SAXHandler {
     }
 
     func endElement(name: String, namespace: String) {
+        if skippedDepth > 0 {
+            skippedDepth -= 1
+            return
+        }
         guard let frame = frames.popLast() else { return }
+        if frame.container != nil { containers.removeLast() }
         if frame.isEchoed {
             if !Self.voidElements.contains(frame.key.lowercased()) { append("</\(frame.key)>") }
             return
