@@ -14,8 +14,9 @@ public enum FeedDateParser {
 
     /// Seconds since 1970 of the moment `text` names, or nil.
     public static func secondsSinceEpoch(from text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = FastText.trimmed(text)
         guard !trimmed.isEmpty, trimmed.utf8.count < 200 else { return nil }
+        if let seconds = fastPath(trimmed) { return inRange(seconds) ? seconds : nil }
         let parsers: [(String) -> Int64?] = [w3dtf, rfc822, iso8601, asctime, perforce, hungarian, greek]
         for parser in parsers {
             if let seconds = parser(trimmed) {
@@ -45,7 +46,7 @@ public enum FeedDateParser {
         "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
     ]
 
-    private static let dayNames: Set<String> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    static let dayNames: Set<String> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
     // MARK: - W3C-DTF (and MSSQL's space-separated form)
 

@@ -11,7 +11,7 @@ enum HTMLEntities {
 
     /// `text` with every named (HTML 4) and numeric character reference decoded; others left as written.
     static func decode(_ text: String) -> String {
-        guard text.contains("&") else { return text }
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count)
         var rest = Substring(text)

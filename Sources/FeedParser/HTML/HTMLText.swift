@@ -6,7 +6,9 @@ public enum HTMLText {
     /// The readable text of `html`: tags dropped, entities decoded, scripts and styles skipped,
     /// block elements separated by a space and whitespace runs collapsed to one space.
     public static func plainText(fromHTML html: String) -> String {
-        guard html.contains("<") || html.contains("&") else { return collapse(html) }
+        guard html.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) else {
+            return collapse(html)
+        }
         var text = ""
         let bytes = Array(html.utf8)
         let document = bytes.withUnsafeBufferPointer { buffer in
@@ -59,18 +61,6 @@ public enum HTMLText {
 
     /// Trims and collapses every whitespace run (including no-break spaces) to one space.
     static func collapse(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        var pendingSpace = false
-        for scalar in text.unicodeScalars {
-            if scalar.properties.isWhitespace {
-                pendingSpace = !result.isEmpty
-            } else {
-                if pendingSpace { result.unicodeScalars.append(" ") }
-                pendingSpace = false
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        FastText.collapsed(text)
     }
 }

@@ -16,7 +16,7 @@ enum HTMLTitle {
     /// Whether a non-Atom title's text is HTML: it has an end tag or a character reference, every tag
     /// is an allowed HTML element and every named reference an HTML 4 entity.
     static func looksLikeHTML(_ text: String) -> Bool {
-        guard text.contains("<") || text.contains("&") else { return false }
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) else { return false }
         var sawMarker = false
         var index = text.startIndex
         while index < text.endIndex {

@@ -71,7 +71,8 @@ struct SAXAttributes {
     /// `&amp;` as `&#38;` in them: undo that one escape.
     private static func decode(start: UnsafePointer<UInt8>?, end: UnsafePointer<UInt8>?) -> String {
         guard let start, let end, end > start else { return "" }
-        let text = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
-        return text.contains("&#38;") ? text.replacingOccurrences(of: "&#38;", with: "&") : text
+        let bytes = UnsafeBufferPointer(start: start, count: end - start)
+        let text = String(decoding: bytes, as: UTF8.self)
+        return bytes.contains(UInt8(ascii: "&")) ? text.replacingOccurrences(of: "&#38;", with: "&") : text
     }
 }

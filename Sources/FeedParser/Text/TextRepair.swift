@@ -10,9 +10,31 @@ enum TextRepair {
     /// C1 controls become the cp1252 characters they were meant to be, and UTF-8 read as
     /// Latin-1 (`cafÃ©`) is decoded once more (`café`).
     static func repair(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 >= 0x80 }) else { return text }
+        // Both accidents only produce characters up to U+00FF, whose UTF-8 lead bytes are C2 and C3:
+        // one byte scan rules them out for ASCII and for text in other scripts.
+        var mayBeMojibake = false
+        var hasC1Control = false
+        var hasWideCharacter = false
+        var copy = text
+        copy.withUTF8 { utf8 in
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                if byte >= 0xC4 {
+                    hasWideCharacter = true
+                } else if byte == 0xC2, index + 1 < utf8.count, utf8[index + 1] <= 0x9F {
+                    hasC1Control = true
+                } else if byte == 0xC3, index + 3 < utf8.count, (0x82...0xB4).contains(utf8[index + 1]),
+                          utf8[index + 2] == 0xC2, (0x80...0xBF).contains(utf8[index + 3]) {
+                    // "Ã©": a Latin-1 lead character followed by a continuation-range character.
+                    mayBeMojibake = true
+                }
+                index += 1
+            }
+        }
+        guard hasC1Control || (mayBeMojibake && !hasWideCharacter) else { return text }
         var result = text
-        if let repaired = undoMojibake(result) { result = repaired }
+        if mayBeMojibake && !hasWideCharacter, let repaired = undoMojibake(result) { result = repaired }
         if result.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) }) {
             var scalars = String.UnicodeScalarView()
             for scalar in result.unicodeScalars {
@@ -30,6 +52,8 @@ enum TextRepair {
 
     /// The text decoded again when all its characters fit in Latin-1 and those bytes are valid UTF-8.
     private static func undoMojibake(_ text: String) -> String? {
+        // A character above U+00FF (lead byte C4 or higher) means this is not Latin-1 mojibake.
+        guard !text.utf8.contains(where: { $0 >= 0xC4 }) else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var sawHighByte = false

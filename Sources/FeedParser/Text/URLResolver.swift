@@ -116,11 +116,8 @@ enum URLResolver {
 }
 
 extension StringProtocol {
-    /// The string without leading and trailing whitespace (spaces, tabs, newlines).
+    /// The string without leading and trailing whitespace (ASCII and no-break spaces).
     var trimmingWhitespace: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
-        return String(String.UnicodeScalarView(scalars[first...last]))
+        FastText.trimmed(String(self))
     }
 }

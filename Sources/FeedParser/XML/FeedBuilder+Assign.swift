@@ -121,7 +121,7 @@ extension FeedBuilder {
 
     /// feedparser's repairs of `<link>` text: `&amp;` in entries, and `&name;` losing its `;`.
     static func repairLink(_ link: String, inEntry: Bool) -> String {
-        guard link.contains("&") else { return link }
+        guard link.utf8.contains(UInt8(ascii: "&")) else { return link }
         var value = inEntry ? link.replacingOccurrences(of: "&amp;", with: "&") : link
         var result = ""
         while let ampersand = value.firstIndex(of: "&") {
@@ -143,6 +143,7 @@ extension FeedBuilder {
     /// a bare address gives the address.
     static func authorName(fromRSS value: String) -> String? {
         let text = HTMLText.collapse(value)
+        guard text.utf8.contains(UInt8(ascii: "@")) else { return text }
         let tokens = text.split(whereSeparator: { " <>()".contains($0) })
         guard let email = tokens.first(where: { $0.contains("@") && $0.contains(".") }) else { return text }
         var name = text.replacingOccurrences(of: String(email), with: "")

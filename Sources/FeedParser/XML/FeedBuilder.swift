@@ -11,6 +11,7 @@ final class FeedBuilder: SAXHandler {
 
     var frames: [Frame] = []
     var containers: [Container] = []
+    private var elementKeys: [String: [String: String]] = [:]
     var skippedDepth = 0
     var text: [UInt8] = []
     var entry: EntryBuilder?
@@ -110,8 +111,7 @@ final class FeedBuilder: SAXHandler {
             return
         }
 
-        let prefix = namespace == atomNamespace ? "atom" : Namespaces.prefix(for: namespace)
-        let key = prefix.map { $0.isEmpty ? name : $0 + ":" + name } ?? "?:" + name
+        let key = elementKey(name: name, namespace: namespace)
         let (role, container) = classify(key: key, attributes: attributes, base: base)
         if container == .entry { startEntry(attributes: attributes, base: base) }
         if container == .person { personName = nil; personEmail = nil }
@@ -153,7 +153,9 @@ final class FeedBuilder: SAXHandler {
             return
         }
         if let role = frame.role {
-            let value = String(decoding: text[frame.textStart...], as: UTF8.self)
+            let value = text.withUnsafeBufferPointer {
+                FastText.trimmedString(UnsafeBufferPointer(rebasing: $0[frame.textStart...]))
+            }
             text.removeSubrange(frame.textStart...)
             assign(value, to: role, frame: frame)
         }
@@ -187,6 +189,15 @@ final class FeedBuilder: SAXHandler {
         } else if let decoded {
             append(decoded)
         }
+    }
+
+    /// "prefix:name" with the canonical prefix of the namespace, built once per distinct element.
+    private func elementKey(name: String, namespace: String) -> String {
+        if let known = elementKeys[namespace]?[name] { return known }
+        let prefix = namespace == atomNamespace ? "atom" : Namespaces.prefix(for: namespace)
+        let key = prefix.map { $0.isEmpty ? name : $0 + ":" + name } ?? "?:" + name
+        elementKeys[namespace, default: [:]][name] = key
+        return key
     }
 
     // MARK: - Text buffer

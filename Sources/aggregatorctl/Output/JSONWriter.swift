@@ -1,62 +1,71 @@
-/// Writes compact JSON by hand: the schema fixes the key order, and this is the hot path when
-/// `parse` checks thousands of files.
+/// Writes compact JSON into a byte buffer by hand: the schema fixes the key order, and this is the
+/// hot path when `parse` checks thousands of files.
 struct JSONWriter {
-    private(set) var output = ""
+    private(set) var bytes: [UInt8] = []
 
     init(capacity: Int = 4096) {
-        output.reserveCapacity(capacity)
+        bytes.reserveCapacity(capacity)
     }
 
-    mutating func raw(_ text: String) { output += text }
+    /// The JSON text written so far.
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
 
     mutating func string(_ value: String?) {
-        guard let value else {
-            output += "null"
+        guard var value else {
+            raw("null")
             return
         }
-        output += "\""
-        var start = value.unicodeScalars.startIndex
-        let scalars = value.unicodeScalars
-        var index = start
-        while index < scalars.endIndex {
-            let scalar = scalars[index]
-            let escape: String?
-            switch scalar {
-            case "\"": escape = "\\\""
-            case "\\": escape = "\\\\"
-            case "\n": escape = "\\n"
-            case "\r": escape = "\\r"
-            case "\t": escape = "\\t"
-            case "\u{2028}": escape = "\\u2028"
-            case "\u{2029}": escape = "\\u2029"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    escape = nil
+        bytes.append(UInt8(ascii: "\""))
+        value.withUTF8 { utf8 in
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                // Escape quotes, backslashes and controls; also U+2028/U+2029 (E2 80 A8/A9), which break JavaScript.
+                let needsEscape = byte == 0x22 || byte == 0x5C || byte < 0x20
+                    || (byte == 0xE2 && index + 2 < utf8.count && utf8[index + 1] == 0x80
+                        && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9))
+                guard needsEscape else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                switch byte {
+                case 0x22: raw("\\\"")
+                case 0x5C: raw("\\\\")
+                case 0x0A: raw("\\n")
+                case 0x0D: raw("\\r")
+                case 0x09: raw("\\t")
+                case 0xE2:
+                    raw(utf8[index + 2] == 0xA8 ? "\\u2028" : "\\u2029")
+                    runStart = index + 3
+                    continue
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
                 }
+                runStart = index + 1
             }
-            if let escape {
-                output.unicodeScalars.append(contentsOf: scalars[start..<index])
-                output += escape
-                start = scalars.index(after: index)
+            if runStart < utf8.count {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
             }
-            index = scalars.index(after: index)
         }
-        output.unicodeScalars.append(contentsOf: scalars[start..<scalars.endIndex])
-        output += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 
     mutating func integer(_ value: Int?) {
-        output += value.map(String.init) ?? "null"
+        guard let value else {
+            raw("null")
+            return
+        }
+        bytes.append(contentsOf: String(value).utf8)
     }
 
-    /// `"key":` followed by the value the closure writes; a comma before every key but the first.
-    mutating func key(_ name: String, first: Bool = false) {
-        if !first { output += "," }
-        output += "\""
-        output += name
-        output += "\":"
+    /// `"key":`, with a comma before every key but the first of an object.
+    mutating func key(_ name: StaticString, first: Bool = false) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        raw(name)
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
     }
 }

@@ -54,7 +54,7 @@ extension ParsedFeed {
             json.string(problem)
         }
         json.raw("]}")
-        return json.output
+        return json.text
     }
 
     private static func timestamp(_ date: Date) -> String {
