@@ -36,30 +36,30 @@ extension ParsedFeed {
             return
         }
         let decoded = DocumentDecoder.decode(data, contentType: source.contentType)
-        let builder = FeedBuilder(documentURL: source.documentURL, contentLanguage: source.contentLanguage)
-        let parser = SAXPushParser(handler: builder, encoding: "UTF-8")
-        decoded.utf8.withUnsafeBytes { original in
-            let rewritten = ReferenceRewriter.rewrite(original)
-            func feedInPieces(_ bytes: UnsafeRawBufferPointer) {
-                // Fed in pieces, as bytes arrive from the network.
-                var offset = 0
-                repeat {
-                    let end = min(offset + 65_536, bytes.count)
-                    parser.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
-                    offset = end
-                } while offset < bytes.count
-            }
-            if let rewritten {
-                rewritten.withUnsafeBytes { feedInPieces($0) }
-            } else {
-                feedInPieces(original)
-            }
+        var (feed, error) = decoded.utf8.withUnsafeBytes { Self.parseXML($0, source: source) }
+        // Once a document is not well-formed libxml2 drops every later named reference (even &amp;),
+        // and it never knew HTML's (&eacute;): parse such documents again with numeric references.
+        if error != nil, let rewritten = decoded.utf8.withUnsafeBytes(ReferenceRewriter.rewrite) {
+            feed = rewritten.withUnsafeBytes { Self.parseXML($0, source: source).feed }
         }
-        parser.finish()
-        self = builder.finish()
+        self = feed
         encoding = decoded.encoding
         if let problem = decoded.problem { problems.append(problem) }
-        if let error = parser.firstError { problems.append("not well-formed XML: \(error)") }
+        if let error { problems.append("not well-formed XML: \(error)") }
+    }
+
+    /// One pass of the SAX parser over UTF-8 bytes, fed in pieces as they would arrive from the network.
+    private static func parseXML(_ bytes: UnsafeRawBufferPointer, source: Source) -> (feed: ParsedFeed, error: String?) {
+        let builder = FeedBuilder(documentURL: source.documentURL, contentLanguage: source.contentLanguage)
+        let parser = SAXPushParser(handler: builder, encoding: "UTF-8")
+        var offset = 0
+        repeat {
+            let end = min(offset + 65_536, bytes.count)
+            parser.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+            offset = end
+        } while offset < bytes.count
+        parser.finish()
+        return (builder.finish(), parser.firstError)
     }
 
     private static func looksLikeJSON(_ data: Data) -> Bool {

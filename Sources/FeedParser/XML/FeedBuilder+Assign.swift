@@ -143,14 +143,23 @@ extension FeedBuilder {
     /// a bare address gives the address.
     static func authorName(fromRSS value: String) -> String? {
         let text = HTMLText.collapse(value)
-        guard text.utf8.contains(UInt8(ascii: "@")) else { return text }
-        let tokens = text.split(whereSeparator: { " <>()".contains($0) })
-        guard let email = tokens.first(where: { $0.contains("@") && $0.contains(".") }) else { return text }
-        var name = text.replacingOccurrences(of: String(email), with: "")
-        name = name.replacingOccurrences(of: "()", with: "").replacingOccurrences(of: "<>", with: "")
-        name = HTMLText.collapse(name)
-        if name.hasPrefix("("), name.hasSuffix(")") { name = HTMLText.collapse(String(name.dropFirst().dropLast())) }
-        return name.isEmpty ? String(email) : name
+        let bytes = Array(text.utf8)
+        guard let at = bytes.firstIndex(of: UInt8(ascii: "@")) else { return text }
+        // The address is the token around "@", bounded by spaces and brackets.
+        func isBoundary(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+                || byte == UInt8(ascii: "(") || byte == UInt8(ascii: ")")
+        }
+        var start = at
+        while start > 0, !isBoundary(bytes[start - 1]) { start -= 1 }
+        var end = at
+        while end < bytes.count, !isBoundary(bytes[end]) { end += 1 }
+        let email = String(decoding: bytes[start..<end], as: UTF8.self)
+        // What is left, without the brackets that held the address.
+        var rest = Array(bytes[..<start]) + Array(bytes[end...])
+        rest.removeAll { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "(") || $0 == UInt8(ascii: ")") }
+        let name = HTMLText.collapse(String(decoding: rest, as: UTF8.self))
+        return name.isEmpty ? email : name
     }
 
     static func personText(name: String?, email: String?) -> String? {

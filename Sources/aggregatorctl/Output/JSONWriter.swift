@@ -25,10 +25,9 @@ struct JSONWriter {
             for index in 0..<utf8.count {
                 let byte = utf8[index]
                 // Escape quotes, backslashes and controls; also U+2028/U+2029 (E2 80 A8/A9), which break JavaScript.
-                let needsEscape = byte == 0x22 || byte == 0x5C || byte < 0x20
-                    || (byte == 0xE2 && index + 2 < utf8.count && utf8[index + 1] == 0x80
-                        && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9))
-                guard needsEscape else { continue }
+                guard Self.mayNeedEscape[Int(byte)] else { continue }
+                if byte == 0xE2, !(index + 2 < utf8.count && utf8[index + 1] == 0x80
+                                    && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9)) { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
                 switch byte {
                 case 0x22: raw("\\\"")
@@ -52,6 +51,9 @@ struct JSONWriter {
         }
         bytes.append(UInt8(ascii: "\""))
     }
+
+    /// Quotes, backslashes, controls, and 0xE2 (the lead byte of U+2028/U+2029).
+    private static let mayNeedEscape: [Bool] = (0..<256).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }
 
     mutating func integer(_ value: Int?) {
         guard let value else {
