@@ -11,7 +11,7 @@ RELEASE_BIN = .build/release
 # Debian packages the build and the tests need.
 DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev
 
-.PHONY: all build deps run test conformance bench install uninstall clean
+.PHONY: all build deps run test conformance bench bench-deps install uninstall clean
 
 all: build
 
@@ -51,7 +51,13 @@ conformance:
 	    [ $$status -eq 0 ] || { echo "conformance: below $(CONFORMANCE_MIN)%" >&2; exit $$status; }; \
 	else echo "conformance: $(CONFORMANCE_DIR) not found, skipped"; fi
 
-bench: build
+# Tools the benchmarks compare against (xmllint) and measure with (GNU time).
+BENCH_PACKAGES := libxml2-utils time
+
+bench-deps:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(BENCH_PACKAGES)"
+
+bench: build bench-deps
 	@bench/run.sh
 
 install: build

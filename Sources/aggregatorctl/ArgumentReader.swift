@@ -13,15 +13,17 @@ struct ArgumentReader {
     /// Removes every occurrence of the flag; true when it was given.
     mutating func flag(_ names: String...) -> Bool {
         var found = false
-        var index = 0
-        while index < optionsEnd {
-            if names.contains(arguments[index]) {
-                arguments.remove(at: index)
+        let end = optionsEnd
+        var kept: [String] = []
+        kept.reserveCapacity(arguments.count)
+        for (index, argument) in arguments.enumerated() {
+            if index < end, names.contains(argument) {
                 found = true
             } else {
-                index += 1
+                kept.append(argument)
             }
         }
+        arguments = kept
         return found
     }
 
@@ -29,22 +31,29 @@ struct ArgumentReader {
     /// - Throws: `UsageError` when the option has no value.
     mutating func option(_ name: String) throws(UsageError) -> String? {
         var value: String?
+        let end = optionsEnd
+        let prefix = name + "="
+        var kept: [String] = []
+        kept.reserveCapacity(arguments.count)
         var index = 0
-        while index < optionsEnd {
+        while index < arguments.count {
             let argument = arguments[index]
-            if argument == name {
-                guard index + 1 < optionsEnd, !arguments[index + 1].hasPrefix("--") else {
+            if index < end, argument == name {
+                guard index + 1 < end, !arguments[index + 1].hasPrefix("--") else {
                     throw UsageError("Missing value for '\(name)'")
                 }
                 value = arguments[index + 1]
-                arguments.removeSubrange(index...(index + 1))
-            } else if argument.hasPrefix(name + "=") {
-                value = String(argument.dropFirst(name.count + 1))
-                arguments.remove(at: index)
-            } else {
-                index += 1
+                index += 2
+                continue
             }
+            if index < end, argument.hasPrefix(prefix) {
+                value = String(argument.dropFirst(prefix.count))
+            } else {
+                kept.append(argument)
+            }
+            index += 1
         }
+        arguments = kept
         return value
     }
 

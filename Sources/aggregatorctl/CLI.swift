@@ -5,6 +5,15 @@ struct CLI {
     /// Where output goes: standard output and error in the tool, buffers in tests.
     var standardOutput: (String) -> Void
     var standardError: (String) -> Void
+    /// Raw bytes for standard output (`parse --json` writes megabytes: no String round trip).
+    var standardOutputBytes: ([UInt8]) -> Void
+
+    init(standardOutput: @escaping (String) -> Void, standardError: @escaping (String) -> Void,
+         standardOutputBytes: (([UInt8]) -> Void)? = nil) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.standardOutputBytes = standardOutputBytes ?? { standardOutput(String(decoding: $0, as: UTF8.self)) }
+    }
 
     /// Runs the command line `arguments` (program name excluded) and returns the exit status.
     func run(_ arguments: [String]) -> ExitCode {
@@ -45,7 +54,7 @@ struct CLI {
         switch command {
         case "parse":
             let parse = try ParseCommand(arguments: &reader, json: json)
-            return parse.run(output: standardOutput, error: standardError)
+            return parse.run(output: standardOutputBytes, error: standardError)
         default:
             throw UsageError("Unknown command '\(command)'")
         }

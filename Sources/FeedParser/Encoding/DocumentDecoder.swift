@@ -134,7 +134,14 @@ enum DocumentDecoder {
             let bytes = raw.bindMemory(to: UInt8.self)
             var index = 0
             let count = bytes.count
+            let base = UnsafeRawPointer(bytes.baseAddress)
             while index < count {
+                // Eight ASCII bytes at a time: most of a feed is markup and ASCII text.
+                if let base, index + 8 <= count,
+                   base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                    index += 8
+                    continue
+                }
                 let byte = bytes[index]
                 if byte < 0x80 { index += 1; continue }
                 let length: Int

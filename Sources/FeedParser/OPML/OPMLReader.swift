@@ -26,9 +26,10 @@ private final class OutlineCollector: SAXHandler {
     // Names of the open folders that have one; the last is the category of feeds inside.
     private var categories: [String] = []
 
-    func startElement(name: String, namespace: String, attributes: SAXAttributes) {
+    func startElement(_ element: ElementName, attributes: SAXAttributes) {
+        let name = element.name
         depth += 1
-        if depth == 1 { sawOPMLRoot = name.lowercased() == "opml" }
+        if depth == 1 { sawOPMLRoot = name == "opml" }
         guard sawOPMLRoot, name == "outline" else { return }
         let text = nonEmpty(attributes.value("text"))
         let title = nonEmpty(attributes.value("title"))
@@ -43,7 +44,8 @@ private final class OutlineCollector: SAXHandler {
         outlineIsFolder.append(false)
     }
 
-    func endElement(name: String, namespace: String) {
+    func endElement(_ element: ElementName) {
+        let name = element.name
         depth -= 1
         guard sawOPMLRoot, name == "outline", let wasFolder = outlineIsFolder.popLast() else { return }
         if wasFolder { categories.removeLast() }

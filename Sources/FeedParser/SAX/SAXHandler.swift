@@ -1,10 +1,17 @@
+/// An element's name: its local name in lower case (feeds disagree on case), its namespace URI
+/// ("" when none), and a small number unique to the pair within one parse, for cheap lookups.
+struct ElementName {
+    let id: Int
+    let name: String
+    let namespace: String
+}
+
 /// Receives the events of a `SAXPushParser`. Called on the parsing thread, in document order.
 protocol SAXHandler: AnyObject {
-    /// An element opened. `name` is its local name in lower case (feeds disagree on case);
-    /// `namespace` is its namespace URI ("" when none).
-    func startElement(name: String, namespace: String, attributes: SAXAttributes)
+    /// An element opened.
+    func startElement(_ element: ElementName, attributes: SAXAttributes)
     /// The innermost open element closed.
-    func endElement(name: String, namespace: String)
+    func endElement(_ element: ElementName)
     /// Text content (character data, CDATA, and predefined or numeric references, already decoded).
     func characters(_ text: UnsafeBufferPointer<UInt8>)
     /// A reference to an entity the document never declared, such as HTML's `&eacute;`.

@@ -23,7 +23,7 @@ final class SAXPushParser {
         sax.startElementNs = { context, localName, _, uri, namespaceCount, namespaces, attributeCount, _, attributes in
             let box = Box.from(context)
             box.handler.startElement(
-                name: box.internLowercased(localName), namespace: box.intern(uri),
+                box.element(localName, uri),
                 attributes: SAXAttributes(
                     raw: attributes.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: UnsafePointer<UInt8>?.self) },
                     count: Int(attributeCount),
@@ -34,7 +34,7 @@ final class SAXPushParser {
         }
         sax.endElementNs = { context, localName, _, uri in
             let box = Box.from(context)
-            box.handler.endElement(name: box.internLowercased(localName), namespace: box.intern(uri))
+            box.handler.endElement(box.element(localName, uri))
         }
         sax.characters = { context, bytes, length in
             guard let bytes, length > 0 else { return }
@@ -94,10 +94,14 @@ final class SAXPushParser {
     private final class Box {
         let handler: SAXHandler
         var firstError: String?
-        // libxml2 interns names in a per-parse dictionary, so a pointer identifies a name:
-        // this saves building the same Swift string for every element.
-        private var names: [UnsafePointer<UInt8>: String] = [:]
-        private var lowercasedNames: [UnsafePointer<UInt8>: String] = [:]
+        // libxml2 interns names in a per-parse dictionary, so a pair of pointers identifies an
+        // element name: this saves building the same Swift strings for every element.
+        private var elements: [PointerPair: ElementName] = [:]
+
+        private struct PointerPair: Hashable {
+            let name: UnsafePointer<UInt8>?
+            let uri: UnsafePointer<UInt8>?
+        }
 
         init(handler: SAXHandler) { self.handler = handler }
 
@@ -105,21 +109,13 @@ final class SAXPushParser {
             Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
         }
 
-        func intern(_ name: UnsafePointer<UInt8>?) -> String {
-            guard let name else { return "" }
-            if let known = names[name] { return known }
-            let string = String(cString: name)
-            names[name] = string
-            return string
-        }
-
-        /// An element name, lower-cased once per distinct name.
-        func internLowercased(_ name: UnsafePointer<UInt8>?) -> String {
-            guard let name else { return "" }
-            if let known = lowercasedNames[name] { return known }
-            let string = String(cString: name).lowercased()
-            lowercasedNames[name] = string
-            return string
+        func element(_ name: UnsafePointer<UInt8>?, _ uri: UnsafePointer<UInt8>?) -> ElementName {
+            let key = PointerPair(name: name, uri: uri)
+            if let known = elements[key] { return known }
+            let element = ElementName(id: elements.count, name: name.map { String(cString: $0).lowercased() } ?? "",
+                                      namespace: uri.map { String(cString: $0) } ?? "")
+            elements[key] = element
+            return element
         }
     }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Repairs the two encoding accidents SCHEMA.md §4.5 names, value by value.
 enum TextRepair {
     /// cp1252's characters for the C1 control range U+0080–U+009F (nil where cp1252 has none).
@@ -17,6 +19,9 @@ enum TextRepair {
         var hasWideCharacter = false
         var copy = text
         copy.withUTF8 { utf8 in
+            // memchr is vectorised: most values have neither lead byte and are done here.
+            guard let start = utf8.baseAddress,
+                  memchr(start, 0xC2, utf8.count) != nil || memchr(start, 0xC3, utf8.count) != nil else { return }
             var index = 0
             while index < utf8.count {
                 let byte = utf8[index]

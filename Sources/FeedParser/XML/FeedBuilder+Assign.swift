@@ -16,7 +16,7 @@ extension FeedBuilder {
         case .summary:
             entry?.addSummary(markup(raw, frame: frame))
         case .content:
-            guard frame.attributes["src"] == nil else { return }
+            guard frame.attributes.src == nil else { return }
             let decoded = Self.decodingBase64(raw, frame: frame)
             entry?.addContent(plain(decoded), isBinary: decoded != raw)
         case .language:
@@ -39,7 +39,7 @@ extension FeedBuilder {
             personEmail = plain(raw)
         case .guid:
             guard let entry, let guid = plain(raw) else { return }
-            if frame.attributes["ispermalink"]?.lowercased().trimmingWhitespace == "false" {
+            if frame.attributes.isPermaLink?.lowercased().trimmingWhitespace == "false" {
                 entry.entry.id = guid
             } else {
                 let url = URLResolver.resolve(guid, against: frame.base)
@@ -50,7 +50,7 @@ extension FeedBuilder {
             if let entry, let id = plain(raw) { entry.entry.id = URLResolver.resolve(id, against: frame.base) }
         case .category:
             if let entry, let term = plain(raw).map(HTMLText.collapse) {
-                entry.addCategory(term, scheme: frame.attributes["scheme"])
+                entry.addCategory(term, scheme: frame.attributes.scheme)
             }
         case .keywords:
             guard let entry, let list = plain(raw) else { return }
@@ -95,7 +95,7 @@ extension FeedBuilder {
         switch frame.capture {
         case _ where decoded != raw: isHTML = false  // base64 titles are kept as they decode
         case .xhtml: isHTML = true
-        case .html where isAtom && frame.attributes["type"] == nil: isHTML = HTMLTitle.looksLikeHTML(value)  // Atom 0.3
+        case .html where isAtom && frame.attributes.type == nil: isHTML = HTMLTitle.looksLikeHTML(value)  // Atom 0.3
         case .html where isAtom: isHTML = true
         default: isHTML = !isAtom && HTMLTitle.looksLikeHTML(value)
         }
@@ -110,9 +110,9 @@ extension FeedBuilder {
 
     /// Atom 0.3 says `mode="base64"`; in Atom 1.0 a media type that is neither XML nor text means base64.
     static func decodingBase64(_ raw: String, frame: Frame) -> String {
-        let type = frame.attributes["type"]?.lowercased().trimmingWhitespace ?? ""
+        let type = frame.attributes.type?.lowercased().trimmingWhitespace ?? ""
         let isBinary = frame.isAtom10 && type.contains("/") && !type.hasPrefix("text/") && !type.hasSuffix("xml")
-        guard frame.attributes["mode"]?.lowercased() == "base64" || isBinary,
+        guard frame.attributes.mode?.lowercased() == "base64" || isBinary,
               let data = Data(base64Encoded: raw.trimmingWhitespace, options: .ignoreUnknownCharacters) else {
             return raw
         }

@@ -16,112 +16,112 @@ extension FeedBuilder {
     }
 
     /// Decides the role and container of a start tag, and takes the values of attribute-only elements.
-    func classify(key: String, attributes: SAXAttributes, base: String?) -> (Role?, Container?) {
+    func classify(_ kind: ElementKind, key: String, attributes: SAXAttributes, base: String?) -> (Role?, Container?) {
         switch nearestContainer() {
         case .image:
-            return key == "url" && entry == nil ? (.imageURL, nil) : (nil, nil)
+            return kind == .url && entry == nil ? (.imageURL, nil) : (nil, nil)
         case .ignored:
             return (nil, nil)
         case .person:
-            switch key {
-            case "atom:name", "itunes:name": return (.personName, nil)
-            case "atom:email", "itunes:email": return (.personEmail, nil)
+            switch kind {
+            case .personName: return (.personName, nil)
+            case .personEmail: return (.personEmail, nil)
             default: return (nil, nil)
             }
         case .entry, nil:
             break
         }
         let inEntry = entry != nil
-        switch key {
-        case "item", "atom:entry", "atom:item":
+        switch kind {
+        case .item:
             return (nil, .entry)
-        case "image", "atom:image":
+        case .image:
             return (nil, .image)
-        case "textinput", "atom:source", "atom:contributor", "media:credit":
+        case .ignoredContainer:
             return (nil, .ignored)
-        case "atom:author", "itunes:owner":
+        case .person:
             return (nil, .person)
-        case "title", "dc:title", "atom:title":
+        case .title:
             return (.title, nil)
-        case "media:title":
+        case .mediaTitle:
             return (inEntry && entry?.entry.title == nil ? .title : nil, nil)
-        case "link":
+        case .rssLink:
             return (.rssLink, nil)
-        case "atom:link":
+        case .atomLink:
             takeAtomLink(attributes, base: base)
             return (nil, nil)
-        case "description", "dc:description", "abstract":
+        case .description:
             return (inEntry ? .summary : .subtitle, nil)
-        case "atom:summary", "itunes:summary", "summary":
+        case .summary:
             return (inEntry ? .summary : nil, nil)
-        case "media:description":
+        case .mediaDescription:
             return (inEntry && entry?.entry.summary == nil ? .summary : nil, nil)
-        case "atom:subtitle", "atom:tagline", "itunes:subtitle":
+        case .subtitle:
             return (inEntry ? nil : .subtitle, nil)
-        case "content:encoded", "atom:content", "xhtml:body", "body", "fullitem":
+        case .content:
             return (inEntry ? .content : nil, nil)
-        case "language", "dc:language":
+        case .language:
             return (inEntry ? nil : .language, nil)
-        case "lastbuilddate", "atom:updated", "atom:modified", "dc:date", "dcterms:modified":
+        case .dateUpdated:
             return (.dateUpdated, nil)
-        case "pubdate", "atom:published", "atom:issued", "dcterms:issued":
+        case .datePublished:
             return (.datePublished, nil)
-        case "author", "managingeditor", "dc:creator", "dc:author", "itunes:author":
+        case .author:
             return (.authorText, nil)
-        case "guid":
+        case .guid:
             return (inEntry ? .guid : nil, nil)
-        case "atom:id":
+        case .atomID:
             return (inEntry ? .atomID : nil, nil)
-        case "category", "dc:subject", "media:category":
+        case .category:
             return (inEntry ? .category : nil, nil)
-        case "itunes:keywords", "media:keywords", "tags":
+        case .keywords:
             return (inEntry ? .keywords : nil, nil)
-        case "atom:category":
+        case .atomCategory:
             if let entry, let term = nonEmpty(attributes.value("term")) ?? nonEmpty(attributes.value("label")) {
                 entry.addCategory(term, scheme: attributes.value("scheme"))
             }
             return (nil, nil)
-        case "itunes:category":
+        case .itunesCategory:
             if let entry, let name = nonEmpty(attributes.value("text")) { entry.addCategory(name, scheme: "itunes") }
             return (nil, nil)
-        case "enclosure":
+        case .enclosure:
             if let entry, let url = nonEmpty(attributes.value("url")) {
                 entry.entry.enclosures.append(Enclosure(url: url, type: nonEmpty(attributes.value("type")),
                                                         length: Self.length(attributes.value("length"))))
             }
             return (nil, nil)
-        case "media:thumbnail":
+        case .mediaThumbnail:
             if let entry, entry.thumbnail == nil { entry.thumbnail = nonEmpty(attributes.value("url")) }
             return (nil, nil)
-        case "media:content":
+        case .mediaContent:
             let isImage = attributes.value("medium") == "image"
                 || (attributes.value("type")?.lowercased().hasPrefix("image/") ?? false)
             if let entry, isImage, entry.mediaImage == nil { entry.mediaImage = nonEmpty(attributes.value("url")) }
             return (nil, nil)
-        case "itunes:image":
+        case .itunesImage:
             if let href = nonEmpty(attributes.value("href") ?? attributes.value("url")) {
                 if let entry { entry.itunesImage = href } else { feedImageFromITunes(href) }
             }
             return (nil, nil)
-        case "itunes:link":
+        case .itunesLink:
             if attributes.value("rel")?.lowercased() == "image", let href = nonEmpty(attributes.value("href")) {
                 if let entry { entry.itunesImage = href } else { feedImageFromITunes(href) }
             }
             return (nil, nil)
-        case "atom:logo":
+        case .logo:
             return (inEntry ? nil : .logo, nil)
-        case "ttl":
+        case .timeToLive:
             return (.timeToLive, nil)
-        case "sy:updateperiod":
+        case .updatePeriod:
             return (.updatePeriod, nil)
-        case "sy:updatefrequency":
+        case .updateFrequency:
             return (.updateFrequency, nil)
-        case "channel":
+        case .channel:
             // CDF keeps the channel's link and date in attributes.
             if let href = nonEmpty(attributes.value("href")) { feed.link = URLResolver.resolve(href, against: base) }
             if let date = attributes.value("lastmod").flatMap(FeedDateParser.secondsSinceEpoch) { setFeedUpdated(date) }
             return (nil, nil)
-        default:
+        case .url, .personName, .personEmail, .other:
             return (nil, nil)
         }
     }
@@ -147,16 +147,18 @@ extension FeedBuilder {
     }
 
     /// The attributes `assign` needs later, copied out of libxml2's buffers.
-    static func keep(_ attributes: SAXAttributes, for role: Role?) -> [String: String] {
-        guard let role else { return [:] }
-        var kept: [String: String] = [:]
+    static func keep(_ attributes: SAXAttributes, for role: Role?) -> KeptAttributes {
+        var kept = KeptAttributes()
+        guard attributes.count > 0, let role else { return kept }
         switch role {
         case .title, .subtitle, .summary, .content:
-            for name in ["type", "mode", "src"] { kept[name] = attributes.value(name) }
+            kept.type = attributes.value("type")
+            kept.mode = attributes.value("mode")
+            kept.src = attributes.value("src")
         case .guid:
-            kept["ispermalink"] = attributes.value("isPermaLink")
+            kept.isPermaLink = attributes.value("isPermaLink")
         case .category:
-            kept["scheme"] = attributes.value("domain") ?? attributes.value("scheme")
+            kept.scheme = attributes.value("domain") ?? attributes.value("scheme")
         default:
             break
         }

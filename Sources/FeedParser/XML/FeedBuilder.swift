@@ -11,7 +11,7 @@ final class FeedBuilder: SAXHandler {
 
     var frames: [Frame] = []
     var containers: [Container] = []
-    private var elementKeys: [String: [String: String]] = [:]
+    private var elementInfo: [ElementInfo?] = []
     var skippedDepth = 0
     var text: [UInt8] = []
     var entry: EntryBuilder?
@@ -55,12 +55,21 @@ final class FeedBuilder: SAXHandler {
         let capture: Capture?
         /// True for a tag inside captured markup, echoed into the text as written.
         let isEchoed: Bool
-        let attributes: [String: String]
+        let attributes: KeptAttributes
         /// In the Atom 1.0 namespace (which strips XHTML's wrapping div and base64-decodes binary content).
         var isAtom10 = false
     }
 
     enum Capture { case text, html, xhtml }
+
+    /// The few attributes `assign` needs after the start tag is gone, copied out of libxml2's buffers.
+    struct KeptAttributes {
+        var type: String?
+        var mode: String?
+        var src: String?
+        var isPermaLink: String?
+        var scheme: String?
+    }
 
     var currentBase: String? { frames.last?.base ?? documentURL }
     var isInEntry: Bool { entry != nil }
@@ -76,13 +85,18 @@ final class FeedBuilder: SAXHandler {
 
     // MARK: - SAX events
 
-    func startElement(name: String, namespace: String, attributes: SAXAttributes) {
+    func startElement(_ element: ElementName, attributes: SAXAttributes) {
+        let name = element.name
+        let namespace = element.namespace
         guard frames.count < Self.maximumDepth, skippedDepth == 0 else {
             if skippedDepth == 0 { feed.problems.append("elements nested deeper than \(Self.maximumDepth) levels were skipped") }
             skippedDepth += 1
             return
         }
-        if frames.isEmpty { decideFormat(root: name, namespace: namespace, attributes: attributes) }
+        if frames.isEmpty {
+            decideFormat(root: name, namespace: namespace, attributes: attributes)
+            elementInfo.removeAll()  // the root may have changed what the Atom namespace is
+        }
         else if !formatIsFinal { noticeNamespaces(attributes.declaredNamespaces) }
 
         var base = currentBase
@@ -100,19 +114,20 @@ final class FeedBuilder: SAXHandler {
            name == "div", namespace == "http://www.w3.org/1999/xhtml", text.count == parent.textStart
             || text[parent.textStart...].allSatisfy({ $0 == 32 || $0 == 10 || $0 == 9 || $0 == 13 }) {
             frames.append(Frame(key: name, role: nil, container: nil, textStart: text.count, base: base,
-                                capture: parent.capture, isEchoed: false, attributes: [:]))
+                                capture: parent.capture, isEchoed: false, attributes: KeptAttributes()))
             return
         }
         // Inside inline XHTML every tag is content, echoed as written.
         if let parent = frames.last, parent.capture == .xhtml || (parent.isEchoed && parent.capture != nil) {
             echoStartTag(name: name, attributes: attributes)
             frames.append(Frame(key: name, role: nil, container: nil, textStart: text.count, base: base,
-                                capture: parent.capture, isEchoed: true, attributes: [:]))
+                                capture: parent.capture, isEchoed: true, attributes: KeptAttributes()))
             return
         }
 
-        let key = elementKey(name: name, namespace: namespace)
-        let (role, container) = classify(key: key, attributes: attributes, base: base)
+        let info = self.info(for: element)
+        let key = info.key
+        let (role, container) = classify(info.kind, key: key, attributes: attributes, base: base)
         if container == .entry { startEntry(attributes: attributes, base: base) }
         if container == .person { personName = nil; personEmail = nil }
 
@@ -120,7 +135,7 @@ final class FeedBuilder: SAXHandler {
             // Unescaped markup inside an HTML field (an RSS description holding raw <p> tags).
             echoStartTag(name: name, attributes: attributes)
             frames.append(Frame(key: name, role: nil, container: nil, textStart: text.count, base: base,
-                                capture: .html, isEchoed: true, attributes: [:]))
+                                capture: .html, isEchoed: true, attributes: KeptAttributes()))
             return
         }
         // Text inside a value is kept (as plain text), except under a nested container such as <image>.
@@ -141,7 +156,7 @@ final class FeedBuilder: SAXHandler {
         entry = started
     }
 
-    func endElement(name: String, namespace: String) {
+    func endElement(_ element: ElementName) {
         if skippedDepth > 0 {
             skippedDepth -= 1
             return
@@ -191,13 +206,23 @@ final class FeedBuilder: SAXHandler {
         }
     }
 
-    /// "prefix:name" with the canonical prefix of the namespace, built once per distinct element.
-    private func elementKey(name: String, namespace: String) -> String {
-        if let known = elementKeys[namespace]?[name] { return known }
-        let prefix = namespace == atomNamespace ? "atom" : Namespaces.prefix(for: namespace)
-        let key = prefix.map { $0.isEmpty ? name : $0 + ":" + name } ?? "?:" + name
-        elementKeys[namespace, default: [:]][name] = key
-        return key
+    /// What an element is: "prefix:name" with the namespace's canonical prefix, and its kind.
+    struct ElementInfo {
+        let key: String
+        let kind: ElementKind
+    }
+
+    /// The element's info, worked out once per distinct element name of the document.
+    private func info(for element: ElementName) -> ElementInfo {
+        if element.id < elementInfo.count, let known = elementInfo[element.id] { return known }
+        let prefix = element.namespace == atomNamespace ? "atom" : Namespaces.prefix(for: element.namespace)
+        let key = prefix.map { $0.isEmpty ? element.name : $0 + ":" + element.name } ?? "?:" + element.name
+        let info = ElementInfo(key: key, kind: ElementKind.byKey[key] ?? .other)
+        if element.id >= elementInfo.count {
+            elementInfo.append(contentsOf: repeatElement(nil, count: element.id - elementInfo.count + 1))
+        }
+        elementInfo[element.id] = info
+        return info
     }
 
     // MARK: - Text buffer
@@ -207,14 +232,15 @@ final class FeedBuilder: SAXHandler {
     }
 
     private func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "&"): append("&amp;")
-            case UInt8(ascii: "<"): append("&lt;")
-            case UInt8(ascii: ">"): append("&gt;")
-            default: text.append(byte)
-            }
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") else { continue }
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            append(byte == UInt8(ascii: "&") ? "&amp;" : byte == UInt8(ascii: "<") ? "&lt;" : "&gt;")
+            runStart = index + 1
         }
+        text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
 
     static func escape(_ string: String) -> String {

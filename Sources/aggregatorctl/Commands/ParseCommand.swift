@@ -45,32 +45,27 @@ struct ParseCommand {
     }
 
     /// Parses every file, printing results in argument order; fails when a file could not be read.
-    func run(output: (String) -> Void, error: (String) -> Void) -> ExitCode {
+    func run(output: ([UInt8]) -> Void, error: (String) -> Void) -> ExitCode {
         var failed = false
-        // Batches keep memory bounded while both cores parse.
-        let batchSize = 64
-        for batchStart in stride(from: 0, to: files.count, by: batchSize) {
-            let batch = Array(files[batchStart..<min(batchStart + batchSize, files.count)])
-            let results = Self.parseConcurrently(batch, source: source)
-            for (file, result) in zip(batch, results) {
-                switch result {
-                case .success(let feed):
-                    output((json ? feed.schemaJSON() : Self.summary(of: feed, file: file)) + "\n")
-                case .failure(let reason):
-                    failed = true
-                    error("Error: \(file): \(reason)\n")
-                }
+        let files = self.files
+        let source = self.source
+        let json = self.json
+        // Workers parse and format; this thread only writes, in order.
+        let queue = OrderedWorkQueue<Result<[UInt8], ParseFailure>>(count: files.count) { index in
+            Self.parse(files[index], source: source).map { feed in
+                json ? feed.schemaJSON() + [0x0A] : Array((Self.summary(of: feed, file: files[index]) + "\n").utf8)
+            }
+        }
+        queue.run { index, result in
+            switch result {
+            case .success(let line):
+                output(line)
+            case .failure(let reason):
+                failed = true
+                error("Error: \(files[index]): \(reason)\n")
             }
         }
         return failed ? .failure : .success
-    }
-
-    private static func parseConcurrently(_ files: [String], source: ParsedFeed.Source) -> [Result<ParsedFeed, ParseFailure>] {
-        let results = ResultSlots(count: files.count)
-        DispatchQueue.concurrentPerform(iterations: files.count) { index in
-            results.set(index, parse(files[index], source: source))
-        }
-        return results.values
     }
 
     private static func parse(_ file: String, source: ParsedFeed.Source) -> Result<ParsedFeed, ParseFailure> {
@@ -101,20 +96,4 @@ struct ParseCommand {
 
 struct ParseFailure: Error, CustomStringConvertible {
     let description: String
-}
-
-/// Result slots written from `concurrentPerform` iterations, each index by exactly one of them.
-private final class ResultSlots: @unchecked Sendable {
-    private var storage: [Result<ParsedFeed, ParseFailure>?]
-    private let lock = NSLock()
-
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: Result<ParsedFeed, ParseFailure>) {
-        lock.lock()
-        storage[index] = value
-        lock.unlock()
-    }
-
-    var values: [Result<ParsedFeed, ParseFailure>] { storage.map { $0! } }
 }

@@ -7,9 +7,6 @@ struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
-    /// The JSON text written so far.
-    var text: String { String(decoding: bytes, as: UTF8.self) }
-
     mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }

@@ -4,7 +4,7 @@ import Foundation
 extension ParsedFeed {
     /// The normalized JSON of ../shared/conformance/SCHEMA.md, on one line, plus `encoding` and
     /// `problems` (extra keys the schema allows).
-    func schemaJSON() -> String {
+    func schemaJSON() -> [UInt8] {
         var json = JSONWriter()
         json.raw("{")
         json.key("format", first: true); json.string(format.rawValue)
@@ -54,7 +54,7 @@ extension ParsedFeed {
             json.string(problem)
         }
         json.raw("]}")
-        return json.text
+        return json.bytes
     }
 
     private static func timestamp(_ date: Date) -> String {
