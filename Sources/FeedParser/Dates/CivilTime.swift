@@ -78,8 +78,20 @@ struct CivilTime: Equatable {
 /// A moment as RFC 3339 UTC text, `YYYY-MM-DDTHH:MM:SSZ`, the form every output uses.
 public func rfc3339(secondsSinceEpoch seconds: Int64) -> String {
     let time = CivilTime(secondsSinceEpoch: seconds)
-    func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    let year = String(time.year)
-    let paddedYear = String(repeating: "0", count: max(0, 4 - year.count)) + year
-    return "\(paddedYear)-\(two(time.month))-\(two(time.day))T\(two(time.hour)):\(two(time.minute)):\(two(time.second))Z"
+    var bytes = [UInt8](repeating: 0, count: 20)
+    func put(_ value: Int, at offset: Int, digits: Int) {
+        var remaining = value
+        for position in stride(from: offset + digits - 1, through: offset, by: -1) {
+            bytes[position] = UInt8(48 + remaining % 10)
+            remaining /= 10
+        }
+    }
+    put(time.year, at: 0, digits: 4)
+    put(time.month, at: 5, digits: 2)
+    put(time.day, at: 8, digits: 2)
+    put(time.hour, at: 11, digits: 2)
+    put(time.minute, at: 14, digits: 2)
+    put(time.second, at: 17, digits: 2)
+    (bytes[4], bytes[7], bytes[10], bytes[13], bytes[16], bytes[19]) = (45, 45, 84, 58, 58, 90)  // - - T : : Z
+    return String(decoding: bytes, as: UTF8.self)
 }

@@ -120,10 +120,10 @@ enum DocumentDecoder {
     /// The bytes as UTF-8, or nil when they are not valid in `encoding` (or it is unknown).
     static func convert(_ bytes: Data, from encoding: String, lenient: Bool = false) -> Data? {
         if encoding == "utf-8" {
-            return isValidUTF8(bytes) ? Data(bytes) : nil
+            return isValidUTF8(bytes) ? bytes : nil  // a slice of the input: no copy
         }
         if encoding == "us-ascii" {
-            return bytes.allSatisfy({ $0 < 0x80 }) ? Data(bytes) : nil
+            return bytes.allSatisfy({ $0 < 0x80 }) ? bytes : nil
         }
         return Iconv.convert(bytes, from: encoding, lenient: lenient)
     }

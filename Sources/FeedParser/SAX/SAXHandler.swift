@@ -79,7 +79,21 @@ struct SAXAttributes {
     private static func decode(start: UnsafePointer<UInt8>?, end: UnsafePointer<UInt8>?) -> String {
         guard let start, let end, end > start else { return "" }
         let bytes = UnsafeBufferPointer(start: start, count: end - start)
-        let text = String(decoding: bytes, as: UTF8.self)
-        return bytes.contains(UInt8(ascii: "&")) ? text.replacingOccurrences(of: "&#38;", with: "&") : text
+        guard bytes.contains(UInt8(ascii: "&")) else { return String(decoding: bytes, as: UTF8.self) }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "&"), index + 4 < bytes.count, bytes[index + 1] == UInt8(ascii: "#"),
+               bytes[index + 2] == UInt8(ascii: "3"), bytes[index + 3] == UInt8(ascii: "8"),
+               bytes[index + 4] == UInt8(ascii: ";") {
+                decoded.append(UInt8(ascii: "&"))
+                index += 5
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: decoded, as: UTF8.self)
     }
 }

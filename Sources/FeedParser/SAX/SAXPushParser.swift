@@ -109,12 +109,21 @@ final class SAXPushParser {
             Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
         }
 
+        // A direct-mapped cache in front of the dictionary: a feed repeats a few dozen names.
+        private var recent = [(PointerPair, ElementName)?](repeating: nil, count: 64)
+
         func element(_ name: UnsafePointer<UInt8>?, _ uri: UnsafePointer<UInt8>?) -> ElementName {
             let key = PointerPair(name: name, uri: uri)
-            if let known = elements[key] { return known }
+            let slot = Int(truncatingIfNeeded: (UInt(bitPattern: name) >> 3) ^ (UInt(bitPattern: uri) >> 5)) & 63
+            if let (cachedKey, cached) = recent[slot], cachedKey == key { return cached }
+            if let known = elements[key] {
+                recent[slot] = (key, known)
+                return known
+            }
             let element = ElementName(id: elements.count, name: name.map { String(cString: $0).lowercased() } ?? "",
                                       namespace: uri.map { String(cString: $0) } ?? "")
             elements[key] = element
+            recent[slot] = (key, element)
             return element
         }
     }

@@ -1,3 +1,5 @@
+import FeedParser
+
 /// Writes compact JSON into a byte buffer by hand: the schema fixes the key order, and this is the
 /// hot path when `parse` checks thousands of files.
 struct JSONWriter {
@@ -51,6 +53,18 @@ struct JSONWriter {
 
     /// Quotes, backslashes, controls, and 0xE2 (the lead byte of U+2028/U+2029).
     private static let mayNeedEscape: [Bool] = (0..<256).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }
+
+    /// A moment as a quoted RFC 3339 UTC string, written digit by digit.
+    mutating func timestamp(_ seconds: Int64?) {
+        guard let seconds else {
+            raw("null")
+            return
+        }
+        let text = rfc3339(secondsSinceEpoch: seconds)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(UInt8(ascii: "\""))
+    }
 
     mutating func integer(_ value: Int?) {
         guard let value else {

@@ -12,7 +12,7 @@ extension ParsedFeed {
         json.key("link"); json.string(link)
         json.key("subtitle"); json.string(subtitle)
         json.key("language"); json.string(language)
-        json.key("updated"); json.string(updated.map(Self.timestamp))
+        json.key("updated"); json.timestamp(updated.map(Self.seconds))
         json.key("author"); json.string(author)
         json.key("image"); json.string(image)
         json.key("entries"); json.raw("[")
@@ -25,8 +25,8 @@ extension ParsedFeed {
             json.key("summary"); json.string(entry.summary)
             json.key("content"); json.string(entry.content)
             json.key("author"); json.string(entry.author)
-            json.key("published"); json.string(entry.published.map(Self.timestamp))
-            json.key("updated"); json.string(entry.updated.map(Self.timestamp))
+            json.key("published"); json.timestamp(entry.published.map(Self.seconds))
+            json.key("updated"); json.timestamp(entry.updated.map(Self.seconds))
             json.key("categories"); json.raw("[")
             for (offset, category) in entry.categories.enumerated() {
                 if offset > 0 { json.raw(",") }
@@ -57,7 +57,7 @@ extension ParsedFeed {
         return json.bytes
     }
 
-    private static func timestamp(_ date: Date) -> String {
-        rfc3339(secondsSinceEpoch: Int64(date.timeIntervalSince1970.rounded(.down)))
+    private static func seconds(_ date: Date) -> Int64 {
+        Int64(date.timeIntervalSince1970.rounded(.down))
     }
 }
