@@ -46,6 +46,7 @@ struct ParseCommand {
 
     /// Parses every file, printing results in argument order; fails when a file could not be read.
     func run(output: ([UInt8]) -> Void, error: (String) -> Void) -> ExitCode {
+        if files.count == 1, json { return runStreaming(output: output, error: error) }
         var failed = false
         let files = self.files
         let source = self.source
@@ -66,6 +67,21 @@ struct ParseCommand {
             }
         }
         return failed ? .failure : .success
+    }
+
+    /// One file: parsed here and its JSON written as it is produced.
+    private func runStreaming(output: ([UInt8]) -> Void, error: (String) -> Void) -> ExitCode {
+        switch Self.parse(files[0], source: source) {
+        case .success(let feed):
+            var json = JSONWriter(capacity: 65_536 + 4_096)
+            withoutActuallyEscaping(output) { feed.writeSchemaJSON(to: &json, flush: $0) }
+            json.raw("\n")
+            output(json.bytes)
+            return .success
+        case .failure(let reason):
+            error("Error: \(files[0]): \(reason)\n")
+            return .failure
+        }
     }
 
     private static func parse(_ file: String, source: ParsedFeed.Source) -> Result<ParsedFeed, ParseFailure> {

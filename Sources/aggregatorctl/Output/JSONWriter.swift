@@ -9,6 +9,11 @@ struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Empties the buffer, keeping its capacity.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
@@ -21,13 +26,23 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
         value.withUTF8 { utf8 in
             var runStart = 0
-            for index in 0..<utf8.count {
+            var index = 0
+            let base = UnsafeRawPointer(utf8.baseAddress)
+            while index < utf8.count {
+                // Skip eight bytes at a time when none of them can need escaping (the usual case).
+                if let base, index + 8 <= utf8.count,
+                   !Self.wordMayNeedEscape(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                    index += 8
+                    continue
+                }
                 let byte = utf8[index]
+                index += 1
                 // Escape quotes, backslashes and controls; also U+2028/U+2029 (E2 80 A8/A9), which break JavaScript.
-                guard Self.mayNeedEscape[Int(byte)] else { continue }
-                if byte == 0xE2, !(index + 2 < utf8.count && utf8[index + 1] == 0x80
-                                    && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9)) { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                guard Self.byteMayNeedEscape[Int(byte)] else { continue }
+                let position = index - 1
+                if byte == 0xE2, !(position + 2 < utf8.count && utf8[position + 1] == 0x80
+                                    && (utf8[position + 2] == 0xA8 || utf8[position + 2] == 0xA9)) { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
                 switch byte {
                 case 0x22: raw("\\\"")
                 case 0x5C: raw("\\\\")
@@ -35,14 +50,15 @@ struct JSONWriter {
                 case 0x0D: raw("\\r")
                 case 0x09: raw("\\t")
                 case 0xE2:
-                    raw(utf8[index + 2] == 0xA8 ? "\\u2028" : "\\u2029")
-                    runStart = index + 3
+                    raw(utf8[position + 2] == 0xA8 ? "\\u2028" : "\\u2029")
+                    runStart = position + 3
+                    index = position + 3
                     continue
                 default:
                     let hex: [UInt8] = Array("0123456789abcdef".utf8)
                     bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
                 }
-                runStart = index + 1
+                runStart = position + 1
             }
             if runStart < utf8.count {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
@@ -51,8 +67,19 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Whether any of eight bytes is a control, a quote, a backslash or 0xE2 (SWAR: no byte loop).
+    @inline(__always)
+    private static func wordMayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        let hasControl = (word &- ones &* 0x20) & ~word & highs != 0
+        return hasControl || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
+            || hasZeroByte(word ^ (ones &* 0xE2))
+    }
+
     /// Quotes, backslashes, controls, and 0xE2 (the lead byte of U+2028/U+2029).
-    private static let mayNeedEscape: [Bool] = (0..<256).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }
+    private static let byteMayNeedEscape: [Bool] = (0..<256).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }
 
     /// A moment as a quoted RFC 3339 UTC string, written digit by digit.
     mutating func timestamp(_ seconds: Int64?) {

@@ -6,6 +6,13 @@ extension ParsedFeed {
     /// `problems` (extra keys the schema allows).
     func schemaJSON() -> [UInt8] {
         var json = JSONWriter()
+        writeSchemaJSON(to: &json, flush: nil)
+        return json.bytes
+    }
+
+    /// Writes the JSON into `json`; with `flush`, hands over and clears the buffer after each entry
+    /// once it holds 64 KiB, so a large feed is never held twice in memory.
+    func writeSchemaJSON(to json: inout JSONWriter, flush: (([UInt8]) -> Void)?) {
         json.raw("{")
         json.key("format", first: true); json.string(format.rawValue)
         json.key("title"); json.string(title)
@@ -45,6 +52,10 @@ extension ParsedFeed {
             json.raw("]")
             json.key("image"); json.string(entry.image)
             json.raw("}")
+            if let flush, json.bytes.count >= 65_536 {
+                flush(json.bytes)
+                json.removeAll()
+            }
         }
         json.raw("]")
         json.key("encoding"); json.string(encoding)
@@ -54,7 +65,6 @@ extension ParsedFeed {
             json.string(problem)
         }
         json.raw("]}")
-        return json.bytes
     }
 
     private static func seconds(_ date: Date) -> Int64 {
