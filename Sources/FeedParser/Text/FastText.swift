@@ -37,6 +37,18 @@ enum FastText {
     static func collapsed(_ text: String) -> String {
         var copy = text
         return copy.withUTF8 { utf8 in
+            // Most titles have single spaces only: check before building anything.
+            var previousWasSpace = true
+            var needsWork = false
+            for byte in utf8 {
+                let isSpace = isASCIIWhitespace(byte)
+                if (isSpace && (byte != 0x20 || previousWasSpace)) || byte == 0xC2 {
+                    needsWork = true
+                    break
+                }
+                previousWasSpace = isSpace
+            }
+            if !needsWork && !previousWasSpace { return text }
             var output: [UInt8] = []
             output.reserveCapacity(utf8.count)
             var pendingSpace = false
