@@ -61,8 +61,8 @@ def main():
     largest = max(files, key=os.path.getsize)
     with tempfile.NamedTemporaryFile("w", suffix=".rss", delete=False) as tiny:
         tiny.write("<rss><channel><title>t</title></channel></rss>")
-    base_rss = statistics.median(peak_rss_kb([args.bin, "parse", "--json", tiny.name]) for _ in range(3))
-    large_rss = statistics.median(peak_rss_kb([args.bin, "parse", "--json", largest]) for _ in range(3))
+    base_rss = statistics.median(peak_rss_kb([args.bin, "parse", "--json", tiny.name]) for _ in range(9))
+    large_rss = statistics.median(peak_rss_kb([args.bin, "parse", "--json", largest]) for _ in range(9))
     os.unlink(tiny.name)
     size_kb = os.path.getsize(largest) / 1024
 

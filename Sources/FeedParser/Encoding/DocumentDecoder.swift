@@ -99,7 +99,8 @@ enum DocumentDecoder {
 
     /// Lower-cased, with the aliases Python (and so feeds' authors) use mapped to iconv's names.
     static func normalize(_ name: String) -> String {
-        let lowered = name.trimmingWhitespace.lowercased().replacingOccurrences(of: "_", with: "-")
+        var lowered = name.trimmingWhitespace.lowercased()
+        if lowered.utf8.contains(UInt8(ascii: "_")) { lowered = lowered.replacingOccurrences(of: "_", with: "-") }
         switch lowered {
         case "gb2312", "gb-2312", "csgb2312": return "gb18030"
         case "utf8": return "utf-8"

@@ -61,25 +61,36 @@ enum HTMLTitle {
 
     /// The text of an HTML title: tags and comments removed (no spaces inserted), references decoded.
     static func strip(_ html: String) -> String {
-        var result = ""
-        var index = html.startIndex
-        while index < html.endIndex {
-            if html[index] == "<" {
-                let after = html.index(after: index)
-                if html[after...].hasPrefix("!--"), let end = html[after...].range(of: "-->") {
-                    index = end.upperBound
+        let bytes = Array(html.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "<"), index + 1 < bytes.count {
+                if bytes[(index + 1)...].starts(with: Array("!--".utf8)),
+                   let end = find(Array("-->".utf8), in: bytes, from: index + 4) {
+                    index = end + 3
                     continue
                 }
-                let next = html[after...].first
-                if let next, next.isLetter || next == "/" || next == "!" || next == "?",
-                   let close = html[after...].firstIndex(of: ">") {
-                    index = html.index(after: close)
+                let next = bytes[index + 1]
+                let startsTag = (65...90).contains(next) || (97...122).contains(next) || next == UInt8(ascii: "/")
+                    || next == UInt8(ascii: "!") || next == UInt8(ascii: "?")
+                if startsTag, let close = bytes[(index + 1)...].firstIndex(of: UInt8(ascii: ">")) {
+                    index = close + 1
                     continue
                 }
             }
-            result.append(html[index])
-            index = html.index(after: index)
+            output.append(bytes[index])
+            index += 1
         }
-        return HTMLEntities.decode(result)
+        return HTMLEntities.decode(String(decoding: output, as: UTF8.self))
+    }
+
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard start <= bytes.count - needle.count else { return nil }
+        for index in start...(bytes.count - needle.count) where bytes[index..<index + needle.count].elementsEqual(needle) {
+            return index
+        }
+        return nil
     }
 }

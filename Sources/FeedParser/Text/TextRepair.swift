@@ -20,9 +20,13 @@ enum TextRepair {
         var copy = text
         copy.withUTF8 { utf8 in
             // memchr is vectorised: most values have neither lead byte and are done here.
-            guard let start = utf8.baseAddress,
-                  memchr(start, 0xC2, utf8.count) != nil || memchr(start, 0xC3, utf8.count) != nil else { return }
-            var index = 0
+            guard let start = utf8.baseAddress else { return }
+            let firstC2 = memchr(start, 0xC2, utf8.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(start) }
+            let firstC3 = memchr(start, 0xC3, utf8.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(start) }
+            guard let first = [firstC2, firstC3].compactMap({ $0 }).min() else { return }
+            // Bytes before the first C2/C3 cannot start a repair; a wide character there still rules out mojibake.
+            hasWideCharacter = memchr(start, 0xC4, first) != nil || utf8[..<first].contains { $0 >= 0xC4 }
+            var index = first
             while index < utf8.count {
                 let byte = utf8[index]
                 if byte >= 0xC4 {
