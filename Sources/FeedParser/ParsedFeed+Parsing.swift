@@ -54,7 +54,7 @@ extension ParsedFeed {
         let parser = SAXPushParser(handler: builder, encoding: "UTF-8")
         var offset = 0
         repeat {
-            let end = min(offset + 262_144, bytes.count)
+            let end = min(offset + 65_536, bytes.count)
             parser.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
             offset = end
         } while offset < bytes.count
