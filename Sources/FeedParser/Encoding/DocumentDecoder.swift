@@ -57,19 +57,26 @@ enum DocumentDecoder {
 
     /// The `encoding` of the XML declaration, if there is one.
     static func declaredEncoding(in body: Data, bomEncoding: String?) -> String? {
-        var head = Data(body.prefix(1024))
+        var head = [UInt8](body.prefix(512))
         if let bomEncoding, bomEncoding != "utf-8" {
-            head = convert(head, from: bomEncoding, lenient: true) ?? head
+            head = convert(Data(head), from: bomEncoding, lenient: true).map { [UInt8]($0) } ?? head
         }
         guard head.starts(with: Array("<?xml".utf8)) else { return nil }
-        let text = String(decoding: head.prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self)
-        guard let range = text.range(of: "encoding") else { return nil }
-        var rest = text[range.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard rest.first == "=" else { return nil }
-        rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
-        let name = rest.dropFirst().prefix { $0 != quote }
-        return name.isEmpty ? nil : String(name)
+        let declaration = head.prefix { $0 != UInt8(ascii: ">") }
+        let key = Array("encoding".utf8)
+        guard let keyStart = declaration.indices.first(where: { declaration[$0...].starts(with: key) }) else { return nil }
+        var index = keyStart + key.count
+        func skipSpaces() { while index < declaration.endIndex, FastText.isASCIIWhitespace(declaration[index]) { index += 1 } }
+        skipSpaces()
+        guard index < declaration.endIndex, declaration[index] == UInt8(ascii: "=") else { return nil }
+        index += 1
+        skipSpaces()
+        guard index < declaration.endIndex, declaration[index] == UInt8(ascii: "\"") || declaration[index] == UInt8(ascii: "'") else {
+            return nil
+        }
+        let quote = declaration[index]
+        let name = declaration[(index + 1)...].prefix { $0 != quote }
+        return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
     }
 
     /// RFC 3023 as feedparser applies it: XML media types default to the declared encoding,

@@ -46,6 +46,18 @@ struct SAXAttributes {
         return nil
     }
 
+    /// `xml:base`, or a bare `base` attribute, found in one pass.
+    var base: String? {
+        guard let raw, count > 0 else { return nil }
+        for index in 0..<count {
+            let offset = index * 5
+            guard let localName = raw[offset], matches(localName, "base") else { continue }
+            if let uri = raw[offset + 2], String(cString: uri) != "http://www.w3.org/XML/1998/namespace" { continue }
+            return Self.decode(start: raw[offset + 3], end: raw[offset + 4])
+        }
+        return nil
+    }
+
     /// Every attribute as (local name, namespace URI, value).
     var all: [(name: String, namespace: String, value: String)] {
         guard let raw else { return [] }

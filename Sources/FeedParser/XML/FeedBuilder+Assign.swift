@@ -110,6 +110,7 @@ extension FeedBuilder {
 
     /// Atom 0.3 says `mode="base64"`; in Atom 1.0 a media type that is neither XML nor text means base64.
     static func decodingBase64(_ raw: String, frame: Frame) -> String {
+        guard frame.attributes.mode != nil || (frame.isAtom10 && frame.attributes.type != nil) else { return raw }
         let type = frame.attributes.type?.lowercased().trimmingWhitespace ?? ""
         let isBinary = frame.isAtom10 && type.contains("/") && !type.hasPrefix("text/") && !type.hasSuffix("xml")
         guard frame.attributes.mode?.lowercased() == "base64" || isBinary,
@@ -175,7 +176,7 @@ final class EntryBuilder {
     var thumbnail: String?
     var mediaImage: String?
     var itunesImage: String?
-    private var categoryKeys: Set<String> = []
+    private var categorySchemes: [String?] = []  // parallel to entry.categories
     /// Content that was base64 (a binary media type) is not copied into the summary.
     private var contentIsBinary = false
 
@@ -204,8 +205,12 @@ final class EntryBuilder {
 
     /// Adds a category unless the same (term, scheme) is already there.
     func addCategory(_ term: String, scheme: String?) {
-        guard categoryKeys.insert(term + "\u{1}" + (scheme ?? "")).inserted else { return }
+        // Entries carry a handful of categories: a linear look beats hashing.
+        for (index, existing) in entry.categories.enumerated() where existing == term && categorySchemes[index] == scheme {
+            return
+        }
         entry.categories.append(term)
+        categorySchemes.append(scheme)
     }
 
     func finish() -> ParsedEntry {

@@ -100,7 +100,7 @@ final class FeedBuilder: SAXHandler {
         else if !formatIsFinal { noticeNamespaces(attributes.declaredNamespaces) }
 
         var base = currentBase
-        if let declared = attributes.value("base", namespace: Namespaces.xml) ?? attributes.value("base"),
+        if let declared = attributes.base,
            URLResolver.isAcceptableBase(declared) {
             base = URLResolver.resolve(declared, against: base)
         }
