@@ -32,6 +32,7 @@ final class Database {
     }
 
     deinit {
+        cache.removeAll()  // statements are finalized before the connection closes
         sqlite3_close_v2(handle)
     }
 
@@ -52,6 +53,16 @@ final class Database {
         guard status == SQLITE_OK else {
             throw error(code: status, message: message.map { String(cString: $0) }, sql: sql)
         }
+    }
+
+    private var cache: [String: Statement] = [:]
+
+    /// The compiled statement for `sql`, prepared once per connection and reused.
+    func statement(_ sql: String) throws(StoreError) -> Statement {
+        if let cached = cache[sql] { return cached }
+        let compiled = try prepare(sql)
+        cache[sql] = compiled
+        return compiled
     }
 
     /// Compiles `sql` into a statement bound to this connection.

@@ -4,7 +4,7 @@ import Foundation
 public actor FeedStore {
     /// Path of the database file.
     public nonisolated let path: String
-    private let database: Database
+    let database: Database
 
     /// Opens the database at `path`, creating it and applying migrations as needed.
     /// - Throws: `StoreError` saying what is wrong with the file and what to do.

@@ -27,6 +27,46 @@ enum Migrations {
         CREATE INDEX feeds_by_next_check ON feeds(next_check_at);
         CREATE INDEX feeds_by_category ON feeds(category_id);
         """,
+        // 2: entries, stored once per key (canonical URL, else per-feed guid or hash), the feeds that
+        // carried each, and a contentless full-text index over title, plain text and author.
+        """
+        CREATE TABLE entries (
+            id            INTEGER PRIMARY KEY,
+            feed_id       INTEGER REFERENCES feeds(id) ON DELETE SET NULL,
+            key           TEXT NOT NULL UNIQUE,
+            url           TEXT,
+            guid          TEXT,
+            title         TEXT,
+            summary       TEXT,
+            content       TEXT,
+            author        TEXT,
+            published_at  INTEGER,
+            updated_at    INTEGER,
+            first_seen_at INTEGER NOT NULL,
+            sort_at       INTEGER NOT NULL,
+            image_url     TEXT,
+            enclosures    TEXT,
+            search_text   TEXT,
+            fingerprint   INTEGER NOT NULL,
+            read          INTEGER NOT NULL DEFAULT 0,
+            starred       INTEGER NOT NULL DEFAULT 0,
+            removed       INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX entries_by_sort ON entries(sort_at, id);
+        CREATE INDEX entries_by_feed_sort ON entries(feed_id, sort_at, id);
+        CREATE INDEX entries_unread ON entries(feed_id) WHERE read = 0 AND removed = 0;
+        CREATE TABLE entry_sources (
+            feed_id  INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            entry_id INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            guid     TEXT,
+            PRIMARY KEY (feed_id, entry_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX entry_sources_by_entry ON entry_sources(entry_id);
+        CREATE VIRTUAL TABLE entries_fts USING fts5(
+            title, body, author, content = '', tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+        );
+        INSERT INTO entries_fts(entries_fts, rank) VALUES ('rank', 'bm25(10.0, 1.0, 2.0)');
+        """,
     ]
 
     /// The schema version this build writes.

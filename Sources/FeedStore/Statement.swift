@@ -51,10 +51,21 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
+    /// Binds `values` and calls `row` for each result row.
+    func query(_ values: [SQLValue] = [], row: (Statement) throws(StoreError) -> Void) throws(StoreError) {
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        while try step() { try row(self) }
+    }
+
     func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     func optionalInt64(at column: Int32) -> Int64? {
         sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
+    }
+
+    func optionalDouble(at column: Int32) -> Double? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_double(handle, column)
     }
 
     func text(at column: Int32) -> String? {
@@ -77,4 +88,5 @@ enum SQLValue {
 
     init(_ text: String?) { self = text.map(SQLValue.text) ?? .null }
     init(_ number: Int64?) { self = number.map(SQLValue.integer) ?? .null }
+    init(_ flag: Bool) { self = .integer(flag ? 1 : 0) }
 }

@@ -3,6 +3,10 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
     /// What kind of failure this is, for callers that react differently.
     public enum Kind: Sendable, Equatable {
         case notADatabase, corrupt, newerSchema, readOnly, cannotOpen, sqlite
+        /// A search, cursor or filter the user gave cannot be used.
+        case invalidQuery
+        /// The feed or entry named does not exist.
+        case notFound
     }
 
     public let kind: Kind

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Which articles a query or a bulk mark applies to. Every filter combines with every other.
+public struct ArticleFilter: Sendable, Equatable {
+    /// Articles carried by a feed of this category (cross-posts included), case-insensitive.
+    public var category: String?
+    /// Articles carried by this feed (cross-posts included).
+    public var feedID: Int64?
+    public var unreadOnly = false
+    public var starredOnly = false
+    /// Published (or first seen) at or after this moment.
+    public var since: Date?
+    /// Published (or first seen) before this moment.
+    public var before: Date?
+    /// Words, "phrases", prefix*, -excluded words and OR, matched against title, text and author.
+    public var search: String?
+
+    public init(category: String? = nil, feedID: Int64? = nil, unreadOnly: Bool = false, starredOnly: Bool = false,
+                since: Date? = nil, before: Date? = nil, search: String? = nil) {
+        self.category = category
+        self.feedID = feedID
+        self.unreadOnly = unreadOnly
+        self.starredOnly = starredOnly
+        self.since = since
+        self.before = before
+        self.search = search
+    }
+}
+
+/// The order of a listing. `relevance` applies to searches (best bm25 first, title weighted highest).
+public enum ArticleSort: String, Sendable, CaseIterable {
+    case newest, oldest, title, relevance
+}
+
+/// A stored article as listings show it.
+public struct Article: Sendable, Equatable {
+    public var id: Int64
+    public var feedID: Int64?
+    public var feedTitle: String?
+    public var category: String?
+    public var title: String?
+    public var url: String?
+    public var author: String?
+    public var published: Date?
+    public var updated: Date?
+    public var summary: String?
+    public var imageURL: String?
+    public var isRead: Bool
+    public var isStarred: Bool
+    /// When searching: a short excerpt with each match between `Snippet.matchStart` and `Snippet.matchEnd`.
+    public var snippet: String?
+    /// Only from `article(id:)`: the full content and the attachments as JSON.
+    public var content: String?
+    public var enclosuresJSON: String?
+}
+
+/// One page of a listing and the opaque cursor of the next, nil on the last page.
+public struct ArticlePage: Sendable, Equatable {
+    public var articles: [Article]
+    public var nextCursor: String?
+}
+
+/// Markers around matched words in search snippets; the CLI turns them into bold or [brackets].
+public enum Snippet {
+    public static let matchStart = "\u{2}"
+    public static let matchEnd = "\u{3}"
+}

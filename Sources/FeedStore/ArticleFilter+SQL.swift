@@ -1,0 +1,29 @@
+extension ArticleFilter {
+    /// SQL conditions on entries aliased `e`, with their parameters appended to `values`.
+    /// Values are always bound; only fixed SQL text is assembled here.
+    func conditions(binding values: inout [SQLValue]) throws(StoreError) -> [String] {
+        var conditions = ["e.removed = 0"]
+        func parameter(_ value: SQLValue) -> String {
+            values.append(value)
+            return "?\(values.count)"
+        }
+        if let feedID {
+            conditions.append("e.id IN (SELECT entry_id FROM entry_sources WHERE feed_id = \(parameter(.integer(feedID))))")
+        }
+        if let category {
+            conditions.append("""
+                e.id IN (SELECT s.entry_id FROM entry_sources s JOIN feeds f ON f.id = s.feed_id
+                         JOIN categories c ON c.id = f.category_id WHERE c.name = \(parameter(.text(category))))
+                """)
+        }
+        if unreadOnly { conditions.append("e.read = 0") }
+        if starredOnly { conditions.append("e.starred = 1") }
+        if let since { conditions.append("e.sort_at >= \(parameter(.integer(Int64(since.timeIntervalSince1970))))") }
+        if let before { conditions.append("e.sort_at < \(parameter(.integer(Int64(before.timeIntervalSince1970))))") }
+        if let search {
+            let query = try SearchQuery(search)
+            conditions.append("e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH \(parameter(.text(query.expression))))")
+        }
+        return conditions
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+extension FeedStore {
+    /// Stores fetched documents in one transaction (group commit): all of them or none.
+    ///
+    /// Entries are deduplicated by key (DESIGN.md §3): the canonical URL, shared across feeds;
+    /// else the feed's guid; else a hash of title and date. A known entry whose title, content
+    /// or `updated` changed is updated in place and keeps its read and starred state; an entry
+    /// that retention expired is never brought back.
+    /// - Returns: what happened, per document, in order.
+    @discardableResult
+    public func ingest(_ feeds: [IncomingFeed], now: Date = Date()) throws(StoreError) -> [IngestCounts] {
+        let seenAt = Int64(now.timeIntervalSince1970)
+        return try database.transaction { () throws(StoreError) -> [IngestCounts] in
+            var results: [IngestCounts] = []
+            for feed in feeds {
+                results.append(try ingestOne(feed, seenAt: seenAt))
+            }
+            return results
+        }
+    }
+
+    private func ingestOne(_ feed: IncomingFeed, seenAt: Int64) throws(StoreError) -> IngestCounts {
+        let find = try database.statement("SELECT id, feed_id, fingerprint, removed FROM entries WHERE key = ?1")
+        let addSource = try database.statement(
+            "INSERT INTO entry_sources(feed_id, entry_id, guid) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING")
+        var counts = IngestCounts()
+        for (entry, key) in zip(feed.entries, Self.keys(for: feed)) {
+            var existing: (id: Int64, feedID: Int64?, fingerprint: Int64, removed: Bool)?
+            try find.query([.text(key)]) { row in
+                existing = (row.int64(at: 0), row.optionalInt64(at: 1), row.int64(at: 2), row.int64(at: 3) != 0)
+            }
+            let fingerprint = Self.fingerprint(of: entry)
+            guard let existing else {
+                let id = try insert(entry, key: key, feedID: feed.feedID, fingerprint: fingerprint, seenAt: seenAt)
+                try addSource.run([.integer(feed.feedID), .integer(id), SQLValue(entry.guid)])
+                counts.new += 1
+                continue
+            }
+            try addSource.run([.integer(feed.feedID), .integer(existing.id), SQLValue(entry.guid)])
+            let isNewSource = database.changes > 0 && existing.feedID != feed.feedID
+            if isNewSource {
+                counts.seenInAnotherFeed += 1
+            } else if existing.removed || existing.fingerprint == fingerprint {
+                counts.unchanged += 1
+            } else {
+                try update(existing.id, with: entry, fingerprint: fingerprint, seenAt: seenAt)
+                counts.updated += 1
+            }
+        }
+        return counts
+    }
+
+    private func insert(_ entry: IncomingEntry, key: String, feedID: Int64, fingerprint: Int64,
+                        seenAt: Int64) throws(StoreError) -> Int64 {
+        let insert = try database.statement("""
+            INSERT INTO entries(feed_id, key, url, guid, title, summary, content, author, published_at, updated_at,
+                                first_seen_at, sort_at, image_url, enclosures, search_text, fingerprint)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            """)
+        let published = Self.clamped(entry.published, seenAt: seenAt)
+        try insert.run([
+            .integer(feedID), .text(key), SQLValue(entry.url), SQLValue(entry.guid), SQLValue(entry.title),
+            SQLValue(entry.summary), SQLValue(entry.content), SQLValue(entry.author), SQLValue(published),
+            SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), .integer(seenAt), .integer(published ?? seenAt),
+            SQLValue(entry.imageURL), SQLValue(entry.enclosuresJSON), SQLValue(entry.searchText), .integer(fingerprint),
+        ])
+        let id = database.lastInsertedRowID
+        try indexText(id, entry.title, entry.searchText, entry.author)
+        return id
+    }
+
+    private func update(_ id: Int64, with entry: IncomingEntry, fingerprint: Int64, seenAt: Int64) throws(StoreError) {
+        try unindexText(id)
+        let update = try database.statement("""
+            UPDATE entries SET url = ?2, guid = ?3, title = ?4, summary = ?5, content = ?6, author = ?7,
+                published_at = coalesce(?8, published_at), updated_at = ?9, image_url = ?10, enclosures = ?11,
+                search_text = ?12, fingerprint = ?13
+            WHERE id = ?1
+            """)
+        try update.run([
+            .integer(id), SQLValue(entry.url), SQLValue(entry.guid), SQLValue(entry.title), SQLValue(entry.summary),
+            SQLValue(entry.content), SQLValue(entry.author), SQLValue(Self.clamped(entry.published, seenAt: seenAt)),
+            SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), SQLValue(entry.imageURL),
+            SQLValue(entry.enclosuresJSON), SQLValue(entry.searchText), .integer(fingerprint),
+        ])
+        try indexText(id, entry.title, entry.searchText, entry.author)
+    }
+
+    // MARK: - Full-text index (contentless: deleting needs the indexed values again)
+
+    func indexText(_ id: Int64, _ title: String?, _ body: String?, _ author: String?) throws(StoreError) {
+        try database.statement("INSERT INTO entries_fts(rowid, title, body, author) VALUES (?1, ?2, ?3, ?4)")
+            .run([.integer(id), SQLValue(title), SQLValue(body), SQLValue(author)])
+    }
+
+    func unindexText(_ id: Int64) throws(StoreError) {
+        try database.statement("""
+            INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
+            SELECT 'delete', id, title, search_text, author FROM entries WHERE id = ?1 AND removed = 0
+            """).run([.integer(id)])
+    }
+
+    // MARK: - Keys
+
+    /// The dedupe key of every entry of a document, in order.
+    static func keys(for feed: IncomingFeed) -> [String] {
+        let links = feed.entries.map { $0.url.flatMap(CanonicalURL.key) }
+        // Some feeds link every item to their home page: the link says nothing about the item there.
+        let sharesOneLink = feed.entries.count >= 2 && links.allSatisfy { $0 != nil && $0 == links[0] }
+        return zip(feed.entries, links).map { entry, link in
+            if let link, !sharesOneLink { return link }
+            if let guid = entry.guid, !guid.isEmpty { return "guid:\(feed.feedID):\(guid)" }
+            let published = entry.published.map { String(Int64($0.timeIntervalSince1970)) } ?? ""
+            let digest = fnv1a([entry.title ?? "", published, sharesOneLink ? (entry.summary ?? "") : ""])
+            return "hash:\(feed.feedID):\(String(UInt64(bitPattern: digest), radix: 16))"
+        }
+    }
+
+    /// What decides "changed": title, summary, content and the `updated` date.
+    static func fingerprint(of entry: IncomingEntry) -> Int64 {
+        fnv1a([entry.title ?? "", entry.summary ?? "", entry.content ?? "",
+               entry.updated.map { String($0.timeIntervalSince1970) } ?? ""])
+    }
+
+    /// 64-bit FNV-1a over the fields, each followed by a separator byte.
+    static func fnv1a(_ fields: [String]) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for field in fields {
+            for byte in field.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+            hash ^= 0x1F
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// A date in the future is clamped to when the entry was first seen (DESIGN.md §3).
+    static func clamped(_ date: Date?, seenAt: Int64) -> Int64? {
+        date.map { min(Int64($0.timeIntervalSince1970.rounded(.down)), seenAt) }
+    }
+}

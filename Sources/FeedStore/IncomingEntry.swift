@@ -1,0 +1,65 @@
+import Foundation
+
+/// A fetched feed document as the store ingests it: what the parser read, in document order.
+public struct IncomingFeed: Sendable {
+    /// The subscribed feed the document came from.
+    public var feedID: Int64
+    public var entries: [IncomingEntry]
+
+    public init(feedID: Int64, entries: [IncomingEntry]) {
+        self.feedID = feedID
+        self.entries = entries
+    }
+}
+
+/// One entry of a fetched document. `searchText` is the plain text of its summary and content,
+/// made by the caller (the store knows no HTML).
+public struct IncomingEntry: Sendable, Equatable {
+    public var url: String?
+    public var guid: String?
+    public var title: String?
+    public var summary: String?
+    public var content: String?
+    public var author: String?
+    public var published: Date?
+    public var updated: Date?
+    public var imageURL: String?
+    /// Attachments as JSON (an array of `{url, type, length}`), stored as given.
+    public var enclosuresJSON: String?
+    public var searchText: String?
+
+    public init(url: String? = nil, guid: String? = nil, title: String? = nil, summary: String? = nil,
+                content: String? = nil, author: String? = nil, published: Date? = nil, updated: Date? = nil,
+                imageURL: String? = nil, enclosuresJSON: String? = nil, searchText: String? = nil) {
+        self.url = url
+        self.guid = guid
+        self.title = title
+        self.summary = summary
+        self.content = content
+        self.author = author
+        self.published = published
+        self.updated = updated
+        self.imageURL = imageURL
+        self.enclosuresJSON = enclosuresJSON
+        self.searchText = searchText
+    }
+}
+
+/// What one ingest did to a feed's entries.
+public struct IngestCounts: Sendable, Equatable {
+    /// Stored for the first time.
+    public var new = 0
+    /// Already stored; title, content or `updated` changed and was updated in place.
+    public var updated = 0
+    /// Already stored and unchanged (or expired by retention, which never resurrects).
+    public var unchanged = 0
+    /// Already stored because another feed carried it first; this feed is now a source too.
+    public var seenInAnotherFeed = 0
+
+    public init(new: Int = 0, updated: Int = 0, unchanged: Int = 0, seenInAnotherFeed: Int = 0) {
+        self.new = new
+        self.updated = updated
+        self.unchanged = unchanged
+        self.seenInAnotherFeed = seenInAnotherFeed
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// A user's search turned into an FTS5 query (words AND, "phrases", prefix*, -exclude, OR),
+/// with every word quoted so no user input is ever read as FTS5 syntax.
+struct SearchQuery: Equatable {
+    /// The MATCH expression.
+    let expression: String
+    /// The words and phrases looked for (not the excluded ones), for snippets.
+    let terms: [String]
+
+    /// - Throws: `StoreError.Kind.invalidQuery` when nothing is left to look for.
+    init(_ text: String) throws(StoreError) {
+        var groups: [[String]] = [[]]  // OR-separated alternatives, each a list of ANDed items
+        var excluded: [String] = []
+        var terms: [String] = []
+        var pendingOr = false
+        for token in Self.tokens(of: text) {
+            if token.text == "OR" && !token.quoted {
+                pendingOr = !groups[groups.count - 1].isEmpty
+                continue
+            }
+            var word = token.text
+            var negated = false
+            if !token.quoted, word.hasPrefix("-"), word.count > 1 {
+                negated = true
+                word.removeFirst()
+            }
+            var prefix = false
+            if !token.quoted, word.hasSuffix("*") {
+                prefix = true
+                word = String(word.drop { $0 == "*" }.reversed().drop { $0 == "*" }.reversed())
+            }
+            guard word.unicodeScalars.contains(where: { CharacterSet.alphanumerics.contains($0) }) else { continue }
+            let quoted = "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (prefix ? "*" : "")
+            if negated {
+                excluded.append(quoted)
+                continue
+            }
+            terms.append(word)
+            if pendingOr {
+                groups[groups.count - 1].append("OR")
+            } else if !groups[groups.count - 1].isEmpty {
+                groups.append([])
+            }
+            groups[groups.count - 1].append(quoted)
+            pendingOr = false
+        }
+        let positive = groups.filter { !$0.isEmpty }.map { "(" + $0.joined(separator: " ") + ")" }
+        guard !positive.isEmpty else {
+            throw StoreError(.invalidQuery, message: excluded.isEmpty
+                ? "nothing to search for in '\(text)': give at least one word"
+                : "a search needs at least one word to look for, not only excluded ones")
+        }
+        expression = positive.joined(separator: " AND ") + excluded.map { " NOT " + $0 }.joined()
+        self.terms = terms
+    }
+
+    private struct Token {
+        let text: String
+        let quoted: Bool
+    }
+
+    /// Splits on whitespace, keeping "quoted phrases" together; an unclosed quote runs to the end.
+    private static func tokens(of text: String) -> [Token] {
+        var tokens: [Token] = []
+        var current = ""
+        var inQuotes = false
+        func flush(quoted: Bool) {
+            if !current.isEmpty { tokens.append(Token(text: current, quoted: quoted)) }
+            current = ""
+        }
+        for character in text {
+            if character == "\"" {
+                flush(quoted: inQuotes)
+                inQuotes.toggle()
+            } else if character.isWhitespace && !inQuotes {
+                flush(quoted: false)
+            } else {
+                current.append(character)
+            }
+        }
+        flush(quoted: inQuotes)
+        return tokens
+    }
+
+    /// An excerpt of `text` around the first match, every match wrapped in `Snippet` markers.
+    func snippet(of text: String?, radius: Int = 80) -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        let options: String.CompareOptions = [.caseInsensitive, .diacriticInsensitive]
+        let firstMatch = terms.compactMap { text.range(of: $0, options: options) }.min { $0.lowerBound < $1.lowerBound }
+        let center = firstMatch?.lowerBound ?? text.startIndex
+        var start = text.index(center, offsetBy: -radius, limitedBy: text.startIndex) ?? text.startIndex
+        var end = text.index(center, offsetBy: radius, limitedBy: text.endIndex) ?? text.endIndex
+        while start > text.startIndex, !text[text.index(before: start)].isWhitespace { start = text.index(before: start) }
+        while end < text.endIndex, !text[end].isWhitespace { end = text.index(after: end) }
+        var excerpt = String(text[start..<end])
+        for term in terms.sorted(by: { $0.count > $1.count }) {
+            var searchStart = excerpt.startIndex
+            while let found = excerpt.range(of: term, options: options, range: searchStart..<excerpt.endIndex) {
+                let marked = Snippet.matchStart + excerpt[found] + Snippet.matchEnd
+                excerpt.replaceSubrange(found, with: marked)
+                searchStart = excerpt.index(found.lowerBound, offsetBy: marked.count)
+            }
+        }
+        return (start > text.startIndex ? "…" : "") + excerpt + (end < text.endIndex ? "…" : "")
+    }
+}
