@@ -1,0 +1,30 @@
+import Foundation
+@testable import FeedStore
+import Testing
+
+@Suite struct RemoveFeedTests {
+    @Test func removingAFeedKeepsStarredAndCrossPostedEntries() async throws {
+        let fixture = try StoreFixture()
+        let a = try await fixture.feed("https://a.example/feed", category: "One")
+        let b = try await fixture.feed("https://b.example/feed", category: "Two")
+        try await fixture.store.ingest([
+            IncomingFeed(feedID: a, entries: [
+                entry("https://a.example/only", title: "Only in A"),
+                entry("https://a.example/starred", title: "Starred in A"),
+                entry("https://shared.example/x", title: "Shared"),
+            ]),
+            IncomingFeed(feedID: b, entries: [entry("https://shared.example/x", title: "Shared")]),
+        ], now: now)
+        let reader = try fixture.reader()
+        let starred = try #require(try reader.articles().articles.first { $0.title == "Starred in A" })
+        try await fixture.store.mark(ids: [starred.id], starred: true)
+
+        try await fixture.store.removeFeed(id: a)
+        let titles = try reader.articles().articles.compactMap(\.title).sorted()
+        #expect(titles == ["Shared", "Starred in A"])
+        #expect(try reader.articles(ArticleFilter(category: "Two")).articles.map(\.title) == ["Shared"])
+        #expect(try reader.count(ArticleFilter(search: "only")) == 0)
+        #expect(try reader.feeds().map(\.url) == ["https://b.example/feed"])
+        await #expect(throws: StoreError.self) { try await fixture.store.removeFeed(id: a) }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+@testable import FeedStore
+import Testing
+
+@Suite struct RetentionTests {
+    @Test func expiredEntriesNeverComeBackAndStarredOnesStay() async throws {
+        let fixture = try StoreFixture()
+        let feed = try await fixture.feed("https://a.example/feed")
+        let document = IncomingFeed(feedID: feed, entries: (0..<10).map {
+            entry("https://a.example/\($0)", title: "Entry \($0)", published: now.timeIntervalSince1970 - Double(100 - $0) * day)
+        })
+        try await fixture.store.ingest([document], now: now)
+        let starred = try #require(try fixture.reader().articles(sort: .oldest, limit: 1).articles.first)
+        try await fixture.store.mark(ids: [starred.id], starred: true)
+
+        let expired = try await fixture.store.expire(RetentionPolicy(maximumAgeDays: 30, keepNewestPerFeed: 3),
+                                                     now: now, batchSize: 2)
+        #expect(expired == 6)  // 10 old entries, 3 newest kept, 1 starred kept
+        #expect(try fixture.reader().count() == 4)
+        #expect(try fixture.reader().count(ArticleFilter(search: "entry")) == 4)
+
+        // The next poll carries the same items: nothing comes back.
+        let counts = try await fixture.store.ingest([document], now: now)
+        #expect(counts == [IngestCounts(unchanged: 10)])
+        #expect(try fixture.reader().count() == 4)
+    }
+}
