@@ -27,7 +27,9 @@ let package = Package(
 
         .testTarget(name: "FeedParserTests", dependencies: ["FeedParser"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FeedFetcherTests", dependencies: ["FeedFetcher"]),
-        .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore"]),
+        .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "StoreCrashHelper"]),
+        // Run by FeedStoreTests as a child process that is killed mid-ingest.
+        .executableTarget(name: "StoreCrashHelper", dependencies: ["FeedStore"], path: "Tests/StoreCrashHelper"),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
         .testTarget(name: "AggregatorCoreTests", dependencies: ["AggregatorCore"]),
         .testTarget(name: "aggregatordTests", dependencies: ["aggregatord"]),

@@ -1,0 +1,37 @@
+import FeedParser
+import FeedStore
+import Foundation
+
+/// Turns what the parser read into what the store ingests (the one place the two meet).
+public enum EntryMapper {
+    /// The document's entries for the store, with their plain text for the full-text index.
+    public static func incoming(_ feed: ParsedFeed, feedID: Int64) -> IncomingFeed {
+        IncomingFeed(feedID: feedID, entries: feed.entries.map(incoming))
+    }
+
+    static func incoming(_ entry: ParsedEntry) -> IncomingEntry {
+        IncomingEntry(
+            url: entry.link, guid: entry.id, title: entry.title, summary: entry.summary, content: entry.content,
+            author: entry.author, published: entry.published, updated: entry.updated, imageURL: entry.image,
+            enclosuresJSON: enclosuresJSON(entry.enclosures), searchText: searchText(of: entry))
+    }
+
+    /// The plain text of summary and content, once each (the parser copies content into an empty summary).
+    static func searchText(of entry: ParsedEntry) -> String? {
+        let parts = [entry.summary, entry.summary == entry.content ? nil : entry.content].compactMap { $0 }
+        guard !parts.isEmpty else { return nil }
+        let text = parts.map(HTMLText.plainText(fromHTML:)).joined(separator: " ")
+        return text.isEmpty ? nil : text
+    }
+
+    static func enclosuresJSON(_ enclosures: [Enclosure]) -> String? {
+        guard !enclosures.isEmpty else { return nil }
+        let objects: [[String: Any]] = enclosures.map { enclosure in
+            ["url": enclosure.url, "type": enclosure.type ?? NSNull(), "length": enclosure.length ?? NSNull()]
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return nil
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
