@@ -24,6 +24,9 @@ let package = Package(
 
         .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "ControlProtocol"]),
         .executableTarget(name: "aggregatorctl", dependencies: ["ControlProtocol", "FeedParser"]),
+        // `make bench`: parse + ingest of a generated farm, against ../shared/bench/store_limit.py.
+        .executableTarget(name: "storebench", dependencies: ["AggregatorCore", "FeedParser", "FeedStore"],
+                          path: "bench/StoreBench"),
 
         .testTarget(name: "FeedParserTests", dependencies: ["FeedParser"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FeedFetcherTests", dependencies: ["FeedFetcher"]),

@@ -26,17 +26,18 @@ extension FeedStore {
             "INSERT INTO entry_sources(feed_id, entry_id, guid) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING")
         var counts = IngestCounts()
         for (entry, key) in zip(feed.entries, Self.keys(for: feed)) {
-            var existing: (id: Int64, feedID: Int64?, fingerprint: Int64, removed: Bool)?
-            try find.query([.text(key)]) { row in
-                existing = (row.int64(at: 0), row.optionalInt64(at: 1), row.int64(at: 2), row.int64(at: 3) != 0)
-            }
             let fingerprint = Self.fingerprint(of: entry)
-            guard let existing else {
-                let id = try insert(entry, key: key, feedID: feed.feedID, fingerprint: fingerprint, seenAt: seenAt)
+            // Most entries of a cold poll are new: try the insert first, look up only on a conflict.
+            if let id = try insert(entry, key: key, feedID: feed.feedID, fingerprint: fingerprint, seenAt: seenAt) {
                 try addSource.run([.integer(feed.feedID), .integer(id), SQLValue(entry.guid)])
                 counts.new += 1
                 continue
             }
+            var found: (id: Int64, feedID: Int64?, fingerprint: Int64, removed: Bool)?
+            try find.query([.text(key)]) { row in
+                found = (row.int64(at: 0), row.optionalInt64(at: 1), row.int64(at: 2), row.int64(at: 3) != 0)
+            }
+            guard let existing = found else { continue }
             try addSource.run([.integer(feed.feedID), .integer(existing.id), SQLValue(entry.guid)])
             let isNewSource = database.changes > 0 && existing.feedID != feed.feedID
             if isNewSource {
@@ -51,12 +52,14 @@ extension FeedStore {
         return counts
     }
 
+    /// Inserts a new entry and indexes it; nil when its key is already stored.
     private func insert(_ entry: IncomingEntry, key: String, feedID: Int64, fingerprint: Int64,
-                        seenAt: Int64) throws(StoreError) -> Int64 {
+                        seenAt: Int64) throws(StoreError) -> Int64? {
         let insert = try database.statement("""
             INSERT INTO entries(feed_id, key, url, guid, title, summary, content, author, published_at, updated_at,
                                 first_seen_at, sort_at, image_url, enclosures, search_text, fingerprint)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            ON CONFLICT(key) DO NOTHING
             """)
         let published = Self.clamped(entry.published, seenAt: seenAt)
         try insert.run([
@@ -65,6 +68,7 @@ extension FeedStore {
             SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), .integer(seenAt), .integer(published ?? seenAt),
             SQLValue(entry.imageURL), SQLValue(entry.enclosuresJSON), SQLValue(entry.searchText), .integer(fingerprint),
         ])
+        guard database.changes > 0 else { return nil }
         let id = database.lastInsertedRowID
         try indexText(id, entry.title, entry.searchText, entry.author)
         return id

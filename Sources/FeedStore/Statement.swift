@@ -25,7 +25,12 @@ final class Statement {
             case .null: status = sqlite3_bind_null(handle, index)
             case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
             case .real(let number): status = sqlite3_bind_double(handle, index, number)
-            case .text(let text): status = sqlite3_bind_text(handle, index, text, -1, aggregator_sqlite_transient())
+            case .text(var text):
+                // Bound by length from the string's own UTF-8: no temporary C string.
+                status = text.withUTF8 { utf8 in
+                    sqlite3_bind_text(handle, index, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                                      Int32(utf8.count), aggregator_sqlite_transient())
+                }
             }
             guard status == SQLITE_OK else { throw database.error(code: status, message: nil, sql: sql) }
         }

@@ -1,0 +1,51 @@
+import AggregatorCore
+import FeedParser
+import FeedStore
+import Foundation
+
+// storebench FARM DB: every feed of a generated farm parsed (on another thread) and ingested into a
+// fresh store in group commits of 50 feeds, as the daemon does. Prints one RESULT line of JSON:
+// entries stored, seconds spent inside ingest, and wall seconds from the first parse to the last commit.
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    FileHandle.standardError.write(Data("usage: storebench FARM DB\n".utf8))
+    exit(2)
+}
+let feedsDirectory = URL(fileURLWithPath: arguments[1]).appendingPathComponent("feeds")
+let databasePath = arguments[2]
+for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+
+let names = try FileManager.default.contentsOfDirectory(atPath: feedsDirectory.path).sorted()
+let store = try FeedStore(path: databasePath)
+try await store.addFeeds(names.map { FeedStore.NewFeed(url: "http://127.0.0.1/feeds/" + $0) })
+var feedIDs: [String: Int64] = [:]
+for feed in try StoreReader(path: databasePath).feeds() { feedIDs[feed.url] = feed.id }
+let ids = names.map { feedIDs["http://127.0.0.1/feeds/" + $0]! }
+
+let (batches, continuation) = AsyncStream<[IncomingFeed]>.makeStream()
+let start = Date()
+Thread {
+    var batch: [IncomingFeed] = []
+    for (name, id) in zip(names, ids) {
+        guard let data = FileManager.default.contents(atPath: feedsDirectory.appendingPathComponent(name).path),
+              let parsed = try? ParsedFeed(parsing: data, source: .init(documentURL: "http://127.0.0.1/feeds/" + name))
+        else { continue }
+        batch.append(EntryMapper.incoming(parsed, feedID: id))
+        if batch.count == 50 {
+            continuation.yield(batch)
+            batch = []
+        }
+    }
+    if !batch.isEmpty { continuation.yield(batch) }
+    continuation.finish()
+}.start()
+
+var ingestSeconds = 0.0
+for await batch in batches {
+    let began = Date()
+    try await store.ingest(batch)
+    ingestSeconds += Date().timeIntervalSince(began)
+}
+let wall = Date().timeIntervalSince(start)
+let stored = try StoreReader(path: databasePath).count()
+print(#"RESULT {"entries": \#(stored), "ingest_s": \#(String(format: "%.3f", ingestSeconds)), "wall_s": \#(String(format: "%.3f", wall))}"#)

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Ingest speed: every entry of an N=1000 farm parsed and ingested with full-text indexing
+# (bench/StoreBench) against ../shared/bench/store_limit.py on the same farm, alternating.
+#   N=1000 RUNS=3 bash bench/bench_store.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=${SHARED:-../shared}
+n=${N:-1000}
+runs=${RUNS:-3}
+farm=${FARM:-bench/out/farm-n$n-s42}
+if [ ! -d "$farm/feeds" ]; then
+    echo "generating the N=$n farm in $farm"
+    python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port 18080 > /dev/null
+fi
+db=$(mktemp -d)/bench.db
+python3 "$shared/bench/store_limit.py" "$farm" "$db" > /dev/null   # warm-up; caches the farm's entries
+ours=(); limit=(); walls=()
+for _ in $(seq "$runs"); do
+    limit+=("$(python3 "$shared/bench/store_limit.py" "$farm" "$db")")
+    result=$(.build/release/storebench "$farm" "$db" | sed -n 's/^RESULT //p')
+    ours+=("$(echo "$result" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ingest_s"])')")
+    walls+=("$(echo "$result" | python3 -c 'import json,sys; print(json.load(sys.stdin)["wall_s"])')")
+    entries=$(echo "$result" | python3 -c 'import json,sys; print(json.load(sys.stdin)["entries"])')
+done
+size=$(stat -c %s "$db")
+python3 - "$entries" "$size" "${ours[*]}" "${walls[*]}" "${limit[*]}" <<'PY'
+import statistics, sys
+entries, size = int(sys.argv[1]), int(sys.argv[2])
+ours, walls, limit = ([float(x) for x in arg.split()] for arg in sys.argv[3:6])
+o, w, l = statistics.median(ours), statistics.median(walls), statistics.median(limit)
+print(f"{entries} entries stored (unique URLs); medians of {len(ours)} alternating runs\n")
+print("| stage | seconds (median) | min–max | entries/s |")
+print("|---|---|---|---|")
+print(f"| FeedStore.ingest, group commits of 50 feeds | {o:.2f} | {min(ours):.2f}–{max(ours):.2f} | {entries / o:,.0f} |")
+print(f"| parse + ingest, overlapped (wall) | {w:.2f} | {min(walls):.2f}–{max(walls):.2f} | {entries / w:,.0f} |")
+print(f"| store_limit.py | {l:.2f} | {min(limit):.2f}–{max(limit):.2f} | {entries / l:,.0f} |")
+print(f"\ningest / store_limit: {o / l:.2f}x   database: {size / 1e6:.0f} MB, {size / entries:,.0f} bytes per entry")
+PY
