@@ -29,7 +29,7 @@ let package = Package(
                           path: "bench/StoreBench"),
 
         .testTarget(name: "FeedParserTests", dependencies: ["FeedParser"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FeedFetcherTests", dependencies: ["FeedFetcher"]),
+        .testTarget(name: "FeedFetcherTests", dependencies: ["FeedFetcher"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "StoreCrashHelper"]),
         // Run by FeedStoreTests as a child process that is killed mid-ingest.
         .executableTarget(name: "StoreCrashHelper", dependencies: ["FeedStore"], path: "Tests/StoreCrashHelper"),

@@ -1,0 +1,180 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// HTTP for feeds on libcurl's multi interface: one loop thread drives every transfer, callers
+/// `await` their answer, and cancelling a caller really stops its transfer (INTEROP.md).
+public final class FeedFetcher: Sendable {
+    private let loop: CurlLoop
+
+    /// - Parameters:
+    ///   - userAgent: the User-Agent header, e.g. `UserAgent.header(version:)`.
+    ///   - addressPolicy: which resolved addresses may be connected to.
+    public init(userAgent: String, addressPolicy: AddressPolicy = AddressPolicy()) {
+        loop = CurlLoop(userAgent: userAgent, addressPolicy: addressPolicy)
+    }
+
+    deinit {
+        loop.stop()
+    }
+
+    /// Fetches `request.url` conditionally. Never throws anything but `FetchError`.
+    public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
+        guard let scheme = request.url.split(separator: ":").first?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .unsupportedURL(request.url)
+        }
+        let result = await loop.run(request)
+        return try result.get()
+    }
+
+    /// Stops the loop: transfers in flight end with `.cancelled`.
+    public func stop() {
+        loop.stop()
+    }
+}
+
+/// The thread that owns the curl multi handle. Other threads only put work in the inbox and wake it.
+private final class CurlLoop: @unchecked Sendable {
+    private struct Inbox {
+        var added: [Transfer] = []
+        var cancelled: [Int] = []
+        var stopping = false
+        var nextID = 0
+    }
+
+    // Touched only by the loop thread once created.
+    private let multi: UnsafeMutableRawPointer
+    private var active: [Int: Transfer] = [:]
+    private let inbox = Mutex(Inbox())
+    private let userAgent: String
+    private let addressPolicy: AddressPolicy
+    private let finished = DispatchSemaphore(value: 0)
+
+    private static let globalInit: Void = { _ = aggregator_curl_global_init() }()
+
+    init(userAgent: String, addressPolicy: AddressPolicy) {
+        Self.globalInit
+        multi = curl_multi_init()
+        self.userAgent = userAgent
+        self.addressPolicy = addressPolicy
+        let thread = Thread { [self] in self.runLoop() }
+        thread.name = "curl-loop"
+        thread.start()
+    }
+
+    func run(_ request: FetchRequest) async -> Result<FetchResponse, FetchError> {
+        let id = inbox.withLock { inbox -> Int in
+            inbox.nextID += 1
+            return inbox.nextID
+        }
+        guard let transfer = Transfer(id: id, request: request, userAgent: userAgent) else {
+            return .failure(.transport("cannot create a curl handle"))
+        }
+        transfer.addressPolicy = addressPolicy
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                transfer.wait(with: continuation)
+                let accepted = inbox.withLock { inbox -> Bool in
+                    guard !inbox.stopping else { return false }
+                    inbox.added.append(transfer)
+                    return true
+                }
+                if accepted { curl_multi_wakeup(multi) } else { transfer.finish(.failure(.cancelled)) }
+            }
+        } onCancel: {
+            inbox.withLock { $0.cancelled.append(id) }
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    func stop() {
+        let wasStopping = inbox.withLock { inbox -> Bool in
+            defer { inbox.stopping = true }
+            return inbox.stopping
+        }
+        guard !wasStopping else { return }
+        curl_multi_wakeup(multi)
+        finished.wait()
+    }
+
+    private func runLoop() {
+        var running: Int32 = 0
+        while true {
+            let (added, cancelled, stopping) = inbox.withLock { inbox in
+                defer { inbox.added = []; inbox.cancelled = [] }
+                return (inbox.added, inbox.cancelled, inbox.stopping)
+            }
+            for transfer in added {
+                transfer.configure(userAgent: userAgent)
+                active[transfer.id] = transfer
+                curl_multi_add_handle(multi, transfer.easy)
+            }
+            for id in cancelled {
+                guard let transfer = active.removeValue(forKey: id) else { continue }
+                curl_multi_remove_handle(multi, transfer.easy)
+                transfer.finish(.failure(.cancelled))
+            }
+            if stopping {
+                for transfer in active.values {
+                    curl_multi_remove_handle(multi, transfer.easy)
+                    transfer.finish(.failure(.cancelled))
+                }
+                active.removeAll()
+                curl_multi_cleanup(multi)
+                finished.signal()
+                return
+            }
+            curl_multi_perform(multi, &running)
+            var remaining: Int32 = 0
+            while let message = curl_multi_info_read(multi, &remaining) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                let code = message.pointee.data.result
+                var pointer: UnsafeMutableRawPointer?
+                aggregator_curl_getinfo_pointer(easy, CURLINFO_PRIVATE, &pointer)
+                guard let pointer else { continue }
+                let transfer = Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue()
+                curl_multi_remove_handle(multi, easy)
+                active.removeValue(forKey: transfer.id)
+                transfer.finish(Self.result(of: transfer, code: code))
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+    }
+
+    // MARK: - Results
+
+    private static func result(of transfer: Transfer, code: CURLcode) -> Result<FetchResponse, FetchError> {
+        if let failure = transfer.failure { return .failure(failure) }
+        let limits = transfer.request.limits
+        switch code {
+        case CURLE_OK:
+            break
+        case CURLE_FILESIZE_EXCEEDED:
+            return .failure(.tooLarge(limit: limits.maximumBodyBytes))
+        case CURLE_TOO_MANY_REDIRECTS:
+            return .failure(.transport("more than \(limits.maximumRedirects) redirects"))
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return .failure(.unsupportedURL(transfer.redirectTarget ?? transfer.request.url))
+        case CURLE_OPERATION_TIMEDOUT:
+            return .failure(.transport("timed out (no complete answer within the time limits)"))
+        default:
+            return .failure(.transport(String(cString: curl_easy_strerror(code))))
+        }
+        var status = 0
+        aggregator_curl_getinfo_long(transfer.easy, CURLINFO_RESPONSE_CODE, &status)
+        var effective: UnsafeMutablePointer<CChar>?
+        aggregator_curl_getinfo_string(transfer.easy, CURLINFO_EFFECTIVE_URL, &effective)
+        let finalURL = effective.map { String(cString: $0) } ?? transfer.request.url
+        let headers = transfer.headers
+        guard status == 304 || (200..<300).contains(status) else {
+            let retryAfter = (status == 429 || status == 503) ? headers["retry-after"].flatMap { HTTPDate.delay($0) } : nil
+            return .failure(.httpStatus(status, retryAfter: retryAfter))
+        }
+        let redirects = transfer.statuses.dropLast()
+        let permanent = !redirects.isEmpty && redirects.allSatisfy { $0 == 301 || $0 == 308 }
+        return .success(FetchResponse(
+            status: status, body: status == 304 ? Data() : transfer.body, finalURL: finalURL,
+            permanentRedirect: permanent ? finalURL : nil, etag: headers["etag"], lastModified: headers["last-modified"],
+            contentType: headers["content-type"], freshFor: HTTPDate.freshness(headers)))
+    }
+}

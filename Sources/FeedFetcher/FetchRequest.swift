@@ -1,0 +1,49 @@
+import Foundation
+
+/// Limits on one transfer (DESIGN.md §4), all configurable.
+public struct FetchLimits: Sendable, Equatable {
+    public var connectTimeout: Duration = .seconds(10)
+    public var totalTimeout: Duration = .seconds(30)
+    /// A transfer slower than `lowSpeedBytesPerSecond` for `lowSpeedTime` is aborted.
+    public var lowSpeedBytesPerSecond = 64
+    public var lowSpeedTime: Duration = .seconds(15)
+    /// Largest body accepted, counted after decompression (gzip bombs stop here).
+    public var maximumBodyBytes = 16 << 20
+    public var maximumRedirects = 5
+
+    public init() {}
+}
+
+/// A conditional GET of one feed.
+public struct FetchRequest: Sendable, Equatable {
+    public var url: String
+    /// Validators from the previous answer: sent as If-None-Match / If-Modified-Since.
+    public var etag: String?
+    public var lastModified: String?
+    public var limits: FetchLimits
+
+    public init(url: String, etag: String? = nil, lastModified: String? = nil, limits: FetchLimits = FetchLimits()) {
+        self.url = url
+        self.etag = etag
+        self.lastModified = lastModified
+        self.limits = limits
+    }
+}
+
+/// The answer to a fetch: a new document, or "not modified".
+public struct FetchResponse: Sendable, Equatable {
+    /// 200 (with a body) or 304 (without).
+    public var status: Int
+    public var body: Data
+    /// The URL after redirects.
+    public var finalURL: String
+    /// Set when every redirect on the way was permanent (301/308): the feed's new address.
+    public var permanentRedirect: String?
+    public var etag: String?
+    public var lastModified: String?
+    public var contentType: String?
+    /// Seconds from Cache-Control max-age, or from Expires.
+    public var freshFor: TimeInterval?
+
+    public var isNotModified: Bool { status == 304 }
+}

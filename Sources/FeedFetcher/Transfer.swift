@@ -1,0 +1,129 @@
+import CCurl
+import Foundation
+
+/// One transfer on the curl loop: its easy handle, what has arrived, and who waits for it.
+/// Created by a caller, then touched only by the loop thread (curl calls back on that thread).
+final class Transfer: @unchecked Sendable {
+    let id: Int
+    let request: FetchRequest
+    let easy: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var continuation: CheckedContinuation<Result<FetchResponse, FetchError>, Never>?
+
+    var body = Data()
+    var failure: FetchError?
+    /// Headers of the latest response (a redirect chain sends several).
+    var headers: [String: String] = [:]
+    var statuses: [Int] = []
+    /// The Location of the latest redirect, for messages about where it pointed.
+    var redirectTarget: String?
+
+    init?(id: Int, request: FetchRequest, userAgent: String) {
+        guard let easy = curl_easy_init() else { return nil }
+        self.id = id
+        self.request = request
+        self.easy = easy
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+        curl_easy_cleanup(easy)
+    }
+
+    func wait(with continuation: CheckedContinuation<Result<FetchResponse, FetchError>, Never>) {
+        self.continuation = continuation
+    }
+
+    /// Resumes the waiting caller exactly once.
+    func finish(_ result: Result<FetchResponse, FetchError>) {
+        continuation?.resume(returning: result)
+        continuation = nil
+    }
+
+    /// Sets every option of DESIGN.md §4 on the easy handle.
+    func configure(userAgent: String) {
+        let limits = request.limits
+        aggregator_curl_setopt_string(easy, CURLOPT_URL, request.url)
+        aggregator_curl_setopt_string(easy, CURLOPT_USERAGENT, userAgent)
+        aggregator_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        aggregator_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        aggregator_curl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        aggregator_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
+        aggregator_curl_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maximumRedirects)
+        aggregator_curl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl decodes
+        aggregator_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout))
+        aggregator_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(limits.totalTimeout))
+        aggregator_curl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, limits.lowSpeedBytesPerSecond)
+        aggregator_curl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(limits.lowSpeedTime) / 1000))
+        // Rejects on Content-Length before any body arrives; the write callback counts what does arrive.
+        aggregator_curl_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maximumBodyBytes))
+        var list: UnsafeMutablePointer<curl_slist>?
+        // RFC 9110 §13.1.3: a server that sees If-None-Match ignores If-Modified-Since; send both anyway
+        // for servers that only implement one.
+        if let etag = request.etag { list = curl_slist_append(list, "If-None-Match: \(etag)") }
+        if let lastModified = request.lastModified { list = curl_slist_append(list, "If-Modified-Since: \(lastModified)") }
+        list = curl_slist_append(list, "Accept: application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, */*;q=0.8")
+        headerList = list
+        aggregator_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        aggregator_curl_setopt_pointer(easy, CURLOPT_PRIVATE, me)
+        aggregator_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
+        aggregator_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
+        aggregator_curl_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me)
+        aggregator_curl_set_write_function(easy) { buffer, size, count, userdata in
+            let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+            let length = size * count
+            guard transfer.body.count + length <= transfer.request.limits.maximumBodyBytes else {
+                transfer.failure = .tooLarge(limit: transfer.request.limits.maximumBodyBytes)
+                return 0  // anything but `length` aborts the transfer
+            }
+            if let buffer { transfer.body.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: length) }
+            return length
+        }
+        aggregator_curl_set_header_function(easy) { buffer, size, count, userdata in
+            let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+            let length = size * count
+            guard let buffer else { return length }
+            let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
+            transfer.takeHeaderLine(line)
+            return length
+        }
+        aggregator_curl_set_opensocket_function(easy) { clientp, _, address in
+            let transfer = Unmanaged<Transfer>.fromOpaque(clientp!).takeUnretainedValue()
+            guard let address else { return aggregator_curl_socket_bad() }
+            var text = [CChar](repeating: 0, count: 64)
+            if aggregator_curl_address_string(address, &text, 64) != 0 {
+                let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if let refusal = transfer.addressPolicy.refusal(forAddress: host) {
+                    transfer.failure = .refusedAddress(refusal)
+                    return aggregator_curl_socket_bad()
+                }
+            }
+            return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+        }
+    }
+
+    var addressPolicy = AddressPolicy()
+
+    private func takeHeaderLine(_ line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("HTTP/") {
+            // A new response in the chain (redirect, 100 Continue): start its headers afresh.
+            headers = [:]
+            let parts = trimmed.split(separator: " ")
+            if parts.count > 1, let status = Int(parts[1]) { statuses.append(status) }
+            return
+        }
+        guard let colon = trimmed.firstIndex(of: ":") else { return }
+        let name = trimmed[..<colon].lowercased()
+        let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        headers[name] = value
+        if name == "location" { redirectTarget = value }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

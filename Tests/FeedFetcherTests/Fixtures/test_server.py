@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""A misbehaving HTTP server for FeedFetcher's tests. Binds 127.0.0.1 on a free port, prints the
+port on the first line of stdout, and serves until killed (or until its stdin closes)."""
+import gzip
+import http.server
+import socketserver
+import sys
+import threading
+import time
+
+FEED = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Test feed</title>
+<item><title>One</title><link>http://example.org/1</link></item></channel></rss>"""
+BOMB = gzip.compress(b"\0" * (64 << 20), compresslevel=9)  # 64 MiB of zeros in ~64 KiB
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body=b"", headers=()):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        path = self.path
+        if path == "/feed.xml":
+            if self.headers.get("If-None-Match") == '"v1"':
+                return self.send(304, headers=[("ETag", '"v1"')])
+            return self.send(200, FEED, [("ETag", '"v1"'), ("Last-Modified", "Sat, 01 Jun 2024 12:00:00 GMT"),
+                                         ("Content-Type", "application/rss+xml"), ("Cache-Control", "max-age=900")])
+        if path == "/gzip.xml":
+            assert "gzip" in self.headers.get("Accept-Encoding", "")
+            return self.send(200, gzip.compress(FEED), [("Content-Encoding", "gzip")])
+        if path.startswith("/status/"):
+            status = int(path.rsplit("/", 1)[1])
+            return self.send(status, b"no", [("Retry-After", "120")] if status in (429, 503) else [])
+        if path == "/moved":
+            return self.send(301, headers=[("Location", "/feed.xml")])
+        if path == "/redirect-loop":
+            return self.send(302, headers=[("Location", "/redirect-loop")])
+        if path == "/redirect-file":
+            return self.send(302, headers=[("Location", "file:///etc/passwd")])
+        if path == "/big-length":
+            self.send_response(200)
+            self.send_header("Content-Length", str(100 << 20))
+            self.end_headers()
+            self.wfile.write(b"x" * 1024)
+            return
+        if path == "/gzip-bomb":
+            return self.send(200, BOMB, [("Content-Encoding", "gzip")])
+        if path in ("/endless", "/slow"):
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk, pause = (b"x" * 65536, 0) if path == "/endless" else (b"x", 1.0)
+            try:
+                for _ in range(100000):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.wfile.flush()
+                    time.sleep(pause)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
+        if path == "/hang":
+            time.sleep(30)
+            return
+        return self.send(404, b"not found")
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+server = Server(("127.0.0.1", 0), Handler)
+print(server.server_address[1], flush=True)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+sys.stdin.read()  # the test closes our stdin (or kills us) to stop
