@@ -22,7 +22,7 @@ let package = Package(
             dependencies: ["FeedParser", "FeedFetcher", "FeedStore", "ControlProtocol"]
         ),
 
-        .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "ControlProtocol"]),
+        .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "ControlProtocol", "FeedFetcher", "FeedStore"]),
         .executableTarget(name: "aggregatorctl", dependencies: ["ControlProtocol", "FeedParser"]),
         // `make bench`: parse + ingest of a generated farm, against ../shared/bench/store_limit.py.
         .executableTarget(name: "storebench", dependencies: ["AggregatorCore", "FeedParser", "FeedStore"],

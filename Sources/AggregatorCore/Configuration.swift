@@ -10,6 +10,11 @@ public struct Configuration: Sendable, Equatable {
     /// OPML imported on the first start with an empty database; nil for none.
     public var seedOPMLPath: String?
     public var logLevel: Logger.Level
+    /// Also refuse loopback and private addresses when fetching (DESIGN.md §4).
+    public var denyPrivateNetworks = false
+    /// Fetches in flight at once, in all and per host.
+    public var maximumConnections = 16
+    public var maximumConnectionsPerHost = 2
 
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
@@ -17,6 +22,9 @@ public struct Configuration: Sendable, Equatable {
         ("socket", "control socket path"),
         ("seed-opml", "OPML file imported on the first start with an empty database"),
         ("log-level", "debug, info, warning or error"),
+        ("deny-private-networks", "true to refuse loopback and private addresses too (default false)"),
+        ("max-connections", "fetches in flight at once (default 16)"),
+        ("per-host-connections", "fetches in flight per host (default 2)"),
     ]
 
     /// Builds the configuration from its sources.
@@ -47,12 +55,30 @@ public struct Configuration: Sendable, Equatable {
         }
         let paths = StatePaths(environment: environment)
         let seed = values["seed-opml"].map { $0.isEmpty ? nil : $0 } ?? defaultSeedOPML
-        return Configuration(
+        var configuration = Configuration(
             databasePath: nonEmpty(values["database"]) ?? paths.defaultDatabase,
             socketPath: nonEmpty(values["socket"]) ?? paths.defaultSocket,
             seedOPMLPath: seed,
             logLevel: logLevel
         )
+        if let value = values["deny-private-networks"] {
+            switch value.lowercased() {
+            case "true", "yes", "1": configuration.denyPrivateNetworks = true
+            case "false", "no", "0": configuration.denyPrivateNetworks = false
+            default: throw .invalidValue(key: "deny-private-networks", value: value, expected: "true or false")
+            }
+        }
+        configuration.maximumConnections = try positive("max-connections", values, default: 16)
+        configuration.maximumConnectionsPerHost = try positive("per-host-connections", values, default: 2)
+        return configuration
+    }
+
+    private static func positive(_ key: String, _ values: [String: String], default fallback: Int) throws(ConfigurationError) -> Int {
+        guard let value = values[key] else { return fallback }
+        guard let number = Int(value), number > 0, number <= 1024 else {
+            throw .invalidValue(key: key, value: value, expected: "a whole number from 1 to 1024")
+        }
+        return number
     }
 
     /// Parses `key = value` lines; `#` starts a comment line, blank lines are skipped.

@@ -20,7 +20,7 @@ extension FeedStore {
         }
     }
 
-    private func ingestOne(_ feed: IncomingFeed, seenAt: Int64) throws(StoreError) -> IngestCounts {
+    func ingestOne(_ feed: IncomingFeed, seenAt: Int64) throws(StoreError) -> IngestCounts {
         let find = try database.statement("SELECT id, feed_id, fingerprint, removed FROM entries WHERE key = ?1")
         let addSource = try database.statement(
             "INSERT INTO entry_sources(feed_id, entry_id, guid) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING")

@@ -6,18 +6,20 @@ import Foundation
 enum DaemonOptions: Equatable {
     case help
     case version
-    case run(configFile: String?, settings: [String: String])
+    case run(configFile: String?, once: Bool, settings: [String: String])
 
     /// Parses the arguments after the program name.
     /// - Throws: `UsageError` for an unknown option or a missing value.
     static func parse(_ arguments: [String]) throws(UsageError) -> DaemonOptions {
         var configFile: String?
         var settings: [String: String] = [:]
+        var once = false
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             switch argument {
             case "-h", "--help": return .help
             case "--version": return .version
+            case "--once": once = true
             default:
                 guard argument.hasPrefix("--"), argument.count > 2 else {
                     throw UsageError("Unexpected argument '\(argument)'")
@@ -37,11 +39,11 @@ enum DaemonOptions: Equatable {
                 if name == "config" { configFile = resolved } else { settings[name] = resolved }
             }
         }
-        return .run(configFile: configFile, settings: settings)
+        return .run(configFile: configFile, once: once, settings: settings)
     }
 
     static let usage = "aggregatord [--config FILE] [--database PATH] [--socket PATH] [--seed-opml FILE] "
-        + "[--log-level LEVEL]"
+        + "[--log-level LEVEL] [--once]"
 
     static var helpText: String {
         var lines = [
@@ -51,6 +53,7 @@ enum DaemonOptions: Equatable {
             "",
             "OPTIONS:",
             "  --config FILE         Read 'key = value' settings from FILE",
+            "  --once                Refresh every feed once, print a summary and exit (1 if any feed failed)",
         ]
         for (name, summary) in Configuration.keys {
             lines.append("  --\(name) VALUE".padding(toLength: 24, withPad: " ", startingAt: 0) + summary.capitalizedFirst)

@@ -1,6 +1,7 @@
 import AggregatorCore
 import ControlProtocol
 import FeedStore
+import FeedFetcher
 import Foundation
 import Glibc
 
@@ -26,12 +27,7 @@ enum DaemonStartup {
     /// Opens the database, imports the seed list on first start, then runs until SIGINT or SIGTERM.
     static func run(configuration: Configuration, logger: Logger) async throws {
         let signals = SignalWatcher()
-        let databaseDirectory = (configuration.databasePath as NSString).deletingLastPathComponent
-        if !databaseDirectory.isEmpty {
-            try? FileManager.default.createDirectory(atPath: databaseDirectory, withIntermediateDirectories: true,
-                                                     attributes: [.posixPermissions: 0o700])
-        }
-        let store = try FeedStore(path: configuration.databasePath)
+        let store = try openStore(configuration: configuration, logger: logger)
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
         logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
                                 "feeds": try await store.feedCount(), "pid": getpid()])
@@ -44,6 +40,30 @@ enum DaemonStartup {
             break
         }
         logger.info("Stopped")
+    }
+
+    /// `--once`: refreshes every feed, prints the summary line on stdout, and says whether none failed.
+    static func refreshOnce(configuration: Configuration, logger: Logger) async throws -> Bool {
+        let store = try openStore(configuration: configuration, logger: logger)
+        try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
+        let fetcher = FeedFetcher(userAgent: UserAgent.header(version: AggregatorVersion.current),
+                                  addressPolicy: AddressPolicy(denyPrivateNetworks: configuration.denyPrivateNetworks))
+        let pipeline = RefreshPipeline(store: store, fetcher: fetcher, logger: logger.component("refresh"),
+                                       width: configuration.maximumConnections,
+                                       perHost: configuration.maximumConnectionsPerHost)
+        let summary = await pipeline.refresh(try await store.feedsToFetch())
+        fetcher.stop()
+        print(summary.line)
+        return summary.failed == 0
+    }
+
+    private static func openStore(configuration: Configuration, logger: Logger) throws -> FeedStore {
+        let directory = (configuration.databasePath as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                     attributes: [.posixPermissions: 0o700])
+        }
+        return try FeedStore(path: configuration.databasePath)
     }
 
     /// The system or user configuration file, when one exists.

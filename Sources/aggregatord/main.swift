@@ -18,7 +18,7 @@ case .help:
     print(DaemonOptions.helpText)
 case .version:
     print("aggregatord \(AggregatorVersion.current)")
-case .run(let configFile, let settings):
+case .run(let configFile, let once, let settings):
     let environment = ProcessInfo.processInfo.environment
     let bootLogger = Logger(journald: environment["JOURNAL_STREAM"] != nil)
     do {
@@ -26,6 +26,9 @@ case .run(let configFile, let settings):
             configFile: configFile, settings: settings, environment: environment)
         let logger = Logger(minimumLevel: configuration.logLevel, component: "daemon",
                             journald: environment["JOURNAL_STREAM"] != nil)
+        if once {
+            exit(try await DaemonStartup.refreshOnce(configuration: configuration, logger: logger) ? 0 : 1)
+        }
         try await DaemonStartup.run(configuration: configuration, logger: logger)
     } catch {
         bootLogger.error("Cannot start", ["error": String(describing: error)])

@@ -4,7 +4,7 @@ import Testing
 @Suite struct DaemonOptionsTests {
     @Test func settingsAcceptSpaceAndEqualsForms() throws {
         let options = try DaemonOptions.parse(["--database", "/tmp/a.db", "--log-level=debug", "--config", "x.conf"])
-        #expect(options == .run(configFile: "x.conf", settings: ["database": "/tmp/a.db", "log-level": "debug"]))
+        #expect(options == .run(configFile: "x.conf", once: false, settings: ["database": "/tmp/a.db", "log-level": "debug"]))
     }
 
     @Test func helpAndVersionWin() throws {

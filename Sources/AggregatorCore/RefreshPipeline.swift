@@ -1,0 +1,177 @@
+import FeedFetcher
+import FeedParser
+import FeedStore
+import Foundation
+
+/// What one refresh round did (the `refresh` result of DESIGN.md §6).
+public struct RefreshSummary: Sendable, Equatable {
+    public var feeds = 0
+    public var ok = 0
+    public var notModified = 0
+    public var failed = 0
+    public var newEntries = 0
+    public var seconds = 0.0
+
+    public init() {}
+
+    /// One line for logs and `--once`: `feeds=32 ok=30 not_modified=1 failed=1 new_entries=412 seconds=2.4`.
+    public var line: String {
+        "feeds=\(feeds) ok=\(ok) not_modified=\(notModified) failed=\(failed) new_entries=\(newEntries) "
+            + "seconds=\(String(format: "%.2f", seconds))"
+    }
+}
+
+/// Fetch → parse → store for a set of feeds: at most `width` fetches at once and `perHost` per host,
+/// results stored in group commits of up to 50 feeds. One bad feed never stops the others.
+public struct RefreshPipeline: Sendable {
+    let store: FeedStore
+    let fetcher: FeedFetcher
+    let logger: Logger
+    var policy = RefreshPolicy()
+    var limits = FetchLimits()
+    var width = 16
+    var perHost = 2
+
+    public init(store: FeedStore, fetcher: FeedFetcher, logger: Logger, width: Int = 16, perHost: Int = 2,
+                limits: FetchLimits = FetchLimits()) {
+        self.store = store
+        self.fetcher = fetcher
+        self.logger = logger
+        self.width = max(1, width)
+        self.perHost = max(1, perHost)
+        self.limits = limits
+    }
+
+    /// Refreshes `feeds` and returns the round's summary. Cancelling the caller cancels every fetch.
+    public func refresh(_ feeds: [FeedFetchState]) async -> RefreshSummary {
+        let started = Date()
+        var summary = RefreshSummary()
+        summary.feeds = feeds.count
+        let gate = HostGate(perHost: perHost)
+        var pending: [FeedRefresh] = []
+        var iterator = feeds.makeIterator()
+        await withTaskGroup(of: FeedRefresh.self) { group in
+            var inFlight = 0
+            func startNext() {
+                guard let feed = iterator.next() else { return }
+                inFlight += 1
+                group.addTask { await refreshOne(feed, gate: gate) }
+            }
+            for _ in 0..<width { startNext() }
+            while let refresh = await group.next() {
+                inFlight -= 1
+                switch refresh.record {
+                case .success: if refresh.document == nil { summary.notModified += 1 } else { summary.ok += 1 }
+                case .failure, .gone: summary.failed += 1
+                }
+                pending.append(refresh)
+                if pending.count >= 50 {
+                    summary.newEntries += await commit(pending)
+                    pending.removeAll()
+                }
+                if !Task.isCancelled { startNext() }
+            }
+        }
+        summary.newEntries += await commit(pending)
+        summary.seconds = Date().timeIntervalSince(started)
+        return summary
+    }
+
+    private func commit(_ refreshes: [FeedRefresh]) async -> Int {
+        guard !refreshes.isEmpty else { return 0 }
+        do {
+            return try await store.commit(refreshes).reduce(0) { $0 + $1.new }
+        } catch {
+            logger.error("Cannot store refresh results", ["feeds": refreshes.count, "error": error.description])
+            return 0
+        }
+    }
+
+    /// One feed, within its host's bound.
+    func refreshOne(_ feed: FeedFetchState, gate: HostGate) async -> FeedRefresh {
+        let host = URLComponents(string: feed.url)?.host ?? feed.url
+        await gate.enter(host)
+        let refresh = await fetchAndParse(feed)
+        await gate.leave(host)
+        return refresh
+    }
+
+    /// Fetches and parses one feed; never throws: failures become the feed's recorded error.
+    func fetchAndParse(_ feed: FeedFetchState) async -> FeedRefresh {
+        let checkedAt = Date()
+        let random = Double.random(in: 0..<1)
+        func failure(_ reason: String, retryAfter: TimeInterval? = nil, gone: Bool = false) -> FeedRefresh {
+            let delay = policy.jittered(policy.delay(afterConsecutiveFailures: feed.errorCount + 1, retryAfter: retryAfter),
+                                        random: random)
+            logger.debug("Feed failed", ["feed_id": feed.id, "url": feed.url, "error": reason])
+            return FeedRefresh(feedID: feed.id, document: nil, record: gone ? .gone(reason) : .failure(reason),
+                               checkedAt: checkedAt, nextCheckAt: checkedAt.addingTimeInterval(delay),
+                               intervalSeconds: Int(delay))
+        }
+        let response: FetchResponse
+        do {
+            response = try await fetcher.fetch(FetchRequest(url: feed.url, etag: feed.etag, lastModified: feed.lastModified,
+                                                            limits: limits))
+        } catch {
+            if case .httpStatus(410, _) = error { return failure(error.description + " (gone: feed disabled)", gone: true) }
+            if case .httpStatus(_, let retryAfter) = error { return failure(error.description, retryAfter: retryAfter) }
+            return failure(error.description)
+        }
+        let previous = TimeInterval(feed.intervalSeconds ?? Int(policy.minimumInterval * 4))
+        if response.isNotModified {
+            let interval = policy.jittered(max(previous, response.freshFor ?? 0), random: random)
+            return FeedRefresh(feedID: feed.id, document: nil,
+                               record: .success(etag: response.etag ?? feed.etag, lastModified: response.lastModified ?? feed.lastModified,
+                                                newURL: nil, title: nil, siteURL: nil),
+                               checkedAt: checkedAt, nextCheckAt: checkedAt.addingTimeInterval(interval), intervalSeconds: Int(interval))
+        }
+        let parsed: ParsedFeed
+        do {
+            parsed = try ParsedFeed(parsing: response.body, source: .init(documentURL: response.finalURL, contentType: response.contentType))
+        } catch {
+            return failure(error.description)
+        }
+        guard parsed.format != .unknown else {
+            return failure("not a feed (\(parsed.problems.first ?? "no RSS, Atom or JSON Feed document"))")
+        }
+        let hints = [response.freshFor, RefreshPolicy.publisherHint(
+            timeToLiveMinutes: parsed.timeToLiveMinutes, updatePeriod: parsed.updatePeriod,
+            updateFrequency: parsed.updateFrequency)].compactMap { $0 }
+        let interval = policy.jittered(
+            policy.interval(entryDates: parsed.entries.compactMap { $0.published ?? $0.updated }, hints: hints), random: random)
+        return FeedRefresh(
+            feedID: feed.id, document: EntryMapper.incoming(parsed, feedID: feed.id),
+            record: .success(etag: response.etag, lastModified: response.lastModified, newURL: response.permanentRedirect,
+                             title: parsed.title, siteURL: parsed.link),
+            checkedAt: checkedAt, nextCheckAt: checkedAt.addingTimeInterval(interval), intervalSeconds: Int(interval))
+    }
+}
+
+/// At most `perHost` fetches per host at once; others wait their turn.
+actor HostGate {
+    private let perHost: Int
+    private var inFlight: [String: Int] = [:]
+    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    init(perHost: Int) {
+        self.perHost = perHost
+    }
+
+    func enter(_ host: String) async {
+        if inFlight[host, default: 0] < perHost {
+            inFlight[host, default: 0] += 1
+            return
+        }
+        await withCheckedContinuation { waiting[host, default: []].append($0) }
+    }
+
+    func leave(_ host: String) {
+        if var queue = waiting[host], !queue.isEmpty {
+            // Hand the slot straight to the next waiter: the count stays the same.
+            queue.removeFirst().resume()
+            waiting[host] = queue
+        } else {
+            inFlight[host, default: 1] -= 1
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// What the scheduler needs to fetch a feed.
+public struct FeedFetchState: Sendable, Equatable {
+    public var id: Int64
+    public var url: String
+    public var etag: String?
+    public var lastModified: String?
+    public var errorCount: Int
+    public var status: String
+    public var nextCheckAt: Date?
+    public var intervalSeconds: Int?
+}
+
+/// The outcome of one fetch, as the store records it on the feed.
+public enum FetchRecord: Sendable, Equatable {
+    /// A document arrived (or 304): validators to send next time, and a new URL after a permanent redirect.
+    case success(etag: String?, lastModified: String?, newURL: String?, title: String?, siteURL: String?)
+    /// Nothing usable: the reason, shown as the feed's `last_error`.
+    case failure(String)
+    /// The feed is gone for good (HTTP 410): disabled, not fetched again.
+    case gone(String)
+}
+
+extension FeedStore {
+    /// Every feed that is not disabled, soonest due first.
+    public func feedsToFetch() throws(StoreError) -> [FeedFetchState] {
+        var feeds: [FeedFetchState] = []
+        try database.statement("""
+            SELECT id, url, etag, last_modified, error_count, status, next_check_at, interval_s
+            FROM feeds WHERE status != 'disabled' ORDER BY coalesce(next_check_at, 0), id
+            """).query { row in
+            feeds.append(FeedFetchState(
+                id: row.int64(at: 0), url: row.text(at: 1) ?? "", etag: row.text(at: 2), lastModified: row.text(at: 3),
+                errorCount: Int(row.int64(at: 4)), status: row.text(at: 5) ?? "ok",
+                nextCheckAt: row.optionalInt64(at: 6).map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                intervalSeconds: row.optionalInt64(at: 7).map { Int($0) }))
+        }
+        return feeds
+    }
+
+    /// Records a fetch on the feed: its state, error count and when to check it next.
+    public func record(_ record: FetchRecord, feedID: Int64, checkedAt: Date, nextCheckAt: Date,
+                       intervalSeconds: Int) throws(StoreError) {
+        let checked = Int64(checkedAt.timeIntervalSince1970)
+        let next = Int64(nextCheckAt.timeIntervalSince1970)
+        switch record {
+        case .success(let etag, let lastModified, let newURL, let title, let siteURL):
+            try database.statement("""
+                UPDATE feeds SET etag = ?2, last_modified = ?3, checked_at = ?4, next_check_at = ?5, interval_s = ?6,
+                    error_count = 0, last_error = NULL, status = 'ok', title = coalesce(title, ?7),
+                    site_url = coalesce(site_url, ?8)
+                WHERE id = ?1
+                """).run([.integer(feedID), SQLValue(etag), SQLValue(lastModified), .integer(checked), .integer(next),
+                          .integer(Int64(intervalSeconds)), SQLValue(title), SQLValue(siteURL)])
+            if let newURL {
+                // A permanent redirect moves the subscription, unless another feed already has that URL.
+                try database.statement("UPDATE OR IGNORE feeds SET url = ?2 WHERE id = ?1").run([.integer(feedID), .text(newURL)])
+            }
+        case .failure(let reason), .gone(let reason):
+            let status = if case .gone = record { "disabled" } else { "failing" }
+            try database.statement("""
+                UPDATE feeds SET checked_at = ?2, next_check_at = ?3, interval_s = ?4, error_count = error_count + 1,
+                    last_error = ?5, status = ?6
+                WHERE id = ?1
+                """).run([.integer(feedID), .integer(checked), .integer(next), .integer(Int64(intervalSeconds)),
+                          .text(reason), .text(status)])
+        }
+    }
+}
+
+/// One feed's refresh, committed together with others: its new entries (if any) and its fetch state.
+public struct FeedRefresh: Sendable {
+    public var feedID: Int64
+    public var document: IncomingFeed?
+    public var record: FetchRecord
+    public var checkedAt: Date
+    public var nextCheckAt: Date
+    public var intervalSeconds: Int
+
+    public init(feedID: Int64, document: IncomingFeed?, record: FetchRecord, checkedAt: Date, nextCheckAt: Date,
+                intervalSeconds: Int) {
+        self.feedID = feedID
+        self.document = document
+        self.record = record
+        self.checkedAt = checkedAt
+        self.nextCheckAt = nextCheckAt
+        self.intervalSeconds = intervalSeconds
+    }
+}
+
+extension FeedStore {
+    /// Stores several feeds' refreshes in one transaction (group commit): entries and fetch state.
+    /// - Returns: the ingest counts of each refresh, zero for those without a document.
+    @discardableResult
+    public func commit(_ refreshes: [FeedRefresh]) throws(StoreError) -> [IngestCounts] {
+        try database.transaction { () throws(StoreError) -> [IngestCounts] in
+            var results: [IngestCounts] = []
+            for refresh in refreshes {
+                let counts = try refresh.document.map { (document: IncomingFeed) throws(StoreError) in
+                    try ingestOne(document, seenAt: Int64(refresh.checkedAt.timeIntervalSince1970))
+                } ?? IngestCounts()
+                try record(refresh.record, feedID: refresh.feedID, checkedAt: refresh.checkedAt,
+                           nextCheckAt: refresh.nextCheckAt, intervalSeconds: refresh.intervalSeconds)
+                results.append(counts)
+            }
+            return results
+        }
+    }
+}

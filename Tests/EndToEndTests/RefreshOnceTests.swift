@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// `aggregatord --once` against a local server: fetch, parse, store, conditional GET, failures recorded.
+@Suite struct RefreshOnceTests {
+    let daemon = Binary("aggregatord")
+
+    /// The misbehaving server of FeedFetcherTests, started on a free port of 127.0.0.1.
+    private func startServer() throws -> (Process, Pipe, Int) {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("FeedFetcherTests/Fixtures/test_server.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let port = try #require(Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        return (process, input, port)
+    }
+
+    @Test func refreshOnceStoresEntriesThenGetsNotModifiedAndReportsFailures() throws {
+        let (server, input, port) = try startServer()
+        defer {
+            try? input.fileHandleForWriting.close()
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seed = directory.appendingPathComponent("seed.opml")
+        try Data("""
+            <opml version="2.0"><body><outline text="Test">
+              <outline text="Good" xmlUrl="http://127.0.0.1:\(port)/feed.xml"/>
+              <outline text="Gzip" xmlUrl="http://127.0.0.1:\(port)/gzip.xml"/>
+              <outline text="Missing" xmlUrl="http://127.0.0.1:\(port)/status/404"/>
+              <outline text="Page" xmlUrl="http://127.0.0.1:\(port)/nothing-here"/>
+            </outline></body></opml>
+            """.utf8).write(to: seed)
+        let arguments = ["--once", "--database", directory.appendingPathComponent("a.db").path, "--seed-opml", seed.path]
+
+        let first = try daemon.run(arguments)
+        #expect(first.status == 1, "a failed feed makes --once exit 1")
+        // Both good feeds carry the same item URL: stored once.
+        #expect(first.output.hasPrefix("feeds=4 ok=2 not_modified=0 failed=2 new_entries=1 "))
+
+        let second = try daemon.run(arguments)
+        #expect(second.output.hasPrefix("feeds=4 ok=1 not_modified=1 failed=2 new_entries=0 "))
+    }
+}
