@@ -29,16 +29,32 @@ enum DaemonStartup {
         let signals = SignalWatcher()
         let store = try openStore(configuration: configuration, logger: logger)
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
+        let fetcher = makeFetcher(configuration)
+        let scheduler = Scheduler(store: store, pipeline: makePipeline(configuration, store: store, fetcher: fetcher,
+                                                                       logger: logger),
+                                  logger: logger.component("scheduler"))
         logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
                                 "feeds": try await store.feedCount(), "pid": getpid()])
-        for await signal in signals.signals {
-            if signal == SIGHUP {
-                logger.warning("SIGHUP received: configuration reload is not supported yet; restart to apply changes")
-                continue
+        // The root task group: the scheduler and the signal watcher. A stop signal cancels the group,
+        // and cancellation reaches every fetch in flight.
+        let stopSignals = signals.signals
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await scheduler.run() }
+            group.addTask {
+                for await signal in stopSignals {
+                    if signal == SIGHUP {
+                        logger.warning("SIGHUP received: configuration reload is not supported yet; restart to apply changes")
+                        continue
+                    }
+                    logger.info("Stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
+                    return
+                }
             }
-            logger.info("Stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
-            break
+            await group.next()
+            group.cancelAll()
         }
+        fetcher.stop()
+        withExtendedLifetime(signals) {}  // the dispatch sources must outlive the wait above
         logger.info("Stopped")
     }
 
@@ -46,15 +62,23 @@ enum DaemonStartup {
     static func refreshOnce(configuration: Configuration, logger: Logger) async throws -> Bool {
         let store = try openStore(configuration: configuration, logger: logger)
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
-        let fetcher = FeedFetcher(userAgent: UserAgent.header(version: AggregatorVersion.current),
-                                  addressPolicy: AddressPolicy(denyPrivateNetworks: configuration.denyPrivateNetworks))
-        let pipeline = RefreshPipeline(store: store, fetcher: fetcher, logger: logger.component("refresh"),
-                                       width: configuration.maximumConnections,
-                                       perHost: configuration.maximumConnectionsPerHost)
+        let fetcher = makeFetcher(configuration)
+        let pipeline = makePipeline(configuration, store: store, fetcher: fetcher, logger: logger)
         let summary = await pipeline.refresh(try await store.feedsToFetch())
         fetcher.stop()
         print(summary.line)
         return summary.failed == 0
+    }
+
+    private static func makeFetcher(_ configuration: Configuration) -> FeedFetcher {
+        FeedFetcher(userAgent: UserAgent.header(version: AggregatorVersion.current),
+                    addressPolicy: AddressPolicy(denyPrivateNetworks: configuration.denyPrivateNetworks))
+    }
+
+    private static func makePipeline(_ configuration: Configuration, store: FeedStore, fetcher: FeedFetcher,
+                                     logger: Logger) -> RefreshPipeline {
+        RefreshPipeline(store: store, fetcher: fetcher, logger: logger.component("refresh"),
+                        width: configuration.maximumConnections, perHost: configuration.maximumConnectionsPerHost)
     }
 
     private static func openStore(configuration: Configuration, logger: Logger) throws -> FeedStore {

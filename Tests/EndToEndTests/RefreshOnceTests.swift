@@ -55,4 +55,26 @@ import Testing
         let second = try daemon.run(arguments)
         #expect(second.output.hasPrefix("feeds=4 ok=1 not_modified=1 failed=2 new_entries=0 "))
     }
+
+    @Test func theRunningDaemonRefreshesDueFeedsAndStopsCleanly() async throws {
+        let (server, input, port) = try startServer()
+        defer {
+            try? input.fileHandleForWriting.close()
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seed = directory.appendingPathComponent("seed.opml")
+        try Data(#"<opml><body><outline text="Good" xmlUrl="http://127.0.0.1:\#(port)/feed.xml"/></body></opml>"#.utf8)
+            .write(to: seed)
+        let log = directory.appendingPathComponent("daemon.log")
+        let process = try daemon.start(["--database", directory.appendingPathComponent("a.db").path,
+                                        "--seed-opml", seed.path, "--socket", directory.appendingPathComponent("s").path],
+                                       logFile: log)
+        let text = try await waitFor("msg=\"Refresh round done\"", in: log)
+        #expect(text.contains("new_entries=1"))
+        kill(process.processIdentifier, SIGTERM)
+        #expect(try await waitForExit(process) == 0)
+    }
 }

@@ -1,0 +1,54 @@
+import FeedStore
+import Foundation
+
+/// Owns when feeds are refreshed (DESIGN.md §4): sleeps until the earliest due feed, refreshes
+/// every due feed in one round, records the round, and starts no round once cancelled.
+public actor Scheduler {
+    private let store: FeedStore
+    private let pipeline: RefreshPipeline
+    private let logger: Logger
+    /// The last finished round, for `status`.
+    public private(set) var lastRound: (finished: Date, summary: RefreshSummary)?
+    /// When the next round is due, for `status`.
+    public private(set) var nextDue: Date?
+
+    public init(store: FeedStore, pipeline: RefreshPipeline, logger: Logger) {
+        self.store = store
+        self.pipeline = pipeline
+        self.logger = logger
+    }
+
+    /// Runs rounds until the calling task is cancelled (SIGTERM/SIGINT cancel the daemon's root task).
+    /// - Parameter onRound: called after each round, e.g. to tell systemd the status.
+    public func run(onRound: @Sendable (RefreshSummary) -> Void = { _ in }) async {
+        while !Task.isCancelled {
+            do {
+                let now = Date()
+                let feeds = try await store.feedsToFetch()
+                let due = feeds.filter { ($0.nextCheckAt ?? .distantPast) <= now }
+                if !due.isEmpty {
+                    let summary = await pipeline.refresh(due)
+                    guard !Task.isCancelled else { return }
+                    lastRound = (Date(), summary)
+                    logger.info("Refresh round done", ["feeds": summary.feeds, "ok": summary.ok,
+                                                       "not_modified": summary.notModified, "failed": summary.failed,
+                                                       "new_entries": summary.newEntries,
+                                                       "seconds": String(format: "%.2f", summary.seconds)])
+                    onRound(summary)
+                }
+                let upcoming = try await store.feedsToFetch().compactMap(\.nextCheckAt).min()
+                // No feeds yet: look again in a minute (feeds may be added over the control socket).
+                let wake = upcoming ?? Date().addingTimeInterval(60)
+                nextDue = wake
+                let wait = max(0.5, wake.timeIntervalSinceNow)
+                logger.debug("Sleeping until the next due feed", ["seconds": Int(wait)])
+                try await Task.sleep(for: .milliseconds(Int(min(wait, 3600) * 1000)))
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.error("Scheduler cannot read feeds; retrying in 30 s", ["error": String(describing: error)])
+                try? await Task.sleep(for: .seconds(30))
+            }
+        }
+    }
+}
