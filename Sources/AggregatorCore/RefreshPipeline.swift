@@ -43,7 +43,9 @@ public struct RefreshPipeline: Sendable {
     }
 
     /// Refreshes `feeds` and returns the round's summary. Cancelling the caller cancels every fetch.
-    public func refresh(_ feeds: [FeedFetchState]) async -> RefreshSummary {
+    /// - Parameter progress: called as each feed finishes, with how many are done.
+    public func refresh(_ feeds: [FeedFetchState],
+                        progress: (Int, FeedRefresh) -> Void = { _, _ in }) async -> RefreshSummary {
         let started = Date()
         var summary = RefreshSummary()
         summary.feeds = feeds.count
@@ -58,8 +60,11 @@ public struct RefreshPipeline: Sendable {
                 group.addTask { await refreshOne(feed, gate: gate) }
             }
             for _ in 0..<width { startNext() }
+            var done = 0
             while let refresh = await group.next() {
                 inFlight -= 1
+                done += 1
+                progress(done, refresh)
                 switch refresh.record {
                 case .success: if refresh.document == nil { summary.notModified += 1 } else { summary.ok += 1 }
                 case .failure, .gone: summary.failed += 1

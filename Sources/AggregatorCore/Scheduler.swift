@@ -11,11 +11,17 @@ public actor Scheduler {
     public private(set) var lastRound: (finished: Date, summary: RefreshSummary)?
     /// When the next round is due, for `status`.
     public private(set) var nextDue: Date?
+    private var wakeRequested = false
 
     public init(store: FeedStore, pipeline: RefreshPipeline, logger: Logger) {
         self.store = store
         self.pipeline = pipeline
         self.logger = logger
+    }
+
+    /// Ends the current sleep: the next round starts now (for feeds that are due).
+    public func wake() {
+        wakeRequested = true
     }
 
     /// Runs rounds until the calling task is cancelled (SIGTERM/SIGINT cancel the daemon's root task).
@@ -40,9 +46,12 @@ public actor Scheduler {
                 // No feeds yet: look again in a minute (feeds may be added over the control socket).
                 let wake = upcoming ?? Date().addingTimeInterval(60)
                 nextDue = wake
-                let wait = max(0.5, wake.timeIntervalSinceNow)
-                logger.debug("Sleeping until the next due feed", ["seconds": Int(wait)])
-                try await Task.sleep(for: .milliseconds(Int(min(wait, 3600) * 1000)))
+                logger.debug("Sleeping until the next due feed", ["seconds": Int(max(0, wake.timeIntervalSinceNow))])
+                // Sleep in short steps so `wake()` (a feed added, a refresh asked for) takes effect at once.
+                while !wakeRequested, wake.timeIntervalSinceNow > 0 {
+                    try await Task.sleep(for: .milliseconds(Int(min(wake.timeIntervalSinceNow, 0.5) * 1000) + 1))
+                }
+                wakeRequested = false
             } catch is CancellationError {
                 return
             } catch {

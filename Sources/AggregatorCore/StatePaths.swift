@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 
 /// Where the daemon keeps its database and socket when not told otherwise (DESIGN.md §6, §8).
@@ -22,14 +23,6 @@ public struct StatePaths: Sendable, Equatable {
             let base = first("XDG_STATE_HOME") ?? home + "/.local/state"
             defaultDatabase = base + "/aggregator/aggregator.db"
         }
-        if let socket = first("AGGREGATOR_SOCKET") {
-            defaultSocket = socket
-        } else if let runtime = first("RUNTIME_DIRECTORY") {
-            defaultSocket = runtime + "/aggregatord.sock"
-        } else if let runtime = first("XDG_RUNTIME_DIR") {
-            defaultSocket = runtime + "/aggregator/aggregatord.sock"
-        } else {
-            defaultSocket = "/tmp/aggregator-\(userID)/aggregatord.sock"
-        }
+        defaultSocket = ControlSocketPath.resolve(environment: environment, userID: userID)
     }
 }

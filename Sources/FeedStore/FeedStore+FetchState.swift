@@ -78,6 +78,12 @@ public struct FeedRefresh: Sendable {
     public var nextCheckAt: Date
     public var intervalSeconds: Int
 
+    /// Whether the fetch succeeded (a new document or not modified).
+    public var isSuccess: Bool {
+        if case .success = record { return true }
+        return false
+    }
+
     public init(feedID: Int64, document: IncomingFeed?, record: FetchRecord, checkedAt: Date, nextCheckAt: Date,
                 intervalSeconds: Int) {
         self.feedID = feedID

@@ -7,12 +7,15 @@ struct SearchQuery: Equatable {
     let expression: String
     /// The words and phrases looked for (not the excluded ones), for snippets.
     let terms: [String]
+    /// The terms given as prefixes (`word*`).
+    let prefixes: Set<String>
 
     /// - Throws: `StoreError.Kind.invalidQuery` when nothing is left to look for.
     init(_ text: String) throws(StoreError) {
         var groups: [[String]] = [[]]  // OR-separated alternatives, each a list of ANDed items
         var excluded: [String] = []
         var terms: [String] = []
+        var prefixes: Set<String> = []
         var pendingOr = false
         for token in Self.tokens(of: text) {
             if token.text == "OR" && !token.quoted {
@@ -37,6 +40,7 @@ struct SearchQuery: Equatable {
                 continue
             }
             terms.append(word)
+            if prefix { prefixes.insert(word) }
             if pendingOr {
                 groups[groups.count - 1].append("OR")
             } else if !groups[groups.count - 1].isEmpty {
@@ -53,6 +57,7 @@ struct SearchQuery: Equatable {
         }
         expression = positive.joined(separator: " AND ") + excluded.map { " NOT " + $0 }.joined()
         self.terms = terms
+        self.prefixes = prefixes
     }
 
     private struct Token {
@@ -97,6 +102,14 @@ struct SearchQuery: Equatable {
         for term in terms.sorted(by: { $0.count > $1.count }) {
             var searchStart = excerpt.startIndex
             while let found = excerpt.range(of: term, options: options, range: searchStart..<excerpt.endIndex) {
+                // Whole words only ("the" does not light up inside "then"), prefixes may run on.
+                let startsWord = found.lowerBound == excerpt.startIndex
+                    || !excerpt[excerpt.index(before: found.lowerBound)].isLetter
+                let endsWord = found.upperBound == excerpt.endIndex || !excerpt[found.upperBound].isLetter
+                guard startsWord && (endsWord || prefixes.contains(term)) else {
+                    searchStart = found.upperBound
+                    continue
+                }
                 let marked = Snippet.matchStart + excerpt[found] + Snippet.matchEnd
                 excerpt.replaceSubrange(found, with: marked)
                 searchStart = excerpt.index(found.lowerBound, offsetBy: marked.count)

@@ -1,4 +1,5 @@
 import ControlProtocol
+import Foundation
 
 /// Runs one `aggregatorctl` invocation; `main.swift` only calls this and exits with its status.
 struct CLI {
@@ -7,6 +8,10 @@ struct CLI {
     var standardError: (String) -> Void
     /// Raw bytes for standard output (`parse --json` writes megabytes: no String round trip).
     var standardOutputBytes: ([UInt8]) -> Void
+    /// The process environment (socket path, NO_COLOR).
+    var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// Whether standard output is a terminal (colour, progress lines).
+    var isTerminal: Bool = isatty(STDOUT_FILENO) == 1
 
     init(standardOutput: @escaping (String) -> Void, standardError: @escaping (String) -> Void,
          standardOutputBytes: (([UInt8]) -> Void)? = nil) {
@@ -32,7 +37,7 @@ struct CLI {
             return .success
         }
         let wantsHelp = reader.flag("-h", "--help")
-        _ = try reader.option("--socket")
+        let socket = try reader.option("--socket")
         let json = reader.flag("--json")
         guard let command = reader.firstPositional() else {
             if wantsHelp {
@@ -55,8 +60,52 @@ struct CLI {
         case "parse":
             let parse = try ParseCommand(arguments: &reader, json: json)
             return parse.run(output: standardOutputBytes, error: standardError)
-        default:
+        case "help":
             throw UsageError("Unknown command '\(command)'")
+        default:
+            guard Command.all.contains(where: { $0.name == command }) else { throw UsageError("Unknown command '\(command)'") }
+            let daemonCommand = try DaemonCommand(name: command, arguments: &reader)
+            return call(daemonCommand, socket: socket ?? ControlSocketPath.resolve(environment: environment), json: json)
+        }
+    }
+
+    /// Runs a daemon command: exit 3 when the daemon is unreachable, 1 when it reports an error.
+    private func call(_ command: DaemonCommand, socket: String, json: Bool) -> ExitCode {
+        let client: ControlClient
+        do {
+            client = try ControlClient(path: socket)
+        } catch {
+            standardError("Error: cannot reach aggregatord at \(socket) (\(error)).\n"
+                + "  Start it with 'aggregatord' (or 'systemctl start aggregatord'), or pass --socket PATH.\n")
+            return .unreachable
+        }
+        let output = HumanOutput(styled: isTerminal && environment["NO_COLOR"] == nil)
+        do {
+            let result = try client.call(command.method, command.params) { method, params in
+                guard method == "refresh.progress", !json, isTerminal else { return }
+                let done = params["done"]?.int ?? 0
+                let total = params["total"]?.int ?? 0
+                standardError("\r\u{1B}[2KRefreshing: \(done)/\(total)")
+            }
+            if command.name == "refresh", isTerminal, !json { standardError("\r\u{1B}[2K") }
+            let text = json ? String(decoding: result.encoded(pretty: true), as: UTF8.self) + "\n"
+                            : output.render(command.name, result)
+            if let file = command.outputFile, !json {
+                guard FileManager.default.createFile(atPath: file, contents: Data(text.utf8)) else {
+                    standardError("Error: cannot write \(file)\n")
+                    return .failure
+                }
+                standardOutput("Exported subscriptions to \(file)\n")
+            } else {
+                standardOutput(text)
+            }
+            return .success
+        } catch let error as JSONRPCError {
+            standardError("Error: \(error.message)\n")
+            return .failure
+        } catch {
+            standardError("Error: the connection to aggregatord at \(socket) broke (\(error))\n")
+            return .unreachable
         }
     }
 }

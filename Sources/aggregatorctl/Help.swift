@@ -42,7 +42,43 @@ struct Command {
     let usage: String
     let details: String
 
+    private static let filters = """
+        FILTERS:
+          --category NAME         Articles of feeds in this category (cross-posts included)
+          --feed FEED             Articles of this feed (id or URL)
+          --unread, --starred     Only unread, only starred articles
+          --since WHEN            Published at or after WHEN (2024-06-01, 2024-06-01T12:00:00Z, RFC 822)
+          --search QUERY          Words, "phrases", prefix*, -excluded and OR
+          --sort ORDER            newest (default), oldest, title, or relevance when searching
+          --limit N               Articles per page, 1-1000 (default 50)
+          --cursor C              The next page, from the previous page's cursor
+        """
+
     static let all: [Command] = [
+        Command(name: "status", summary: "Show the daemon's state: feeds, entries, the last refresh round",
+                usage: "status", details: ""),
+        Command(name: "feeds", summary: "List subscribed feeds with unread counts, status and next check",
+                usage: "feeds [--category NAME] [--failing]",
+                details: "OPTIONS:\n  --category NAME         Only this category's feeds\n  --failing               Only feeds whose last fetch failed, with the reason"),
+        Command(name: "categories", summary: "List categories with feed and article counts", usage: "categories", details: ""),
+        Command(name: "add", summary: "Subscribe to a feed", usage: "add URL [--category NAME] [--title TEXT]",
+                details: "ARGUMENTS:\n  URL                     An http(s) feed URL\n\nOPTIONS:\n  --category NAME         File it under this category (created if needed)\n  --title TEXT            Its title until the feed's own is known"),
+        Command(name: "remove", summary: "Unsubscribe from a feed (starred and cross-posted articles stay)",
+                usage: "remove FEED", details: "ARGUMENTS:\n  FEED                    A feed id or URL"),
+        Command(name: "import", summary: "Subscribe to every feed of an OPML file", usage: "import FILE.opml", details: ""),
+        Command(name: "export", summary: "Write the subscriptions as OPML (to FILE, else standard output)",
+                usage: "export [FILE]", details: ""),
+        Command(name: "refresh", summary: "Fetch feeds now (all, or the ones named)", usage: "refresh [FEED...] [--wait]",
+                details: "OPTIONS:\n  --wait                  Wait for the round and print its summary (progress on a terminal)"),
+        Command(name: "articles", summary: "List articles, newest first", usage: "articles [FILTERS]", details: filters),
+        Command(name: "search", summary: "Full-text search of titles, text and authors", usage: "search QUERY [FILTERS]",
+                details: filters),
+        Command(name: "show", summary: "Show one article as readable text", usage: "show ID", details: ""),
+        Command(name: "read", summary: "Mark articles read (IDs, or --all with filters)", usage: "read ID...|--all [FILTERS]",
+                details: filters),
+        Command(name: "unread", summary: "Mark articles unread", usage: "unread ID...|--all [FILTERS]", details: filters),
+        Command(name: "star", summary: "Star articles", usage: "star ID...|--all [FILTERS]", details: filters),
+        Command(name: "unstar", summary: "Unstar articles", usage: "unstar ID...|--all [FILTERS]", details: filters),
         ParseCommand.command,
         Command(name: "help", summary: "Show help for aggregatorctl or one of its commands",
                 usage: "help [COMMAND]", details: ""),

@@ -30,16 +30,24 @@ enum DaemonStartup {
         let store = try openStore(configuration: configuration, logger: logger)
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
         let fetcher = makeFetcher(configuration)
-        let scheduler = Scheduler(store: store, pipeline: makePipeline(configuration, store: store, fetcher: fetcher,
-                                                                       logger: logger),
-                                  logger: logger.component("scheduler"))
+        let pipeline = makePipeline(configuration, store: store, fetcher: fetcher, logger: logger)
+        let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"))
+        let (socket, socketMode) = try openControlSocket(configuration, logger: logger)
+        let server = ControlServer(descriptor: socket) { user in
+            // Root and the daemon's own user always; others only reach a group-accessible socket
+            // through its file mode, which already checked their group.
+            user == 0 || user == getuid() || socketMode & 0o070 != 0
+        }
+        let handler = ControlHandler(store: store, scheduler: scheduler, pipeline: pipeline,
+                                     databasePath: configuration.databasePath)
         logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
-                                "feeds": try await store.feedCount(), "pid": getpid()])
+                                "socket": configuration.socketPath, "feeds": try await store.feedCount(), "pid": getpid()])
         // The root task group: the scheduler and the signal watcher. A stop signal cancels the group,
         // and cancellation reaches every fetch in flight.
         let stopSignals = signals.signals
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await scheduler.run() }
+            group.addTask { await server.run { request, notifier in await handler.handle(request, notifier: notifier) } }
             group.addTask {
                 for await signal in stopSignals {
                     if signal == SIGHUP {
@@ -54,6 +62,7 @@ enum DaemonStartup {
             group.cancelAll()
         }
         fetcher.stop()
+        if ProcessInfo.processInfo.environment["LISTEN_FDS"] == nil { unlink(configuration.socketPath) }
         withExtendedLifetime(signals) {}  // the dispatch sources must outlive the wait above
         logger.info("Stopped")
     }
@@ -68,6 +77,19 @@ enum DaemonStartup {
         fetcher.stop()
         print(summary.line)
         return summary.failed == 0
+    }
+
+    /// The listening control socket: systemd's (LISTEN_FDS) when socket-activated, else our own at
+    /// the configured path (0660 under systemd, where a group shares it; 0600 for a user's daemon).
+    private static func openControlSocket(_ configuration: Configuration, logger: Logger) throws -> (Int32, mode_t) {
+        let environment = ProcessInfo.processInfo.environment
+        if let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1,
+           environment["LISTEN_PID"].flatMap(Int32.init) == getpid() {
+            logger.info("Using the socket systemd passed", ["fds": count])
+            return (3, 0o660)  // SD_LISTEN_FDS_START
+        }
+        let mode: mode_t = environment["RUNTIME_DIRECTORY"] == nil ? 0o600 : 0o660
+        return (try UnixSocket.listen(path: configuration.socketPath, mode: mode), mode)
     }
 
     private static func makeFetcher(_ configuration: Configuration) -> FeedFetcher {

@@ -1,0 +1,255 @@
+import ControlProtocol
+import FeedParser
+import FeedStore
+import Foundation
+
+/// Answers the JSON-RPC methods of DESIGN.md §6 from the store and the scheduler. Store and
+/// usage errors become JSON-RPC errors here, in one place.
+public struct ControlHandler: Sendable {
+    let store: FeedStore
+    let scheduler: Scheduler
+    let pipeline: RefreshPipeline
+    let databasePath: String
+    let started: Date
+
+    public init(store: FeedStore, scheduler: Scheduler, pipeline: RefreshPipeline, databasePath: String, started: Date = Date()) {
+        self.store = store
+        self.scheduler = scheduler
+        self.pipeline = pipeline
+        self.databasePath = databasePath
+        self.started = started
+    }
+
+    public func handle(_ request: JSONRPCRequest, notifier: ControlNotifier) async -> Result<JSONValue, JSONRPCError> {
+        do {
+            let params = Parameters(request.params)
+            switch request.method {
+            case "status": return .success(try await status())
+            case "feeds.list": return .success(["feeds": .array(try reader().feeds(category: params.string("category"),
+                                                                             failingOnly: params.bool("failing") ?? false).map(Self.json))])
+            case "feeds.add": return .success(try await addFeed(params))
+            case "feeds.remove": return .success(try await removeFeed(params))
+            case "feeds.import": return .success(try await importOPML(params))
+            case "feeds.export": return .success(try exportOPML())
+            case "categories.list": return .success(["categories": .array(try reader().categories().map {
+                ["name": .string($0.name), "feeds": .from($0.feeds), "unread": .from($0.unread), "total": .from($0.total)]
+            })])
+            case "articles.list": return .success(try await articles(params))
+            case "articles.get": return .success(try article(params))
+            case "articles.mark": return .success(try await mark(params))
+            case "refresh": return .success(try await refresh(params, notifier: notifier))
+            default: return .failure(.methodNotFound(request.method))
+            }
+        } catch let error as JSONRPCError {
+            return .failure(error)
+        } catch let error as StoreError {
+            return .failure(error.kind == .invalidQuery || error.kind == .notFound ? .failed(error.description)
+                                                                                   : .internalError(error.description))
+        } catch {
+            return .failure(.internalError(String(describing: error)))
+        }
+    }
+
+    private func reader() throws -> StoreReader {
+        try StoreReader(path: databasePath)
+    }
+
+    // MARK: - Methods
+
+    private func status() async throws -> JSONValue {
+        let feeds = try reader().feeds()
+        let size = (try? FileManager.default.attributesOfItem(atPath: databasePath)[.size] as? Int) ?? nil
+        let counts = try reader()
+        var lastRound: JSONValue = .null
+        if let round = await scheduler.lastRound {
+            lastRound = ["finished": .string(Self.timestamp(round.finished)), "seconds": .number(round.summary.seconds),
+                         "feeds": .from(round.summary.feeds), "ok": .from(round.summary.ok),
+                         "not_modified": .from(round.summary.notModified), "failed": .from(round.summary.failed),
+                         "new_entries": .from(round.summary.newEntries)]
+        }
+        return [
+            "version": .string(AggregatorVersion.current),
+            "uptime_s": .number(Date().timeIntervalSince(started).rounded()),
+            "database": .string(databasePath),
+            "database_bytes": .from(size),
+            "feeds": ["ok": .from(feeds.filter { $0.status == "ok" }.count),
+                      "failing": .from(feeds.filter { $0.status == "failing" }.count),
+                      "disabled": .from(feeds.filter { $0.status == "disabled" }.count)],
+            "entries": .from(try counts.count()),
+            "unread": .from(try counts.count(ArticleFilter(unreadOnly: true))),
+            "last_round": lastRound,
+            "next_due": .from(await scheduler.nextDue.map(Self.timestamp)),
+        ]
+    }
+
+    private func addFeed(_ params: Parameters) async throws -> JSONValue {
+        guard let url = params.string("url") else { throw JSONRPCError.invalidParams("\"url\" is required") }
+        guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+              components.host?.isEmpty == false else {
+            throw JSONRPCError.failed("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
+        }
+        guard try await store.feedID(url: url) == nil else { throw JSONRPCError.failed("already subscribed to \(url)") }
+        try await store.addFeeds([.init(url: url, title: params.string("title"), category: params.string("category"))])
+        await scheduler.wake()
+        let id = try await store.feedID(url: url)
+        let feed = try reader().feeds().first { $0.id == id }
+        return ["feed": feed.map(Self.json) ?? .null]
+    }
+
+    private func removeFeed(_ params: Parameters) async throws -> JSONValue {
+        let id = try await feedID(params.value("feed"))
+        try await store.removeFeed(id: id)
+        return ["removed": .from(id)]
+    }
+
+    /// A feed named by id or URL.
+    private func feedID(_ value: JSONValue?) async throws -> Int64 {
+        if let number = value?.int { return Int64(number) }
+        if let text = value?.string {
+            if let number = Int64(text) { return number }
+            if let id = try await store.feedID(url: text) { return id }
+            throw JSONRPCError.failed("no feed with URL \(text)")
+        }
+        throw JSONRPCError.invalidParams("\"feed\" must be a feed id or URL")
+    }
+
+    private func importOPML(_ params: Parameters) async throws -> JSONValue {
+        guard let text = params.string("opml") else { throw JSONRPCError.invalidParams("\"opml\" is required") }
+        let outlines: [OPMLFeed]
+        do {
+            outlines = try OPMLReader.feeds(in: Data(text.utf8))
+        } catch {
+            throw JSONRPCError.failed(error.description)
+        }
+        let valid = outlines.filter { ["http", "https"].contains(URLComponents(string: $0.url)?.scheme?.lowercased() ?? "") }
+        let added = try await store.addFeeds(valid.map {
+            FeedStore.NewFeed(url: $0.url, title: $0.title, siteURL: $0.siteURL, category: $0.category)
+        })
+        await scheduler.wake()
+        return ["added": .from(added), "skipped": .from(valid.count - added), "invalid": .from(outlines.count - valid.count)]
+    }
+
+    private func exportOPML() throws -> JSONValue {
+        let feeds = try reader().feeds().map {
+            OPMLFeed(url: $0.url, title: $0.title, siteURL: $0.siteURL, category: $0.category)
+        }
+        return ["opml": .string(OPMLWriter.document(title: "aggregatord subscriptions", feeds: feeds))]
+    }
+
+    private func filter(_ params: Parameters) async throws -> ArticleFilter {
+        var filter = ArticleFilter(category: params.string("category"), unreadOnly: params.bool("unread") ?? false,
+                                   starredOnly: params.bool("starred") ?? false, search: params.string("query"))
+        if let feed = params.value("feed"), !feed.isNull { filter.feedID = try await feedID(feed) }
+        if let since = params.string("since") {
+            guard let date = FeedDateParser.date(from: since) else {
+                throw JSONRPCError.invalidParams("\"since\" is not a date: \(since) (use e.g. 2024-06-01 or 2024-06-01T12:00:00Z)")
+            }
+            filter.since = date
+        }
+        if let before = params.string("before") {
+            guard let date = FeedDateParser.date(from: before) else { throw JSONRPCError.invalidParams("\"before\" is not a date: \(before)") }
+            filter.before = date
+        }
+        return filter
+    }
+
+    private func articles(_ params: Parameters) async throws -> JSONValue {
+        let filter = try await filter(params)
+        let sortName = params.string("sort") ?? (filter.search == nil ? "newest" : "relevance")
+        guard let sort = ArticleSort(rawValue: sortName) else {
+            throw JSONRPCError.invalidParams("\"sort\" must be newest, oldest, title or relevance")
+        }
+        let limit = params.int("limit") ?? 50
+        guard (1...1000).contains(limit) else { throw JSONRPCError.invalidParams("\"limit\" must be 1 to 1000") }
+        let page = try reader().articles(filter, sort: sort, limit: limit, cursor: params.string("cursor"))
+        return ["articles": .array(page.articles.map { Self.json($0, full: false) }), "next_cursor": .from(page.nextCursor)]
+    }
+
+    private func article(_ params: Parameters) throws -> JSONValue {
+        guard let id = params.int("id") else { throw JSONRPCError.invalidParams("\"id\" must be an article id") }
+        guard let article = try reader().article(id: Int64(id)) else { throw JSONRPCError.failed("no article with id \(id)") }
+        return ["article": Self.json(article, full: true)]
+    }
+
+    private func mark(_ params: Parameters) async throws -> JSONValue {
+        let read = params.bool("read")
+        let starred = params.bool("starred")
+        guard read != nil || starred != nil else { throw JSONRPCError.invalidParams("give \"read\" and/or \"starred\"") }
+        if let ids = params.value("ids")?.array {
+            let numbers = ids.compactMap { $0.int.map(Int64.init) }
+            guard numbers.count == ids.count else { throw JSONRPCError.invalidParams("\"ids\" must be article ids") }
+            return ["changed": .from(try await store.mark(ids: numbers, read: read, starred: starred))]
+        }
+        guard let filterParams = params.value("filter"), filterParams.object != nil else {
+            throw JSONRPCError.invalidParams("give \"ids\" or \"filter\"")
+        }
+        let filter = try await filter(Parameters(filterParams))
+        return ["changed": .from(try await store.mark(filter, read: read, starred: starred))]
+    }
+
+    private func refresh(_ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
+        var feeds = try await store.feedsToFetch()
+        if let wanted = params.value("feeds")?.array, !wanted.isEmpty {
+            var ids: Set<Int64> = []
+            for value in wanted { ids.insert(try await feedID(value)) }
+            feeds = feeds.filter { ids.contains($0.id) }
+        }
+        guard params.bool("wait") ?? false else {
+            await scheduler.wake()
+            return ["queued": .from(feeds.count)]
+        }
+        let summary = await pipeline.refresh(feeds) { done, refresh in
+            notifier.notify("refresh.progress", ["done": .from(done), "total": .from(feeds.count),
+                                                 "feed_id": .from(refresh.feedID), "ok": .bool(refresh.isSuccess)])
+        }
+        return ["feeds": .from(summary.feeds), "ok": .from(summary.ok), "not_modified": .from(summary.notModified),
+                "failed": .from(summary.failed), "new_entries": .from(summary.newEntries), "seconds": .number(summary.seconds)]
+    }
+
+    // MARK: - JSON shapes (snake_case keys, RFC 3339 dates, null for absent values)
+
+    static func timestamp(_ date: Date) -> String {
+        rfc3339(secondsSinceEpoch: Int64(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    static func json(_ feed: FeedSummary) -> JSONValue {
+        ["id": .from(feed.id), "url": .string(feed.url), "title": .from(feed.title), "site_url": .from(feed.siteURL),
+         "category": .from(feed.category), "status": .string(feed.status), "last_error": .from(feed.lastError),
+         "error_count": .from(feed.errorCount), "unread": .from(feed.unread), "total": .from(feed.total),
+         "checked_at": .from(feed.checkedAt.map(timestamp)), "next_check_at": .from(feed.nextCheckAt.map(timestamp))]
+    }
+
+    static func json(_ article: Article, full: Bool) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "id": .from(article.id), "feed_id": .from(article.feedID), "feed_title": .from(article.feedTitle),
+            "category": .from(article.category), "title": .from(article.title), "url": .from(article.url),
+            "author": .from(article.author), "published": .from(article.published.map(timestamp)),
+            "updated": .from(article.updated.map(timestamp)), "summary": .from(article.summary),
+            "image": .from(article.imageURL), "read": .bool(article.isRead), "starred": .bool(article.isStarred),
+        ]
+        if let snippet = article.snippet { object["snippet"] = .string(snippet) }
+        if full {
+            object["content"] = .from(article.content)
+            object["enclosures"] = article.enclosuresJSON.flatMap { try? JSONValue(parsing: Data($0.utf8)) } ?? []
+        }
+        return .object(object)
+    }
+}
+
+/// Typed access to a request's params.
+struct Parameters {
+    let values: [String: JSONValue]
+
+    init(_ params: JSONValue) {
+        values = params.object ?? [:]
+    }
+
+    func value(_ name: String) -> JSONValue? {
+        guard let value = values[name], !value.isNull else { return nil }
+        return value
+    }
+
+    func string(_ name: String) -> String? { value(name)?.string.flatMap { $0.isEmpty ? nil : $0 } }
+    func bool(_ name: String) -> Bool? { value(name)?.bool }
+    func int(_ name: String) -> Int? { value(name)?.int ?? value(name)?.string.flatMap { Int($0) } }
+}

@@ -1,0 +1,121 @@
+import ControlProtocol
+import FeedParser
+import Foundation
+
+/// The commands that talk to the daemon: each turns its arguments into one JSON-RPC call and
+/// prints the result, as JSON with `--json` or as aligned text.
+struct DaemonCommand {
+    let name: String
+    let method: String
+    let params: JSONValue
+    /// Where `export` writes the OPML, when given.
+    var outputFile: String?
+
+    /// Reads the command's own arguments.
+    /// - Throws: `UsageError` for anything it does not understand.
+    init(name: String, arguments reader: inout ArgumentReader) throws(UsageError) {
+        self.name = name
+        switch name {
+        case "status":
+            method = "status"
+            params = [:]
+        case "feeds":
+            method = "feeds.list"
+            params = ["category": .from(try reader.option("--category")), "failing": .bool(reader.flag("--failing"))]
+        case "categories":
+            method = "categories.list"
+            params = [:]
+        case "add":
+            let category = try reader.option("--category")
+            let title = try reader.option("--title")
+            method = "feeds.add"
+            params = ["url": .string(try Self.single(reader, "URL")), "category": .from(category), "title": .from(title)]
+        case "remove":
+            method = "feeds.remove"
+            params = ["feed": .string(try Self.single(reader, "FEED"))]
+        case "import":
+            let file = try Self.single(reader, "FILE.opml")
+            guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("Cannot read '\(file)'") }
+            method = "feeds.import"
+            params = ["opml": .string(String(decoding: data, as: UTF8.self))]
+        case "export":
+            let files = try reader.positionals()
+            guard files.count <= 1 else { throw UsageError("Unexpected argument '\(files[1])'") }
+            method = "feeds.export"
+            params = [:]
+            outputFile = files.first
+        case "refresh":
+            let wait = reader.flag("--wait")
+            method = "refresh"
+            params = ["feeds": .array(try reader.positionals().map(JSONValue.string)), "wait": .bool(wait)]
+        case "articles", "search":
+            var filter = try Self.filter(&reader)
+            if name == "search" { filter["query"] = .string(try Self.single(reader, "QUERY")) }
+            else { _ = try Self.none(reader) }
+            method = "articles.list"
+            params = .object(filter)
+        case "show":
+            guard let id = Int(try Self.single(reader, "ID")) else { throw UsageError("'ID' must be an article number") }
+            method = "articles.get"
+            params = ["id": .from(id)]
+        case "read", "unread", "star", "unstar":
+            let all = reader.flag("--all")
+            let filter = try Self.filter(&reader)
+            let ids = try reader.positionals()
+            let flag: [String: JSONValue] = switch name {
+            case "read": ["read": true]
+            case "unread": ["read": false]
+            case "star": ["starred": true]
+            default: ["starred": false]
+            }
+            method = "articles.mark"
+            if all {
+                guard ids.isEmpty else { throw UsageError("Give article IDs or --all, not both") }
+                params = .object(flag.merging(["filter": .object(filter)]) { $1 })
+            } else {
+                guard !ids.isEmpty else { throw UsageError("Missing expected argument 'ID' (or --all with filters)") }
+                let numbers = ids.compactMap { Int($0) }
+                guard numbers.count == ids.count else { throw UsageError("Article IDs must be numbers") }
+                params = .object(flag.merging(["ids": .array(numbers.map { .from($0) })]) { $1 })
+            }
+        default:
+            throw UsageError("Unknown command '\(name)'")
+        }
+    }
+
+    /// The article filters shared by `articles`, `search` and the mark commands.
+    private static func filter(_ reader: inout ArgumentReader) throws(UsageError) -> [String: JSONValue] {
+        var filter: [String: JSONValue] = [:]
+        if let category = try reader.option("--category") { filter["category"] = .string(category) }
+        if let feed = try reader.option("--feed") { filter["feed"] = .string(feed) }
+        if reader.flag("--unread") { filter["unread"] = true }
+        if reader.flag("--starred") { filter["starred"] = true }
+        if let since = try reader.option("--since") { filter["since"] = .string(since) }
+        if let query = try reader.option("--search") { filter["query"] = .string(query) }
+        if let sort = try reader.option("--sort") {
+            guard ["newest", "oldest", "title", "relevance"].contains(sort) else {
+                throw UsageError("Invalid value '\(sort)' for '--sort': use newest, oldest, title or relevance")
+            }
+            filter["sort"] = .string(sort)
+        }
+        if let limit = try reader.option("--limit") {
+            guard let number = Int(limit), (1...1000).contains(number) else {
+                throw UsageError("Invalid value '\(limit)' for '--limit': use 1 to 1000")
+            }
+            filter["limit"] = .from(number)
+        }
+        if let cursor = try reader.option("--cursor") { filter["cursor"] = .string(cursor) }
+        return filter
+    }
+
+    private static func single(_ reader: ArgumentReader, _ name: String) throws(UsageError) -> String {
+        let values = try reader.positionals()
+        guard let first = values.first else { throw UsageError("Missing expected argument '\(name)'") }
+        guard values.count == 1 else { throw UsageError("Unexpected argument '\(values[1])'") }
+        return first
+    }
+
+    private static func none(_ reader: ArgumentReader) throws(UsageError) -> Void {
+        if let extra = try reader.positionals().first { throw UsageError("Unexpected argument '\(extra)'") }
+    }
+}

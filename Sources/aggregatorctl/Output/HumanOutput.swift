@@ -1,0 +1,179 @@
+import ControlProtocol
+import FeedParser
+import Foundation
+
+/// Aligned, readable text for each command's result. Colour and bold only on a terminal without NO_COLOR.
+struct HumanOutput {
+    let styled: Bool
+    let now: Date
+
+    init(styled: Bool, now: Date = Date()) {
+        self.styled = styled
+        self.now = now
+    }
+
+    func render(_ command: String, _ result: JSONValue) -> String {
+        switch command {
+        case "status": status(result)
+        case "feeds": feeds(result["feeds"]?.array ?? [])
+        case "categories": table(["CATEGORY", "FEEDS", "UNREAD", "TOTAL"], (result["categories"]?.array ?? []).map {
+            [$0["name"]?.string ?? "", number($0["feeds"]), number($0["unread"]), number($0["total"])]
+        })
+        case "add": "Added feed \(number(result["feed"]?["id"])): \(result["feed"]?["url"]?.string ?? "")"
+            + (result["feed"]?["category"]?.string.map { " (\($0))" } ?? "") + "\n"
+        case "remove": "Removed feed \(number(result["removed"]))\n"
+        case "import": "Imported \(number(result["added"])) feeds (\(number(result["skipped"])) already subscribed, "
+            + "\(number(result["invalid"])) not http(s))\n"
+        case "export": result["opml"]?.string ?? ""
+        case "refresh":
+            if let queued = result["queued"] { "Refresh of \(number(queued)) feeds started (add --wait to wait for it)\n" }
+            else { "Refreshed \(number(result["feeds"])) feeds: \(number(result["ok"])) ok, \(number(result["not_modified"])) "
+                + "not modified, \(number(result["failed"])) failed, \(number(result["new_entries"])) new entries "
+                + "in \(String(format: "%.1f", result["seconds"]?.number ?? 0)) s\n" }
+        case "articles", "search": articles(result)
+        case "show": article(result["article"] ?? .null)
+        case "read", "unread", "star", "unstar": "Marked \(number(result["changed"])) articles \(command == "star" ? "starred" : command == "unstar" ? "unstarred" : command)\n"
+        default: String(decoding: result.encoded(pretty: true), as: UTF8.self) + "\n"
+        }
+    }
+
+    // MARK: - Commands
+
+    private func status(_ result: JSONValue) -> String {
+        let feeds = result["feeds"] ?? [:]
+        var lines = [
+            ("Version", result["version"]?.string ?? ""),
+            ("Uptime", duration(result["uptime_s"]?.number ?? 0)),
+            ("Database", "\(result["database"]?.string ?? "") (\(bytes(result["database_bytes"]?.number ?? 0)))"),
+            ("Feeds", "\(number(feeds["ok"])) ok, \(number(feeds["failing"])) failing, \(number(feeds["disabled"])) disabled"),
+            ("Entries", "\(number(result["entries"])) (\(number(result["unread"])) unread)"),
+        ]
+        if let round = result["last_round"], !round.isNull {
+            lines.append(("Last round", "\(relative(round["finished"]?.string)): \(number(round["feeds"])) feeds, "
+                          + "\(number(round["ok"])) ok, \(number(round["not_modified"])) not modified, "
+                          + "\(number(round["failed"])) failed, \(number(round["new_entries"])) new, "
+                          + String(format: "%.1f s", round["seconds"]?.number ?? 0)))
+        } else {
+            lines.append(("Last round", "none yet"))
+        }
+        lines.append(("Next due", relative(result["next_due"]?.string)))
+        return lines.map { "\($0.0 + ":")".padding(to: 12) + $0.1 }.joined(separator: "\n") + "\n"
+    }
+
+    private func feeds(_ feeds: [JSONValue]) -> String {
+        let rows = feeds.map { feed -> [String] in
+            let status = feed["status"]?.string ?? "ok"
+            let error = feed["last_error"]?.string.map { " — " + $0 } ?? ""
+            return [number(feed["id"]), status == "ok" ? status : paint(status, code: "31"),
+                    "\(number(feed["unread"]))/\(number(feed["total"]))", feed["category"]?.string ?? "-",
+                    (feed["title"]?.string ?? feed["url"]?.string ?? "") + (status == "ok" ? "" : error),
+                    relative(feed["next_check_at"]?.string)]
+        }
+        return table(["ID", "STATUS", "UNREAD", "CATEGORY", "TITLE", "NEXT CHECK"], rows)
+    }
+
+    private func articles(_ result: JSONValue) -> String {
+        let articles = result["articles"]?.array ?? []
+        var text = ""
+        for article in articles {
+            let unread = article["read"]?.bool == false
+            let marker = (unread ? "●" : " ") + (article["starred"]?.bool == true ? "★" : " ")
+            let title = article["title"]?.string ?? "(untitled)"
+            text += [number(article["id"]).padding(to: 7), marker, relative(article["published"]?.string).padding(to: 9),
+                     (article["feed_title"]?.string ?? "").prefix(24).description.padding(to: 25),
+                     unread ? bold(title) : title].joined(separator: " ") + "\n"
+            if let snippet = article["snippet"]?.string {
+                text += "        " + highlight(snippet) + "\n"
+            }
+        }
+        if articles.isEmpty { text = "No articles.\n" }
+        if let cursor = result["next_cursor"]?.string { text += "More: --cursor \(cursor)\n" }
+        return text
+    }
+
+    private func article(_ article: JSONValue) -> String {
+        var text = bold(article["title"]?.string ?? "(untitled)") + "\n"
+        let byline = [article["feed_title"]?.string, article["author"]?.string, article["published"]?.string]
+            .compactMap { $0 }.joined(separator: " · ")
+        if !byline.isEmpty { text += byline + "\n" }
+        if let url = article["url"]?.string { text += url + "\n" }
+        text += "\n"
+        let body = article["content"]?.string ?? article["summary"]?.string ?? ""
+        text += wrap(HTMLText.plainText(fromHTML: body), width: 78) + "\n"
+        return text
+    }
+
+    // MARK: - Pieces
+
+    func table(_ header: [String], _ rows: [[String]]) -> String {
+        guard !rows.isEmpty else { return "Nothing to show.\n" }
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { visibleWidth($0[column]) }.max() ?? 0 }
+        return all.enumerated().map { index, row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - visibleWidth(cell))
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+
+    private func visibleWidth(_ text: String) -> Int {
+        // ANSI escapes take no room on screen.
+        var count = 0
+        var inEscape = false
+        for character in text {
+            if character == "\u{1B}" { inEscape = true } else if inEscape { if character == "m" { inEscape = false } } else { count += 1 }
+        }
+        return count
+    }
+
+    private func number(_ value: JSONValue?) -> String {
+        value?.int.map(String.init) ?? value?.string ?? "-"
+    }
+
+    /// "3h ago", "in 12m", or "-".
+    func relative(_ timestamp: String?) -> String {
+        guard let timestamp, let date = FeedDateParser.date(from: timestamp) else { return "-" }
+        let seconds = date.timeIntervalSince(now)
+        let text = duration(abs(seconds))
+        return seconds < 0 ? text + " ago" : "in " + text
+    }
+
+    private func duration(_ seconds: Double) -> String {
+        switch seconds {
+        case ..<60: "\(Int(seconds))s"
+        case ..<3600: "\(Int(seconds / 60))m"
+        case ..<86_400: "\(Int(seconds / 3600))h"
+        default: "\(Int(seconds / 86_400))d"
+        }
+    }
+
+    private func bytes(_ count: Double) -> String {
+        count >= 1_048_576 ? String(format: "%.1f MB", count / 1_048_576) : String(format: "%.0f KB", count / 1024)
+    }
+
+    private func bold(_ text: String) -> String { paint(text, code: "1") }
+
+    private func paint(_ text: String, code: String) -> String {
+        styled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    /// Search matches: bold on a terminal, [brackets] otherwise.
+    private func highlight(_ snippet: String) -> String {
+        snippet.replacingOccurrences(of: "\u{2}", with: styled ? "\u{1B}[1m" : "[")
+            .replacingOccurrences(of: "\u{3}", with: styled ? "\u{1B}[0m" : "]")
+    }
+
+    private func wrap(_ text: String, width: Int) -> String {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The real daemon on a temporary socket and database, fed by a local server, driven by the real CLI.
+@Suite(.serialized) struct ControlSocketTests {
+    let daemon = Binary("aggregatord")
+    let cli = Binary("aggregatorctl")
+
+    /// A daemon subscribed to the test server's feed, after its first refresh round.
+    final class Running: @unchecked Sendable {
+        let directory: URL
+        let socket: String
+        let process: Process
+        let server: Process
+        let serverInput: Pipe
+        let port: Int
+
+        init(daemon: Binary) async throws {
+            directory = try temporaryDirectory()
+            socket = directory.appendingPathComponent("ctl.sock").path
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("FeedFetcherTests/Fixtures/test_server.py")
+            server = Process()
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            server.arguments = ["python3", script.path]
+            serverInput = Pipe()
+            let output = Pipe()
+            server.standardInput = serverInput
+            server.standardOutput = output
+            try server.run()
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line.append(chunk)
+            }
+            port = try #require(Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+            let seed = directory.appendingPathComponent("seed.opml")
+            try Data(#"<opml><body><outline text="News"><outline text="Test feed" xmlUrl="http://127.0.0.1:\#(port)/feed.xml"/></outline></body></opml>"#.utf8)
+                .write(to: seed)
+            let log = directory.appendingPathComponent("daemon.log")
+            process = try daemon.start(["--database", directory.appendingPathComponent("a.db").path, "--socket", socket,
+                                        "--seed-opml", seed.path], logFile: log)
+            _ = try await waitFor("msg=\"Refresh round done\"", in: log)
+        }
+
+        deinit {
+            // A test that failed half-way still leaves no process behind.
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if server.isRunning { server.terminate() }
+        }
+
+        func stop() async throws {
+            kill(process.processIdentifier, SIGTERM)
+            _ = try await waitForExit(process)
+            try? serverInput.fileHandleForWriting.close()
+            server.terminate()
+            server.waitUntilExit()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    private func ctl(_ running: Running, _ arguments: [String]) throws -> Binary.Result {
+        try cli.run(["--socket", running.socket] + arguments, environment: ["NO_COLOR": "1"])
+    }
+
+    @Test func commandsWorkThroughTheSocket() async throws {
+        let running = try await Running(daemon: daemon)
+
+        let status = try ctl(running, ["status", "--json"])
+        #expect(status.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any])
+        #expect(object["entries"] as? Int == 1)
+        #expect((object["feeds"] as? [String: Any])?["ok"] as? Int == 1)
+
+        let feeds = try ctl(running, ["feeds"])
+        #expect(feeds.output.contains("Test feed"))
+        #expect(try ctl(running, ["categories"]).output.contains("News"))
+
+        let articles = try ctl(running, ["articles", "--category", "news", "--unread"])
+        #expect(articles.output.contains("One"))
+        let listed = try JSONSerialization.jsonObject(with: Data(try ctl(running, ["articles", "--json"]).output.utf8)) as? [String: Any]
+        let id = try #require((listed?["articles"] as? [[String: Any]])?.first?["id"] as? Int)
+
+        #expect(try ctl(running, ["read", String(id)]).output == "Marked 1 articles read\n")
+        #expect(try ctl(running, ["articles", "--unread"]).output == "No articles.\n")
+        #expect(try ctl(running, ["star", "--all", "--category", "News"]).output == "Marked 1 articles starred\n")
+        #expect(try ctl(running, ["show", String(id)]).output.hasPrefix("One\n"))
+        #expect(try ctl(running, ["search", "one"]).output.contains("One"))
+
+        let added = try ctl(running, ["add", "http://127.0.0.1:\(running.port)/gzip.xml", "--category", "World"])
+        #expect(added.status == 0)
+        #expect(added.output.hasPrefix("Added feed 2: "))
+        let refreshed = try ctl(running, ["refresh", "--wait"])
+        #expect(refreshed.output.hasPrefix("Refreshed 2 feeds: "))
+
+        let exported = try ctl(running, ["export"])
+        #expect(exported.output.contains("gzip.xml") && exported.output.contains("World"))
+        let opml = running.directory.appendingPathComponent("export.opml").path
+        try Data(exported.output.utf8).write(to: URL(fileURLWithPath: opml))
+        #expect(try ctl(running, ["import", opml]).output == "Imported 0 feeds (2 already subscribed, 0 not http(s))\n")
+
+        #expect(try ctl(running, ["remove", "2"]).output == "Removed feed 2\n")
+        let gone = try ctl(running, ["remove", "2"])
+        #expect(gone.status == 1)
+        #expect(gone.error.contains("no feed with id 2"))
+        let bad = try ctl(running, ["add", "ftp://example.org/feed"])
+        #expect(bad.status == 1 && bad.error.contains("not an http(s) URL"))
+        try await running.stop()
+    }
+
+    @Test func anUnreachableDaemonExitsThreeNamingTheSocket() throws {
+        let result = try cli.run(["--socket", "/nonexistent/aggregatord.sock", "status"])
+        #expect(result.status == 3)
+        #expect(result.error.contains("/nonexistent/aggregatord.sock"))
+        #expect(result.error.contains("Start it with"))
+    }
+
+    @Test func garbageOversizedLinesAndBusyClientsGetAnswersAndTheDaemonKeepsServing() async throws {
+        let running = try await Running(daemon: daemon)
+        func exchange(_ bytes: Data, readReply: Bool = true) throws -> String {
+            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(descriptor) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+                let path = Array(running.socket.utf8)
+                buffer.copyBytes(from: path)
+                buffer[path.count] = 0
+            }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            #expect(connected == 0)
+            _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard readReply else { return "" }
+            var reply = [UInt8](repeating: 0, count: 65536)
+            let count = recv(descriptor, &reply, reply.count, 0)
+            return count > 0 ? String(decoding: reply[0..<count], as: UTF8.self) : ""
+        }
+        #expect(try exchange(Data("garbage\n".utf8)).contains("-32700"))
+        #expect(try exchange(Data("[1,2,3]\n".utf8)).contains("-32600"))
+        #expect(try exchange(Data(#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#.utf8 + [0x0A])).contains("-32601"))
+        #expect(try exchange(Data(#"{"jsonrpc":"2.0","id":1,"method":"articles.list","params":{"limit":"x"}}"#.utf8 + [0x0A])).contains("\"id\":1"))
+        #expect(try exchange(Data(repeating: UInt8(ascii: "a"), count: 2 << 20)).contains("line longer than"))
+        _ = try exchange(Data(#"{"jsonrpc":"2.0","id":1,"me"#.utf8), readReply: false)  // cut in half, then gone
+
+        // Many clients at once, each with a real query.
+        let results = try await withThrowingTaskGroup(of: Int32.self) { group in
+            for _ in 0..<60 {
+                group.addTask { try self.ctl(running, ["articles", "--json"]).status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0 == 0 })
+        #expect(try ctl(running, ["status"]).status == 0)
+        try await running.stop()
+    }
+}
