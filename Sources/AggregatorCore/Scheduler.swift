@@ -1,5 +1,6 @@
 import FeedStore
 import Foundation
+import Synchronization
 
 /// Owns when feeds are refreshed (DESIGN.md §4): sleeps until the earliest due feed, refreshes
 /// every due feed in one round, records the round, and starts no round once cancelled.
@@ -12,6 +13,8 @@ public actor Scheduler {
     /// When the next round is due, for `status`.
     public private(set) var nextDue: Date?
     private var wakeRequested = false
+    /// When the scheduler last showed it is alive (each sleep step, each finished feed): the watchdog's source.
+    public nonisolated let heartbeat = Heartbeat()
 
     public init(store: FeedStore, pipeline: RefreshPipeline, logger: Logger) {
         self.store = store
@@ -28,12 +31,14 @@ public actor Scheduler {
     /// - Parameter onRound: called after each round, e.g. to tell systemd the status.
     public func run(onRound: @Sendable (RefreshSummary) -> Void = { _ in }) async {
         while !Task.isCancelled {
+            heartbeat.beat()
             do {
                 let now = Date()
                 let feeds = try await store.feedsToFetch()
                 let due = feeds.filter { ($0.nextCheckAt ?? .distantPast) <= now }
                 if !due.isEmpty {
-                    let summary = await pipeline.refresh(due)
+                    let heartbeat = self.heartbeat
+                    let summary = await pipeline.refresh(due) { _, _ in heartbeat.beat() }
                     guard !Task.isCancelled else { return }
                     lastRound = (Date(), summary)
                     logger.info("Refresh round done", ["feeds": summary.feeds, "ok": summary.ok,
@@ -49,6 +54,7 @@ public actor Scheduler {
                 logger.debug("Sleeping until the next due feed", ["seconds": Int(max(0, wake.timeIntervalSinceNow))])
                 // Sleep in short steps so `wake()` (a feed added, a refresh asked for) takes effect at once.
                 while !wakeRequested, wake.timeIntervalSinceNow > 0 {
+                    heartbeat.beat()
                     try await Task.sleep(for: .milliseconds(Int(min(wake.timeIntervalSinceNow, 0.5) * 1000) + 1))
                 }
                 wakeRequested = false
@@ -59,5 +65,21 @@ public actor Scheduler {
                 try? await Task.sleep(for: .seconds(30))
             }
         }
+    }
+}
+
+/// The last moment a piece of the daemon showed progress; read by the systemd watchdog.
+public final class Heartbeat: Sendable {
+    private let last = Mutex(Date())
+
+    public init() {}
+
+    public func beat(at moment: Date = Date()) {
+        last.withLock { $0 = moment }
+    }
+
+    /// Whether there was a beat within `interval`.
+    public func isFresh(within interval: TimeInterval, now: Date = Date()) -> Bool {
+        last.withLock { now.timeIntervalSince($0) <= interval }
     }
 }

@@ -40,13 +40,29 @@ enum DaemonStartup {
         }
         let handler = ControlHandler(store: store, scheduler: scheduler, pipeline: pipeline,
                                      databasePath: configuration.databasePath)
+        let environment = ProcessInfo.processInfo.environment
+        let systemd = SystemdNotifier(environment: environment)
+        let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
                                 "socket": configuration.socketPath, "feeds": try await store.feedCount(), "pid": getpid()])
         // The root task group: the scheduler and the signal watcher. A stop signal cancels the group,
         // and cancellation reaches every fetch in flight.
         let stopSignals = signals.signals
+        systemd.ready()  // the control socket listens: clients may connect from now on
+        systemd.status("Started; first refresh round running")
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await scheduler.run() }
+            group.addTask { await scheduler.run { summary in systemd.status("Last round: " + summary.line) } }
+            if let watchdogInterval {
+                // WATCHDOG=1 only while the scheduler makes progress: a stuck daemon gets restarted.
+                group.addTask {
+                    let seconds = Double(watchdogInterval.components.seconds) * 2
+                        + Double(watchdogInterval.components.attoseconds) * 2e-18
+                    while !Task.isCancelled {
+                        if scheduler.heartbeat.isFresh(within: max(seconds, 1)) { systemd.watchdog() }
+                        try? await Task.sleep(for: watchdogInterval)
+                    }
+                }
+            }
             group.addTask { await server.run { request, notifier in await handler.handle(request, notifier: notifier) } }
             group.addTask {
                 for await signal in stopSignals {
@@ -55,6 +71,7 @@ enum DaemonStartup {
                         continue
                     }
                     logger.info("Stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
+                    systemd.stopping()
                     return
                 }
             }

@@ -1,0 +1,83 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Plays systemd's side of NOTIFY_SOCKET: a datagram socket the daemon reports its state to.
+@Suite struct SystemdNotifyTests {
+    let daemon = Binary("aggregatord")
+
+    /// Binds a datagram socket at `path` with a receive timeout.
+    private func notifySocket(_ path: String) -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            let bytes = Array(path.utf8)
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+        }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return descriptor
+    }
+
+    private func receive(_ descriptor: Int32) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : nil
+    }
+
+    private func canConnect(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            let bytes = Array(path.utf8)
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        } == 0
+    }
+
+    @Test func readyWatchdogStatusAndStopping() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let notifyPath = directory.appendingPathComponent("notify").path
+        let control = directory.appendingPathComponent("ctl.sock").path
+        let notify = notifySocket(notifyPath)
+        defer { close(notify) }
+        let process = try daemon.start(
+            ["--database", directory.appendingPathComponent("a.db").path, "--socket", control, "--seed-opml", ""],
+            logFile: directory.appendingPathComponent("log"),
+            environment: ["NOTIFY_SOCKET": notifyPath, "WATCHDOG_USEC": "1000000"])
+
+        var messages: [String] = []
+        let deadline = Date().addingTimeInterval(15)
+        var readyAndConnectable = false
+        while Date() < deadline, !(messages.contains("WATCHDOG=1") && messages.contains { $0.hasPrefix("STATUS=") }) {
+            guard let message = receive(notify) else { continue }
+            if message == "READY=1" { readyAndConnectable = canConnect(control) }
+            messages.append(message)
+        }
+        #expect(messages.first == "READY=1")
+        #expect(readyAndConnectable, "READY=1 must come only once the control socket accepts connections")
+        #expect(messages.contains("WATCHDOG=1"))
+        #expect(messages.contains { $0.hasPrefix("STATUS=") })
+
+        let stopped = Date()
+        kill(process.processIdentifier, SIGTERM)
+        var stopping = false
+        while Date().timeIntervalSince(stopped) < 10, !stopping {
+            stopping = receive(notify) == "STOPPING=1"
+        }
+        #expect(stopping)
+        #expect(try await waitForExit(process) == 0)
+        #expect(Date().timeIntervalSince(stopped) < 10)
+    }
+}
