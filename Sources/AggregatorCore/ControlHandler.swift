@@ -1,4 +1,5 @@
 import ControlProtocol
+import FeedFetcher
 import FeedParser
 import FeedStore
 import Foundation
@@ -88,12 +89,46 @@ public struct ControlHandler: Sendable {
               components.host?.isEmpty == false else {
             throw JSONRPCError.failed("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
         }
-        guard try await store.feedID(url: url) == nil else { throw JSONRPCError.failed("already subscribed to \(url)") }
-        try await store.addFeeds([.init(url: url, title: params.string("title"), category: params.string("category"))])
+        let found = try await discover(url)
+        guard try await store.feedID(url: found.url) == nil else { throw JSONRPCError.failed("already subscribed to \(found.url)") }
+        try await store.addFeeds([.init(url: found.url, title: params.string("title") ?? found.title,
+                                        category: params.string("category"))])
         await scheduler.wake()
-        let id = try await store.feedID(url: url)
+        let id = try await store.feedID(url: found.url)
         let feed = try reader().feeds().first { $0.id == id }
-        return ["feed": feed.map(Self.json) ?? .null]
+        return ["feed": feed.map(Self.json) ?? .null, "warning": .from(found.warning),
+                "candidates": .array(found.candidates.map { ["url": .string($0.url), "title": .from($0.title), "type": .string($0.type)] })]
+    }
+
+    /// The feed behind `url`: the URL itself when it serves a feed, else the first feed an HTML page
+    /// links to (`<link rel="alternate">`), else the first of the usual paths that serves one.
+    private func discover(_ url: String) async throws -> (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?) {
+        let fetcher = pipeline.fetcher
+        let response: FetchResponse
+        do {
+            response = try await fetcher.fetch(FetchRequest(url: url))
+        } catch {
+            // Subscribe anyway: the scheduler retries with backoff and shows the error on the feed.
+            return (url, nil, [], "could not check the feed now: \(error.description)")
+        }
+        if let feed = try? ParsedFeed(parsing: response.body, source: .init(documentURL: response.finalURL, contentType: response.contentType)),
+           feed.format != .unknown {
+            return (response.permanentRedirect ?? url, feed.title, [], nil)
+        }
+        let links = FeedDiscovery.alternateLinks(in: response.body, pageURL: response.finalURL)
+        if let first = links.first { return (first.url, first.title, links, nil) }
+        guard var origin = URLComponents(string: response.finalURL) else { throw JSONRPCError.failed("not a feed: \(url)") }
+        for path in FeedDiscovery.commonPaths {
+            origin.path = path
+            origin.query = nil
+            guard let candidate = origin.string,
+                  let answer = try? await fetcher.fetch(FetchRequest(url: candidate)),
+                  let feed = try? ParsedFeed(parsing: answer.body, source: .init(documentURL: answer.finalURL)),
+                  feed.format != .unknown else { continue }
+            return (candidate, feed.title, [], nil)
+        }
+        throw JSONRPCError.failed("no feed found at \(url): the page is not a feed, links to none "
+            + "(<link rel=\"alternate\">), and none of \(FeedDiscovery.commonPaths.joined(separator: ", ")) serves one")
     }
 
     private func removeFeed(_ params: Parameters) async throws -> JSONValue {

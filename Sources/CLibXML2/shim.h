@@ -12,6 +12,11 @@
 #include <libxml/SAX2.h>
 #include <libxml/HTMLparser.h>
 #include <libxml/xmlerror.h>
+// xmlFree is a global function pointer, which Swift 6 rejects as shared mutable state.
+static inline void aggregator_xml_free(void *pointer) {
+    xmlFree(pointer);
+}
+
 // Option flags import as structs; these give them as plain ints.
 static inline int aggregator_xml_feed_options(void) {
     return XML_PARSE_NONET | XML_PARSE_RECOVER | XML_PARSE_NOCDATA | XML_PARSE_NOWARNING | XML_PARSE_NOERROR;

@@ -105,6 +105,14 @@ import Testing
         let gone = try ctl(running, ["remove", "2"])
         #expect(gone.status == 1)
         #expect(gone.error.contains("no feed with id 2"))
+        // Discovery: a page linking to feeds, and a page that names none but whose site serves /feed.
+        let page = try ctl(running, ["add", "http://127.0.0.1:\(running.port)/page.html"])
+        #expect(page.status == 1 && page.error.contains("already subscribed to http://127.0.0.1:\(running.port)/feed.xml"))
+        let discovered = try ctl(running, ["add", "http://127.0.0.1:\(running.port)/nolinks.html"])
+        #expect(discovered.output.contains("/feed (") || discovered.output.contains("/feed\n"))
+        let nothing = try ctl(running, ["add", "http://127.0.0.1:\(running.port)/status/404"])
+        #expect(nothing.status == 0 && nothing.output.contains("could not check the feed now"))
+
         let bad = try ctl(running, ["add", "ftp://example.org/feed"])
         #expect(bad.status == 1 && bad.error.contains("not an http(s) URL"))
         try await running.stop()

@@ -19,8 +19,7 @@ struct HumanOutput {
         case "categories": table(["CATEGORY", "FEEDS", "UNREAD", "TOTAL"], (result["categories"]?.array ?? []).map {
             [$0["name"]?.string ?? "", number($0["feeds"]), number($0["unread"]), number($0["total"])]
         })
-        case "add": "Added feed \(number(result["feed"]?["id"])): \(result["feed"]?["url"]?.string ?? "")"
-            + (result["feed"]?["category"]?.string.map { " (\($0))" } ?? "") + "\n"
+        case "add": added(result)
         case "remove": "Removed feed \(number(result["removed"]))\n"
         case "import": "Imported \(number(result["added"])) feeds (\(number(result["skipped"])) already subscribed, "
             + "\(number(result["invalid"])) not http(s))\n"
@@ -58,6 +57,20 @@ struct HumanOutput {
         }
         lines.append(("Next due", relative(result["next_due"]?.string)))
         return lines.map { "\($0.0 + ":")".padding(to: 12) + $0.1 }.joined(separator: "\n") + "\n"
+    }
+
+    private func added(_ result: JSONValue) -> String {
+        let feed = result["feed"] ?? .null
+        var text = "Added feed \(number(feed["id"])): \(feed["url"]?.string ?? "")"
+            + (feed["category"]?.string.map { " (\($0))" } ?? "") + "\n"
+        let candidates = result["candidates"]?.array ?? []
+        if candidates.count > 1 {
+            text += "The page links to \(candidates.count) feeds; this is the first. The others:\n"
+            text += candidates.dropFirst().map { "  \($0["url"]?.string ?? "")" + ($0["title"]?.string.map { "  \($0)" } ?? "") }
+                .joined(separator: "\n") + "\n"
+        }
+        if let warning = result["warning"]?.string { text += "Note: \(warning)\n" }
+        return text
     }
 
     private func feeds(_ feeds: [JSONValue]) -> String {

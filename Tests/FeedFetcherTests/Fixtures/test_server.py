@@ -34,6 +34,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.send(304, headers=[("ETag", '"v1"')])
             return self.send(200, FEED, [("ETag", '"v1"'), ("Last-Modified", "Sat, 01 Jun 2024 12:00:00 GMT"),
                                          ("Content-Type", "application/rss+xml"), ("Cache-Control", "max-age=900")])
+        if path == "/page.html":
+            return self.send(200, b"""<html><head><title>Blog</title>
+<link rel="alternate" type="application/rss+xml" title="Posts" href="/feed.xml">
+<link rel="alternate" type="application/atom+xml" title="Comments" href="/comments.atom"></head>
+<body><p>Hello</p></body></html>""", [("Content-Type", "text/html")])
+        if path == "/nolinks.html":
+            return self.send(200, b"<html><body>No feed links here</body></html>", [("Content-Type", "text/html")])
+        if path == "/feed":
+            return self.send(200, FEED, [("Content-Type", "application/rss+xml")])
         if path == "/gzip.xml":
             assert "gzip" in self.headers.get("Accept-Encoding", "")
             return self.send(200, gzip.compress(FEED), [("Content-Encoding", "gzip")])
