@@ -11,7 +11,7 @@ RELEASE_BIN = .build/release
 # Debian packages the build and the tests need.
 DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev
 
-.PHONY: all build deps run test conformance bench bench-deps install uninstall clean
+.PHONY: all build deps run test conformance check-units bench bench-deps install uninstall clean
 
 all: build
 
@@ -38,7 +38,12 @@ run: build
 test: deps
 	$(SWIFT) build -c release
 	@$(MAKE) --no-print-directory conformance
+	@systemd/check-units.sh
+	@systemd/check-activation.sh
 	$(SWIFT) test
+
+check-units: build
+	@systemd/check-units.sh
 
 # Scores `aggregatorctl parse` against feedparser's test suite in ../shared (skipped when absent).
 CONFORMANCE_DIR ?= ../shared/conformance
@@ -60,14 +65,27 @@ bench-deps:
 bench: build bench-deps
 	@bench/run.sh
 
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERS_DIR ?= $(PREFIX)/lib/sysusers.d
+SYSCONF_DIR ?= /etc/aggregator
+
 install: build
-	install -d $(BINDIR) $(SHAREDIR)
+	install -d $(BINDIR) $(SHAREDIR) $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(SYSUSERS_DIR) $(DESTDIR)$(SYSCONF_DIR)
 	install -m 0755 $(RELEASE_BIN)/aggregatord $(RELEASE_BIN)/aggregatorctl $(BINDIR)/
 	install -m 0644 feeds.opml $(SHAREDIR)/feeds.opml
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/aggregatord.service.in > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.service
+	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.service
+	install -m 0644 systemd/aggregatord.socket $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.socket
+	install -m 0644 systemd/aggregator.sysusers $(DESTDIR)$(SYSUSERS_DIR)/aggregator.conf
+	# An existing configuration is kept.
+	[ -e $(DESTDIR)$(SYSCONF_DIR)/aggregatord.conf ] || install -m 0644 aggregatord.conf $(DESTDIR)$(SYSCONF_DIR)/aggregatord.conf
 
 uninstall:
 	rm -f $(BINDIR)/aggregatord $(BINDIR)/aggregatorctl $(SHAREDIR)/feeds.opml
+	rm -f $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.service $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.socket
+	rm -f $(DESTDIR)$(SYSUSERS_DIR)/aggregator.conf
 	-rmdir $(SHAREDIR) 2>/dev/null
+	# $(SYSCONF_DIR)/aggregatord.conf is left in place: it may hold your settings.
 
 clean:
 	$(SWIFT) package clean
