@@ -39,12 +39,20 @@ public struct ControlHandler: Sendable {
             case "articles.get": return .success(try article(params))
             case "articles.mark": return .success(try await mark(params))
             case "refresh": return .success(try await refresh(params, notifier: notifier))
+            case "backup":
+                guard let path = params.string("path"), path.hasPrefix("/") else {
+                    throw JSONRPCError.invalidParams("\"path\" must be an absolute file path")
+                }
+                try await store.backup(to: path)
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+                return .success(["path": .string(path), "bytes": .from(size)])
             default: return .failure(.methodNotFound(request.method))
             }
         } catch let error as JSONRPCError {
             return .failure(error)
         } catch let error as StoreError {
-            return .failure(error.kind == .invalidQuery || error.kind == .notFound ? .failed(error.description)
+            return .failure(error.kind == .invalidQuery || error.kind == .notFound || error.kind == .cannotOpen
+                                ? .failed(error.description)
                                                                                    : .internalError(error.description))
         } catch {
             return .failure(.internalError(String(describing: error)))

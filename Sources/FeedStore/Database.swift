@@ -96,6 +96,9 @@ final class Database {
         }
     }
 
+    /// Runs `body` with the raw connection, for the few C APIs that need it (backup).
+    func withHandle<T>(_ body: (OpaquePointer) -> T) -> T { body(handle) }
+
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     var changes: Int { Int(sqlite3_changes(handle)) }
 

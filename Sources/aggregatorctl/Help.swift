@@ -79,6 +79,8 @@ struct Command {
         Command(name: "unread", summary: "Mark articles unread", usage: "unread ID...|--all [FILTERS]", details: filters),
         Command(name: "star", summary: "Star articles", usage: "star ID...|--all [FILTERS]", details: filters),
         Command(name: "unstar", summary: "Unstar articles", usage: "unstar ID...|--all [FILTERS]", details: filters),
+        Command(name: "backup", summary: "Copy the database to FILE while the daemon runs (SQLite online backup)",
+                usage: "backup FILE", details: "The daemon writes FILE: it must be a path the daemon's user can create."),
         ParseCommand.command,
         Command(name: "help", summary: "Show help for aggregatorctl or one of its commands",
                 usage: "help [COMMAND]", details: ""),

@@ -101,6 +101,11 @@ import Testing
         try Data(exported.output.utf8).write(to: URL(fileURLWithPath: opml))
         #expect(try ctl(running, ["import", opml]).output == "Imported 0 feeds (2 already subscribed, 0 not http(s))\n")
 
+        let backupPath = running.directory.appendingPathComponent("backup.db").path
+        let backup = try ctl(running, ["backup", backupPath])
+        #expect(backup.status == 0 && backup.output.hasPrefix("Backed up the database to \(backupPath)"))
+        #expect(try ctl(running, ["backup", backupPath]).error.contains("already exists"))
+
         #expect(try ctl(running, ["remove", "2"]).output == "Removed feed 2\n")
         let gone = try ctl(running, ["remove", "2"])
         #expect(gone.status == 1)

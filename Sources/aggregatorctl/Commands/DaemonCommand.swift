@@ -54,6 +54,11 @@ struct DaemonCommand {
             else { _ = try Self.none(reader) }
             method = "articles.list"
             params = .object(filter)
+        case "backup":
+            let file = try Self.single(reader, "FILE")
+            // The daemon writes the file, so it needs an absolute path.
+            method = "backup"
+            params = ["path": .string(file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file)]
         case "show":
             guard let id = Int(try Self.single(reader, "ID")) else { throw UsageError("'ID' must be an article number") }
             method = "articles.get"

@@ -21,6 +21,7 @@ struct HumanOutput {
         })
         case "add": added(result)
         case "remove": "Removed feed \(number(result["removed"]))\n"
+        case "backup": "Backed up the database to \(result["path"]?.string ?? "") (\(bytes(result["bytes"]?.number ?? 0)))\n"
         case "import": "Imported \(number(result["added"])) feeds (\(number(result["skipped"])) already subscribed, "
             + "\(number(result["invalid"])) not http(s))\n"
         case "export": result["opml"]?.string ?? ""

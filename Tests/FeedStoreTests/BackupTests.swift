@@ -1,0 +1,20 @@
+import Foundation
+@testable import FeedStore
+import Testing
+
+@Suite struct BackupTests {
+    @Test func backupHoldsEverythingAndRefusesToOverwrite() async throws {
+        let fixture = try StoreFixture()
+        let feed = try await fixture.feed("https://a.example/feed", category: "Tech")
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<50).map {
+            entry("https://a.example/\($0)", title: "Entry \($0)")
+        })], now: now)
+        let copy = fixture.directory.appendingPathComponent("copy.db").path
+        try await fixture.store.backup(to: copy)
+        let reader = try StoreReader(path: copy)
+        #expect(try reader.count() == 50)
+        #expect(try reader.count(ArticleFilter(search: "entry")) == 50)
+        #expect(try reader.categories().map(\.name) == ["Tech"])
+        await #expect(throws: StoreError.self) { try await fixture.store.backup(to: copy) }
+    }
+}
