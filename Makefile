@@ -11,7 +11,7 @@ RELEASE_BIN = .build/release
 # Debian packages the build and the tests need.
 DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev
 
-.PHONY: all build deps run test conformance check-units bench bench-deps install uninstall clean
+.PHONY: all build deps run test conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
 
 all: build
 
@@ -64,6 +64,13 @@ bench-deps:
 
 bench: build bench-deps
 	@bench/run.sh
+
+# The end-to-end comparison needs nginx and newsboat; not part of `make bench` (it takes minutes).
+bench-e2e-deps:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="nginx libnginx-mod-http-echo newsboat time"
+
+bench-e2e: build bench-e2e-deps
+	@bench/bench_e2e.sh
 
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERS_DIR ?= $(PREFIX)/lib/sysusers.d
