@@ -21,23 +21,23 @@ measure() {  # measure LABEL COMMAND... -> "wall_s rss_kb"
     start=$(date +%s.%N)
     /usr/bin/time -f "%M" -o "$work/rss" "$@" > "$work/out" 2> "$work/err" || true
     end=$(date +%s.%N)
-    echo "$label $(python3 -c "print(round($end - $start, 3))") $(cat "$work/rss")" >> "$work/results"
+    echo "$label $(python3 -c "print(round($end - $start, 3))") $(tail -n 1 "$work/rss")" >> "$work/results"
+    case $label in aggregatord-cold*) echo "$label: $(cat "$work/out")" >&2 ;; esac
 }
-ours() { .build/release/aggregatord --once --database "$work/agg.db" --seed-opml "$farm/farm.opml" --log-level error "$@"; }
+ours=(.build/release/aggregatord --once --database "$work/agg.db" --seed-opml "$farm/farm.opml" --log-level error)
 printf 'reload-threads 1\ndownload-timeout 60\n' > "$work/nb.conf"
-nb() { newsboat -u "$farm/urls" -c "$work/nb.db" -C "$work/nb.conf" -x reload; }
+nb=(newsboat -u "$farm/urls" -c "$work/nb.db" -C "$work/nb.conf" -x reload)
 
 for _ in $(seq "$runs"); do
-    rm -f "$work"/agg.db*; measure "aggregatord-cold" ours
-    measure "aggregatord-warm" ours
-    rm -f "$work"/agg.db*; measure "aggregatord-cold-perhost16" ours --per-host-connections 16
-    measure "aggregatord-warm-perhost16" ours --per-host-connections 16
+    rm -f "$work"/agg.db*; measure "aggregatord-cold" "${ours[@]}"
+    measure "aggregatord-warm" "${ours[@]}"
+    rm -f "$work"/agg.db*; measure "aggregatord-cold-perhost16" "${ours[@]}" --per-host-connections 16
+    measure "aggregatord-warm-perhost16" "${ours[@]}" --per-host-connections 16
 done
-grep -h "^feeds=" "$work/out" | tail -1 > "$work/summary" || true
 for _ in $(seq "$nb_runs"); do
-    rm -f "$work"/nb.db*; measure "newsboat-cold" nb
-    nb > /dev/null 2>&1 || true   # newsboat 2.21 stores validators only from its second reload on
-    measure "newsboat-conditional" nb
+    rm -f "$work"/nb.db*; measure "newsboat-cold" "${nb[@]}"
+    "${nb[@]}" > /dev/null 2>&1 || true   # newsboat 2.21 stores validators only from its second reload on
+    measure "newsboat-conditional" "${nb[@]}"
 done
 python3 - "$work/results" <<'PY'
 import collections, statistics, sys
