@@ -7,13 +7,15 @@ extension ArticleFilter {
             values.append(value)
             return "?\(values.count)"
         }
+        // EXISTS, checked row by row while the sort index is walked: a page needs only the first
+        // matches, where IN (…) would first collect every entry of the feed or category.
         if let feedID {
-            conditions.append("e.id IN (SELECT entry_id FROM entry_sources WHERE feed_id = \(parameter(.integer(feedID))))")
+            conditions.append("EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = e.id AND s.feed_id = \(parameter(.integer(feedID))))")
         }
         if let category {
             conditions.append("""
-                e.id IN (SELECT s.entry_id FROM entry_sources s JOIN feeds f ON f.id = s.feed_id
-                         JOIN categories c ON c.id = f.category_id WHERE c.name = \(parameter(.text(category))))
+                EXISTS (SELECT 1 FROM entry_sources s JOIN feeds f ON f.id = s.feed_id
+                        WHERE s.entry_id = e.id AND f.category_id = (SELECT id FROM categories WHERE name = \(parameter(.text(category)))))
                 """)
         }
         if unreadOnly { conditions.append("e.read = 0") }
