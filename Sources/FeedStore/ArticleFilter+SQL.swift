@@ -1,7 +1,9 @@
 extension ArticleFilter {
     /// SQL conditions on entries aliased `e`, with their parameters appended to `values`.
     /// Values are always bound; only fixed SQL text is assembled here.
-    func conditions(binding values: inout [SQLValue]) throws(StoreError) -> [String] {
+    /// - Parameter forBulkUpdate: membership as IN (…) rather than EXISTS: a bulk update touches every
+    ///   member, so collecting them first from `entry_sources` beats checking every entry.
+    func conditions(binding values: inout [SQLValue], forBulkUpdate: Bool = false) throws(StoreError) -> [String] {
         var conditions = ["e.removed = 0"]
         func parameter(_ value: SQLValue) -> String {
             values.append(value)
@@ -9,10 +11,17 @@ extension ArticleFilter {
         }
         // EXISTS, checked row by row while the sort index is walked: a page needs only the first
         // matches, where IN (…) would first collect every entry of the feed or category.
-        if let feedID {
+        if forBulkUpdate, let feedID {
+            conditions.append("e.id IN (SELECT entry_id FROM entry_sources WHERE feed_id = \(parameter(.integer(feedID))))")
+        } else if let feedID {
             conditions.append("EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = e.id AND s.feed_id = \(parameter(.integer(feedID))))")
         }
-        if let category {
+        if forBulkUpdate, let category {
+            conditions.append("""
+                e.id IN (SELECT s.entry_id FROM entry_sources s JOIN feeds f ON f.id = s.feed_id
+                         WHERE f.category_id = (SELECT id FROM categories WHERE name = \(parameter(.text(category)))))
+                """)
+        } else if let category {
             conditions.append("""
                 EXISTS (SELECT 1 FROM entry_sources s JOIN feeds f ON f.id = s.feed_id
                         WHERE s.entry_id = e.id AND f.category_id = (SELECT id FROM categories WHERE name = \(parameter(.text(category)))))

@@ -21,7 +21,9 @@ extension FeedStore {
         guard read != nil || starred != nil else { return 0 }
         var values: [SQLValue] = []
         let assignments = Self.assignments(read: read, starred: starred, values: &values)
-        let conditions = try filter.conditions(binding: &values)
+        var conditions = try filter.conditions(binding: &values, forBulkUpdate: true)
+        // Rows already in the wanted state need no write.
+        if let read { conditions.append("e.read != \(read ? 1 : 0)") }
         try database.prepare("UPDATE entries AS e SET \(assignments) WHERE \(conditions.joined(separator: " AND "))")
             .run(values)
         return database.changes
