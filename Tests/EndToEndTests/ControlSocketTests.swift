@@ -12,30 +12,14 @@ import Testing
         let directory: URL
         let socket: String
         let process: Process
-        let server: Process
-        let serverInput: Pipe
+        let server: FeedServer
         let port: Int
 
         init(daemon: Binary) async throws {
             directory = try temporaryDirectory()
             socket = directory.appendingPathComponent("ctl.sock").path
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("FeedFetcherTests/Fixtures/test_server.py")
-            server = Process()
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            server.arguments = ["python3", script.path]
-            serverInput = Pipe()
-            let output = Pipe()
-            server.standardInput = serverInput
-            server.standardOutput = output
-            try server.run()
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                line.append(chunk)
-            }
-            port = try #require(Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+            server = try FeedServer()
+            port = server.port
             let seed = directory.appendingPathComponent("seed.opml")
             try Data(#"<opml><body><outline text="News"><outline text="Test feed" xmlUrl="http://127.0.0.1:\#(port)/feed.xml"/></outline></body></opml>"#.utf8)
                 .write(to: seed)
@@ -48,15 +32,13 @@ import Testing
         deinit {
             // A test that failed half-way still leaves no process behind.
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            if server.isRunning { server.terminate() }
+            server.stop()
         }
 
         func stop() async throws {
             kill(process.processIdentifier, SIGTERM)
             _ = try await waitForExit(process)
-            try? serverInput.fileHandleForWriting.close()
-            server.terminate()
-            server.waitUntilExit()
+            server.stop()
             try? FileManager.default.removeItem(at: directory)
         }
     }
@@ -135,13 +117,7 @@ import Testing
         func exchange(_ bytes: Data, readReply: Bool = true) throws -> String {
             let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(descriptor) }
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-                let path = Array(running.socket.utf8)
-                buffer.copyBytes(from: path)
-                buffer[path.count] = 0
-            }
+            var address = unixAddress(running.socket)
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }

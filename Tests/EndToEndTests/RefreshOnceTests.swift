@@ -5,35 +5,10 @@ import Testing
 @Suite struct RefreshOnceTests {
     let daemon = Binary("aggregatord")
 
-    /// The misbehaving server of FeedFetcherTests, started on a free port of 127.0.0.1.
-    private func startServer() throws -> (Process, Pipe, Int) {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("FeedFetcherTests/Fixtures/test_server.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let port = try #require(Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
-        return (process, input, port)
-    }
-
     @Test func refreshOnceStoresEntriesThenGetsNotModifiedAndReportsFailures() throws {
-        let (server, input, port) = try startServer()
-        defer {
-            try? input.fileHandleForWriting.close()
-            server.terminate()
-            server.waitUntilExit()
-        }
+        let server = try FeedServer()
+        defer { server.stop() }  // also keeps it alive for the whole test
+        let port = server.port
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let seed = directory.appendingPathComponent("seed.opml")
@@ -57,12 +32,9 @@ import Testing
     }
 
     @Test func theRunningDaemonRefreshesDueFeedsAndStopsCleanly() async throws {
-        let (server, input, port) = try startServer()
-        defer {
-            try? input.fileHandleForWriting.close()
-            server.terminate()
-            server.waitUntilExit()
-        }
+        let server = try FeedServer()
+        defer { server.stop() }  // also keeps it alive for the whole test
+        let port = server.port
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let seed = directory.appendingPathComponent("seed.opml")

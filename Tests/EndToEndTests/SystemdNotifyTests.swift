@@ -9,13 +9,7 @@ import Testing
     /// Binds a datagram socket at `path` with a receive timeout.
     private func notifySocket(_ path: String) -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            let bytes = Array(path.utf8)
-            buffer.copyBytes(from: bytes)
-            buffer[bytes.count] = 0
-        }
+        var address = unixAddress(path)
         _ = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
@@ -33,13 +27,7 @@ import Testing
     private func canConnect(_ path: String) -> Bool {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            let bytes = Array(path.utf8)
-            buffer.copyBytes(from: bytes)
-            buffer[bytes.count] = 0
-        }
+        var address = unixAddress(path)
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         } == 0

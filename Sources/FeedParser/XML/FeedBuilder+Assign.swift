@@ -27,7 +27,7 @@ extension FeedBuilder {
                 let date = Date(timeIntervalSince1970: TimeInterval(seconds))
                 if role == .dateUpdated { entry.entry.updated = date } else { entry.entry.published = date }
             } else if role == .dateUpdated {
-                setFeedUpdated(seconds)
+                feedUpdated = seconds
             } else {
                 feedPublished = seconds
             }
@@ -68,14 +68,6 @@ extension FeedBuilder {
         case .updateFrequency:
             if let frequency = plain(raw).flatMap({ Int($0) }), frequency > 0 { feed.updateFrequency = frequency }
         }
-    }
-
-    func setFeedUpdated(_ seconds: Int64) {
-        feedUpdated = seconds
-    }
-
-    func feedImageFromITunes(_ href: String) {
-        feedImage = href
     }
 
     // MARK: - Value cleaning
@@ -163,9 +155,6 @@ extension FeedBuilder {
         return name.isEmpty ? email : name
     }
 
-    static func personText(name: String?, email: String?) -> String? {
-        name ?? email
-    }
 }
 
 /// The entry being read, with what is needed to settle its fields when it ends.

@@ -99,14 +99,10 @@ extension FeedBuilder {
             if let entry, isImage, entry.mediaImage == nil { entry.mediaImage = nonEmpty(attributes.value("url")) }
             return (nil, nil)
         case .itunesImage:
-            if let href = nonEmpty(attributes.value("href") ?? attributes.value("url")) {
-                if let entry { entry.itunesImage = href } else { feedImageFromITunes(href) }
-            }
+            takeITunesImage(nonEmpty(attributes.value("href") ?? attributes.value("url")))
             return (nil, nil)
         case .itunesLink:
-            if attributes.value("rel")?.lowercased() == "image", let href = nonEmpty(attributes.value("href")) {
-                if let entry { entry.itunesImage = href } else { feedImageFromITunes(href) }
-            }
+            if attributes.value("rel")?.lowercased() == "image" { takeITunesImage(nonEmpty(attributes.value("href"))) }
             return (nil, nil)
         case .logo:
             return (inEntry ? nil : .logo, nil)
@@ -119,7 +115,7 @@ extension FeedBuilder {
         case .channel:
             // CDF keeps the channel's link and date in attributes.
             if let href = nonEmpty(attributes.value("href")) { feed.link = URLResolver.resolve(href, against: base) }
-            if let date = attributes.value("lastmod").flatMap(FeedDateParser.secondsSinceEpoch) { setFeedUpdated(date) }
+            if let date = attributes.value("lastmod").flatMap(FeedDateParser.secondsSinceEpoch) { feedUpdated = date }
             return (nil, nil)
         case .url, .personName, .personEmail, .other:
             return (nil, nil)
@@ -166,6 +162,12 @@ extension FeedBuilder {
     }
 
     // MARK: - Attribute-only elements
+
+    /// `itunes:image` (or an `itunes:link rel="image"`): the entry's image of last resort, or the feed's image.
+    private func takeITunesImage(_ href: String?) {
+        guard let href else { return }
+        if let entry { entry.itunesImage = href } else { feedImage = href }
+    }
 
     private func takeAtomLink(_ attributes: SAXAttributes, base: String?) {
         guard let href = attributes.value("href") else { return }

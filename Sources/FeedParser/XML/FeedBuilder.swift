@@ -181,7 +181,7 @@ final class FeedBuilder: SAXHandler {
                 feed.entries.append(finished.finish())
             }
         case .person:
-            if let author = Self.personText(name: personName, email: personEmail) { setAuthor(author) }
+            if let author = personName ?? personEmail { setAuthor(author) }  // a person's name, else their address
         default:
             break
         }
