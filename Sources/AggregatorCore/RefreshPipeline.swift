@@ -31,6 +31,8 @@ public struct RefreshPipeline: Sendable {
     var limits = FetchLimits()
     var width = 16
     var perHost = 2
+    /// Fetches in flight, shared by every copy of the pipeline (the scheduler's and the control socket's).
+    let inFlight = InFlightFeeds()
 
     public init(store: FeedStore, fetcher: FeedFetcher, logger: Logger, width: Int = 16, perHost: Int = 2,
                 limits: FetchLimits = FetchLimits()) {
@@ -52,7 +54,7 @@ public struct RefreshPipeline: Sendable {
         let gate = HostGate(perHost: perHost)
         var pending: [FeedRefresh] = []
         var iterator = feeds.makeIterator()
-        await withTaskGroup(of: FeedRefresh.self) { group in
+        await withTaskGroup(of: (FeedRefresh, owned: Bool).self) { group in
             var inFlight = 0
             func startNext() {
                 guard let feed = iterator.next() else { return }
@@ -61,7 +63,7 @@ public struct RefreshPipeline: Sendable {
             }
             for _ in 0..<width { startNext() }
             var done = 0
-            while let refresh = await group.next() {
+            while let (refresh, owned) = await group.next() {
                 inFlight -= 1
                 done += 1
                 progress(done, refresh)
@@ -69,7 +71,9 @@ public struct RefreshPipeline: Sendable {
                 case .success: if refresh.document == nil { summary.notModified += 1 } else { summary.ok += 1 }
                 case .failure, .gone: summary.failed += 1
                 }
-                pending.append(refresh)
+                // A feed this round joined in flight is stored by the round that fetched it, and a fetch
+                // cut short by shutdown is not a failure of the feed.
+                if owned && !(Task.isCancelled && !refresh.isSuccess) { pending.append(refresh) }
                 if pending.count >= 50 {
                     summary.newEntries += await commit(pending)
                     pending.removeAll()
@@ -92,13 +96,15 @@ public struct RefreshPipeline: Sendable {
         }
     }
 
-    /// One feed, within its host's bound.
-    func refreshOne(_ feed: FeedFetchState, gate: HostGate) async -> FeedRefresh {
+    /// One feed, within its host's bound; a feed already being fetched is joined, not fetched twice.
+    func refreshOne(_ feed: FeedFetchState, gate: HostGate) async -> (FeedRefresh, owned: Bool) {
+        if let joined = await inFlight.join(feed.id) { return (joined, false) }
         let host = URLComponents(string: feed.url)?.host ?? feed.url
         await gate.enter(host)
         let refresh = await fetchAndParse(feed)
         await gate.leave(host)
-        return refresh
+        await inFlight.finish(feed.id, with: refresh)
+        return (refresh, true)
     }
 
     /// Fetches and parses one feed; never throws: failures become the feed's recorded error.
@@ -178,5 +184,24 @@ actor HostGate {
         } else {
             inFlight[host, default: 1] -= 1
         }
+    }
+}
+
+/// Single flight per feed: the first caller fetches, later callers wait for its result.
+actor InFlightFeeds {
+    private var waiting: [Int64: [CheckedContinuation<FeedRefresh, Never>]] = [:]
+
+    /// Nil when the caller should fetch (it now owns the feed); else the in-flight fetch's result.
+    func join(_ feedID: Int64) async -> FeedRefresh? {
+        guard waiting[feedID] != nil else {
+            waiting[feedID] = []
+            return nil
+        }
+        return await withCheckedContinuation { waiting[feedID, default: []].append($0) }
+    }
+
+    /// Ends the owner's fetch and hands its result to everyone who joined it.
+    func finish(_ feedID: Int64, with refresh: FeedRefresh) {
+        for continuation in waiting.removeValue(forKey: feedID) ?? [] { continuation.resume(returning: refresh) }
     }
 }
