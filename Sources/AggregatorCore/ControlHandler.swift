@@ -66,9 +66,8 @@ public struct ControlHandler: Sendable {
     // MARK: - Methods
 
     private func status() async throws -> JSONValue {
-        let feeds = try reader().feeds()
+        let totals = try reader().totals()
         let size = (try? FileManager.default.attributesOfItem(atPath: databasePath)[.size] as? Int) ?? nil
-        let counts = try reader()
         var lastRound: JSONValue = .null
         if let round = await scheduler.lastRound {
             lastRound = ["finished": .string(Self.timestamp(round.finished)), "seconds": .number(round.summary.seconds),
@@ -81,11 +80,11 @@ public struct ControlHandler: Sendable {
             "uptime_s": .number(Date().timeIntervalSince(started).rounded()),
             "database": .string(databasePath),
             "database_bytes": .from(size),
-            "feeds": ["ok": .from(feeds.filter { $0.status == "ok" }.count),
-                      "failing": .from(feeds.filter { $0.status == "failing" }.count),
-                      "disabled": .from(feeds.filter { $0.status == "disabled" }.count)],
-            "entries": .from(try counts.count()),
-            "unread": .from(try counts.count(ArticleFilter(unreadOnly: true))),
+            "feeds": ["ok": .from(totals.feedsByStatus["ok", default: 0]),
+                      "failing": .from(totals.feedsByStatus["failing", default: 0]),
+                      "disabled": .from(totals.feedsByStatus["disabled", default: 0])],
+            "entries": .from(totals.entries),
+            "unread": .from(totals.unread),
             "last_round": lastRound,
             "next_due": .from(await scheduler.nextDue.map(Self.timestamp)),
         ]

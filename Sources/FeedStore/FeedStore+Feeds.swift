@@ -24,7 +24,27 @@ public struct CategorySummary: Sendable, Equatable {
     public var total: Int
 }
 
+/// The store's totals for `status`.
+public struct StoreTotals: Sendable, Equatable {
+    public var feedsByStatus: [String: Int]
+    public var entries: Int
+    public var unread: Int
+}
+
 extension StoreReader {
+    /// Feeds per status, stored entries and unread ones, from indexes only (fast at any size).
+    public func totals() throws(StoreError) -> StoreTotals {
+        var totals = StoreTotals(feedsByStatus: [:], entries: 0, unread: 0)
+        try database.statement("SELECT status, count(*) FROM feeds GROUP BY status").query { row in
+            totals.feedsByStatus[row.text(at: 0) ?? "ok"] = Int(row.int64(at: 1))
+        }
+        try database.statement("SELECT read, count(*) FROM entries WHERE removed = 0 GROUP BY read").query { row in
+            totals.entries += Int(row.int64(at: 1))
+            if row.int64(at: 0) == 0 { totals.unread += Int(row.int64(at: 1)) }
+        }
+        return totals
+    }
+
     /// Every feed (optionally one category's, or only failing ones) with unread and total counts.
     public func feeds(category: String? = nil, failingOnly: Bool = false) throws(StoreError) -> [FeedSummary] {
         var values: [SQLValue] = []

@@ -22,8 +22,8 @@ extension FeedStore {
         var values: [SQLValue] = []
         let assignments = Self.assignments(read: read, starred: starred, values: &values)
         var conditions = try filter.conditions(binding: &values, forBulkUpdate: true)
-        // Rows already in the wanted state need no write.
-        if let read { conditions.append("e.read != \(read ? 1 : 0)") }
+        // Rows already in the wanted state need no write (when read is the only flag being set).
+        if let read, starred == nil { conditions.append("e.read != \(read ? 1 : 0)") }
         try database.prepare("UPDATE entries AS e SET \(assignments) WHERE \(conditions.joined(separator: " AND "))")
             .run(values)
         return database.changes

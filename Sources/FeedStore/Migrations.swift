@@ -67,6 +67,10 @@ enum Migrations {
         );
         INSERT INTO entries_fts(entries_fts, rank) VALUES ('rank', 'bm25(10.0, 1.0, 2.0)');
         """,
+        // 3: entry and unread totals from a small index instead of the whole table (`status`).
+        """
+        CREATE INDEX entries_by_state ON entries(removed, read);
+        """,
     ]
 
     /// The schema version this build writes.

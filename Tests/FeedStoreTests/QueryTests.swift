@@ -78,3 +78,19 @@ import Testing
         #expect(error?.kind == .invalidQuery)
     }
 }
+
+@Suite struct TotalsAndMarksTests {
+    @Test func totalsCountFeedsByStatusAndUnreadEntries() async throws {
+        let fixture = try StoreFixture()
+        let feed = try await fixture.feed("https://a.example/feed")
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<4).map {
+            entry("https://a.example/\($0)", title: "E\($0)")
+        })], now: now)
+        try await fixture.store.mark(ArticleFilter(), read: true, starred: true)
+        try await fixture.store.mark(ids: [1], read: false)
+        let totals = try fixture.reader().totals()
+        #expect(totals == StoreTotals(feedsByStatus: ["ok": 1], entries: 4, unread: 1))
+        // Setting read and starred together stars every matching row, read or not.
+        #expect(try fixture.reader().count(ArticleFilter(starredOnly: true)) == 4)
+    }
+}
