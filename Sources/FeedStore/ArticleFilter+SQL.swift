@@ -3,8 +3,12 @@ extension ArticleFilter {
     /// Values are always bound; only fixed SQL text is assembled here.
     /// - Parameter forBulkUpdate: membership as IN (…) rather than EXISTS: a bulk update touches every
     ///   member, so collecting them first from `entry_sources` beats checking every entry.
-    func conditions(binding values: inout [SQLValue], forBulkUpdate: Bool = false) throws(StoreError) -> [String] {
-        var conditions = ["e.removed = 0"]
+    /// - Parameter walkingSortIndex: for paged listings: the state flags are written `+e.read` so
+    ///   SQLite walks the sort index (and stops after a page) rather than the state index.
+    func conditions(binding values: inout [SQLValue], forBulkUpdate: Bool = false,
+                    walkingSortIndex: Bool = false) throws(StoreError) -> [String] {
+        let flag = walkingSortIndex ? "+e." : "e."
+        var conditions = ["\(flag)removed = 0"]
         func parameter(_ value: SQLValue) -> String {
             values.append(value)
             return "?\(values.count)"
@@ -27,8 +31,8 @@ extension ArticleFilter {
                         WHERE s.entry_id = e.id AND f.category_id = (SELECT id FROM categories WHERE name = \(parameter(.text(category)))))
                 """)
         }
-        if unreadOnly { conditions.append("e.read = 0") }
-        if starredOnly { conditions.append("e.starred = 1") }
+        if unreadOnly { conditions.append("\(flag)read = 0") }
+        if starredOnly { conditions.append("\(flag)starred = 1") }
         if let since { conditions.append("e.sort_at >= \(parameter(.integer(Int64(since.timeIntervalSince1970))))") }
         if let before { conditions.append("e.sort_at < \(parameter(.integer(Int64(before.timeIntervalSince1970))))") }
         if let search {

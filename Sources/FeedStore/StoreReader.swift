@@ -18,7 +18,7 @@ public final class StoreReader {
                          cursor: String? = nil) throws(StoreError) -> ArticlePage {
         let sort = sort == .relevance && filter.search == nil ? .newest : sort
         var values: [SQLValue] = []
-        var conditions = try filter.conditions(binding: &values)
+        var conditions = try filter.conditions(binding: &values, walkingSortIndex: true)
         var join = ""
         if sort == .relevance, let search = filter.search {
             values.append(.text(try SearchQuery(search).expression))
