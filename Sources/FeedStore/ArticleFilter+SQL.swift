@@ -5,9 +5,12 @@ extension ArticleFilter {
     ///   member, so collecting them first from `entry_sources` beats checking every entry.
     /// - Parameter walkingSortIndex: for paged listings: the state flags are written `+e.read` so
     ///   SQLite walks the sort index (and stops after a page) rather than the state index.
+    ///   Bulk updates get the same treatment.
     func conditions(binding values: inout [SQLValue], forBulkUpdate: Bool = false,
                     walkingSortIndex: Bool = false) throws(StoreError) -> [String] {
-        let flag = walkingSortIndex ? "+e." : "e."
+        // Both paged listings and bulk updates find their rows another way (the sort index, the
+        // sources): the state index would make SQLite scan every entry.
+        let flag = walkingSortIndex || forBulkUpdate ? "+e." : "e."
         var conditions = ["\(flag)removed = 0"]
         func parameter(_ value: SQLValue) -> String {
             values.append(value)

@@ -46,6 +46,7 @@ extension StoreReader {
     }
 
     /// Every feed (optionally one category's, or only failing ones) with unread and total counts.
+    /// Counts go from each feed's sources to its entries (`+e.` keeps SQLite off the state index).
     public func feeds(category: String? = nil, failingOnly: Bool = false) throws(StoreError) -> [FeedSummary] {
         var values: [SQLValue] = []
         var conditions: [String] = []
@@ -57,9 +58,9 @@ extension StoreReader {
         let sql = """
             SELECT f.id, f.url, f.title, f.site_url, c.name, f.status, f.last_error, f.error_count,
                    (SELECT count(*) FROM entry_sources s JOIN entries e ON e.id = s.entry_id
-                    WHERE s.feed_id = f.id AND e.removed = 0 AND e.read = 0),
+                    WHERE s.feed_id = f.id AND +e.removed = 0 AND +e.read = 0),
                    (SELECT count(*) FROM entry_sources s JOIN entries e ON e.id = s.entry_id
-                    WHERE s.feed_id = f.id AND e.removed = 0),
+                    WHERE s.feed_id = f.id AND +e.removed = 0),
                    f.checked_at, f.next_check_at
             FROM feeds f LEFT JOIN categories c ON c.id = f.category_id
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
@@ -86,7 +87,7 @@ extension StoreReader {
             FROM categories c
             LEFT JOIN feeds f ON f.category_id = c.id
             LEFT JOIN entry_sources s ON s.feed_id = f.id
-            LEFT JOIN entries e ON e.id = s.entry_id AND e.removed = 0
+            LEFT JOIN entries e ON e.id = s.entry_id AND +e.removed = 0
             GROUP BY c.id ORDER BY c.name COLLATE NOCASE
             """).query { row in
             categories.append(CategorySummary(name: row.text(at: 0) ?? "", feeds: Int(row.int64(at: 1)),
@@ -110,7 +111,7 @@ extension FeedStore {
                 """
             try database.prepare("""
                 INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
-                SELECT 'delete', id, title, search_text, author FROM entries WHERE removed = 0 AND id IN (\(onlyHere))
+                SELECT 'delete', id, title, search_text, author FROM entries WHERE +removed = 0 AND id IN (\(onlyHere))
                 """).run([.integer(id)])
             try database.prepare("DELETE FROM entries WHERE id IN (\(onlyHere))").run([.integer(id)])
             // Entries other feeds carry stay, now listed under one of those.

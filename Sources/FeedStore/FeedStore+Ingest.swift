@@ -101,7 +101,7 @@ extension FeedStore {
     func unindexText(_ id: Int64) throws(StoreError) {
         try database.statement("""
             INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
-            SELECT 'delete', id, title, search_text, author FROM entries WHERE id = ?1 AND removed = 0
+            SELECT 'delete', id, title, search_text, author FROM entries WHERE id = ?1 AND +removed = 0
             """).run([.integer(id)])
     }
 

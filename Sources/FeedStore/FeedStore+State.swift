@@ -10,7 +10,7 @@ extension FeedStore {
             values.append(.integer(id))
             return "?\(values.count)"
         }
-        try database.prepare("UPDATE entries SET \(assignments) WHERE removed = 0 AND id IN (\(placeholders.joined(separator: ",")))")
+        try database.prepare("UPDATE entries SET \(assignments) WHERE +removed = 0 AND id IN (\(placeholders.joined(separator: ",")))")
             .run(values)
         return database.changes
     }
@@ -23,7 +23,7 @@ extension FeedStore {
         let assignments = Self.assignments(read: read, starred: starred, values: &values)
         var conditions = try filter.conditions(binding: &values, forBulkUpdate: true)
         // Rows already in the wanted state need no write (when read is the only flag being set).
-        if let read, starred == nil { conditions.append("e.read != \(read ? 1 : 0)") }
+        if let read, starred == nil { conditions.append("+e.read != \(read ? 1 : 0)") }
         try database.prepare("UPDATE entries AS e SET \(assignments) WHERE \(conditions.joined(separator: " AND "))")
             .run(values)
         return database.changes
