@@ -47,7 +47,8 @@ public actor Scheduler {
                                                        "seconds": String(format: "%.2f", summary.seconds)])
                     onRound(summary)
                 }
-                let upcoming = try await store.feedsToFetch().compactMap(\.nextCheckAt).min()
+                // After a round the due times changed; without one, the list just read is current.
+                let upcoming = (due.isEmpty ? feeds : try await store.feedsToFetch()).compactMap(\.nextCheckAt).min()
                 // No feeds yet: look again in a minute (feeds may be added over the control socket).
                 let wake = upcoming ?? Date().addingTimeInterval(60)
                 nextDue = wake

@@ -67,7 +67,7 @@ private final class CurlLoop: @unchecked Sendable {
             inbox.nextID += 1
             return inbox.nextID
         }
-        guard let transfer = Transfer(id: id, request: request, userAgent: userAgent) else {
+        guard let transfer = Transfer(id: id, request: request) else {
             return .failure(.transport("cannot create a curl handle"))
         }
         transfer.addressPolicy = addressPolicy

@@ -18,7 +18,7 @@ final class Transfer: @unchecked Sendable {
     /// The Location of the latest redirect, for messages about where it pointed.
     var redirectTarget: String?
 
-    init?(id: Int, request: FetchRequest, userAgent: String) {
+    init?(id: Int, request: FetchRequest) {
         guard let easy = curl_easy_init() else { return nil }
         self.id = id
         self.request = request

@@ -8,7 +8,7 @@ public enum OPMLWriter {
             #"<?xml version="1.0" encoding="UTF-8"?>"#,
             #"<opml version="2.0">"#,
             "  <head>",
-            "    <title>\(escape(title))</title>",
+            "    <title>\(XMLText.escaped(title))</title>",
             "    <dateCreated>\(rfc822(created))</dateCreated>",
             "  </head>",
             "  <body>",
@@ -21,7 +21,7 @@ public enum OPMLWriter {
             byCategory[category, default: []].append(feed)
         }
         for category in categories {
-            lines.append("    <outline text=\"\(escape(category))\">")
+            lines.append("    <outline text=\"\(XMLText.escaped(category))\">")
             lines += byCategory[category, default: []].map { "      " + outline($0) }
             lines.append("    </outline>")
         }
@@ -31,27 +31,10 @@ public enum OPMLWriter {
     }
 
     private static func outline(_ feed: OPMLFeed) -> String {
-        let title = escape(feed.title ?? feed.url)
-        var attributes = "type=\"rss\" text=\"\(title)\" title=\"\(title)\" xmlUrl=\"\(escape(feed.url))\""
-        if let site = feed.siteURL { attributes += " htmlUrl=\"\(escape(site))\"" }
+        let title = XMLText.escaped(feed.title ?? feed.url)
+        var attributes = "type=\"rss\" text=\"\(title)\" title=\"\(title)\" xmlUrl=\"\(XMLText.escaped(feed.url))\""
+        if let site = feed.siteURL { attributes += " htmlUrl=\"\(XMLText.escaped(site))\"" }
         return "<outline \(attributes)/>"
-    }
-
-    /// Escapes the five XML special characters for use in text and attribute values.
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&apos;"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
     }
 
     private static func rfc822(_ date: Date) -> String {

@@ -200,7 +200,7 @@ final class FeedBuilder: SAXHandler {
         guard let frame = frames.last, frame.capture != nil else { return }
         let decoded = HTMLEntities.character(named: name)
         if frame.capture == .xhtml || decoded == nil {
-            append(decoded.map(Self.escape) ?? "&\(name);")
+            append(decoded.map(XMLText.escaped) ?? "&\(name);")
         } else if let decoded {
             append(decoded)
         }
@@ -243,17 +243,11 @@ final class FeedBuilder: SAXHandler {
         text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
 
-    static func escape(_ string: String) -> String {
-        guard string.contains(where: { $0 == "&" || $0 == "<" || $0 == ">" || $0 == "\"" }) else { return string }
-        return string.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
-
     private func echoStartTag(name: String, attributes: SAXAttributes) {
         var tag = "<" + name
         for attribute in attributes.all {
             let attributeName = attribute.namespace == Namespaces.xml ? "xml:" + attribute.name : attribute.name
-            tag += " \(attributeName)=\"\(Self.escape(attribute.value))\""
+            tag += " \(attributeName)=\"\(XMLText.escaped(attribute.value))\""
         }
         tag += Self.voidElements.contains(name.lowercased()) ? " />" : ">"
         append(tag)

@@ -1,0 +1,20 @@
+/// Escaping for text written back out as XML or HTML (OPML export, echoed inline XHTML).
+enum XMLText {
+    /// `text` with `&`, `<`, `>` and `"` as character references: safe in element text and in
+    /// double-quoted attribute values.
+    static func escaped(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 }) else { return text }
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count + 16)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+}
