@@ -39,6 +39,7 @@ public struct ControlHandler: Sendable {
             case "articles.get": return .success(try article(params))
             case "articles.mark": return .success(try await mark(params))
             case "refresh": return .success(try await refresh(params, notifier: notifier))
+            case "events.subscribe": return .success(try await subscribe(params, notifier: notifier))
             case "backup":
                 guard let path = params.string("path"), path.hasPrefix("/") else {
                     throw JSONRPCError.invalidParams("\"path\" must be an absolute file path")
@@ -246,6 +247,28 @@ public struct ControlHandler: Sendable {
         }
         return ["feeds": .from(summary.feeds), "ok": .from(summary.ok), "not_modified": .from(summary.notModified),
                 "failed": .from(summary.failed), "new_entries": .from(summary.newEntries), "seconds": .number(summary.seconds)]
+    }
+
+    /// Sends an `entry.new` notification for each entry stored from now on that matches the filter,
+    /// until the client goes away or the daemon stops. Polls the store once a second: cheap (one
+    /// indexed query) and independent of which code path stored the entry.
+    private func subscribe(_ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
+        var filter = try await filter(params)
+        var lastID = try reader().newestEntryID()
+        var sent = 0
+        while notifier.isConnected && !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            filter.storedAfterID = lastID
+            let page = try reader().articles(filter, sort: .oldest, limit: 1000)
+            for article in page.articles.sorted(by: { $0.id < $1.id }) {
+                notifier.notify("entry.new", Self.json(article, full: false))
+                lastID = max(lastID, article.id)
+                sent += 1
+            }
+            // Entries stored but filtered out still move the starting point on.
+            lastID = max(lastID, try reader().newestEntryID())
+        }
+        return ["sent": .from(sent)]
     }
 
     // MARK: - JSON shapes (snake_case keys, RFC 3339 dates, null for absent values)

@@ -5,6 +5,10 @@ import Synchronization
 /// Lets a method handler send notifications (e.g. `refresh.progress`) before its result.
 public struct ControlNotifier: Sendable {
     let send: @Sendable (JSONRPCMessage) -> Void
+    let connected: @Sendable () -> Bool
+
+    /// False once the client has closed its end: long-running methods (`events.subscribe`) stop then.
+    public var isConnected: Bool { connected() }
 
     public func notify(_ method: String, _ params: JSONValue) {
         send(.notification(method: method, params: params))
@@ -124,7 +128,7 @@ public final class ControlServer: Sendable {
                 case .failure(let error):
                     connection.write(.error(id: .null, error))
                 case .success(let request):
-                    let notifier = ControlNotifier { connection.write($0) }
+                    let notifier = ControlNotifier(send: { connection.write($0) }, connected: { connection.isReading })
                     let result = await handler(request, notifier)
                     guard let id = request.id else { continue }  // a notification gets no answer
                     switch result {
@@ -153,6 +157,9 @@ private final class Connection: Sendable {
             _ = UnixSocket.writeAll(descriptor, message.encoded + Data([0x0A]))
         }
     }
+
+    /// Whether the client's side is still open.
+    var isReading: Bool { state.withLock { $0.reading } }
 
     func finishReading() {
         let closeNow = state.withLock { state -> Bool in

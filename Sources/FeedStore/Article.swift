@@ -14,6 +14,8 @@ public struct ArticleFilter: Sendable, Equatable {
     public var before: Date?
     /// Words, "phrases", prefix*, -excluded words and OR, matched against title, text and author.
     public var search: String?
+    /// Only entries stored after the entry with this id (ids grow as entries are stored): for `watch`.
+    public var storedAfterID: Int64?
 
     public init(category: String? = nil, feedID: Int64? = nil, unreadOnly: Bool = false, starredOnly: Bool = false,
                 since: Date? = nil, before: Date? = nil, search: String? = nil) {

@@ -34,6 +34,7 @@ extension ArticleFilter {
                         WHERE s.entry_id = e.id AND f.category_id = (SELECT id FROM categories WHERE name = \(parameter(.text(category)))))
                 """)
         }
+        if let storedAfterID { conditions.append("e.id > \(parameter(.integer(storedAfterID)))") }
         if unreadOnly { conditions.append("\(flag)read = 0") }
         if starredOnly { conditions.append("\(flag)starred = 1") }
         if let since { conditions.append("e.sort_at >= \(parameter(.integer(Int64(since.timeIntervalSince1970))))") }

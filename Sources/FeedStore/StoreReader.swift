@@ -82,6 +82,11 @@ public final class StoreReader {
         return found
     }
 
+    /// The id of the newest stored entry (0 when there is none): where `watch` starts.
+    public func newestEntryID() throws(StoreError) -> Int64 {
+        try database.integer("SELECT coalesce(max(id), 0) FROM entries") ?? 0
+    }
+
     /// How many articles match `filter`.
     public func count(_ filter: ArticleFilter = ArticleFilter()) throws(StoreError) -> Int {
         var values: [SQLValue] = []

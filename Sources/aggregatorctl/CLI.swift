@@ -82,6 +82,10 @@ struct CLI {
         let output = HumanOutput(styled: isTerminal && environment["NO_COLOR"] == nil)
         do {
             let result = try client.call(command.method, command.params) { method, params in
+                if method == "entry.new" {
+                    standardOutput(json ? String(decoding: params.encoded(), as: UTF8.self) + "\n" : output.newEntryLine(params))
+                    return
+                }
                 guard method == "refresh.progress", !json, isTerminal else { return }
                 let done = params["done"]?.int ?? 0
                 let total = params["total"]?.int ?? 0

@@ -35,14 +35,21 @@ struct Binary {
                       error: String(decoding: errorData, as: UTF8.self))
     }
 
-    /// Starts the program in the background with its stderr going to `logFile`.
-    func start(_ arguments: [String], logFile: URL, environment: [String: String] = [:]) throws -> Process {
+    /// Starts the program in the background with its stderr going to `logFile` (and stdout to
+    /// `standardOutput` when given).
+    func start(_ arguments: [String], logFile: URL, environment: [String: String] = [:],
+               standardOutput: URL? = nil) throws -> Process {
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
+        if let standardOutput {
+            _ = FileManager.default.createFile(atPath: standardOutput.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: standardOutput)
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
         process.standardError = try FileHandle(forWritingTo: logFile)
         try process.run()
         return process

@@ -146,4 +146,22 @@ import Testing
         #expect(try ctl(running, ["status"]).status == 0)
         try await running.stop()
     }
+
+    @Test func watchPrintsEntriesAsTheyAreStored() async throws {
+        let running = try await Running(daemon: daemon)
+        let output = running.directory.appendingPathComponent("watch.out")
+        let watch = try cli.start(["--socket", running.socket, "--json", "watch"], logFile: running.directory.appendingPathComponent("watch.err"),
+                                  standardOutput: output)
+        try await Task.sleep(for: .milliseconds(1500))  // subscribed before the entry arrives
+        #expect(try ctl(running, ["add", running.server.url("/other.xml")]).status == 0)
+        #expect(try ctl(running, ["refresh", "--wait"]).status == 0)
+        let text = try await waitFor("\"title\":\"Two\"", in: output)
+        #expect(!text.contains("\"title\":\"One\""), "only entries stored after subscribing")
+        // Killed, not SIGTERMed: a child of the test runner inherits its blocked signals (an interactive
+        // Ctrl-C stops `watch` as usual).
+        kill(watch.processIdentifier, SIGKILL)
+        #expect(try await waitForExit(watch) != nil)
+        #expect(try ctl(running, ["status"]).status == 0, "the daemon keeps serving after a watcher leaves")
+        try await running.stop()
+    }
 }

@@ -59,6 +59,14 @@ struct DaemonCommand {
             // The daemon writes the file, so it needs an absolute path.
             method = "backup"
             params = ["path": .string(file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file)]
+        case "watch":
+            var filter = try Self.filter(&reader)
+            filter["sort"] = nil
+            filter["limit"] = nil
+            filter["cursor"] = nil
+            _ = try Self.none(reader)
+            method = "events.subscribe"
+            params = .object(filter)
         case "show":
             guard let id = Int(try Self.single(reader, "ID")) else { throw UsageError("'ID' must be an article number") }
             method = "articles.get"

@@ -105,6 +105,12 @@ struct HumanOutput {
         return text
     }
 
+    /// One line per new entry for `watch`: id, feed, title, link.
+    func newEntryLine(_ article: JSONValue) -> String {
+        [number(article["id"]), article["feed_title"]?.string ?? "-", bold(article["title"]?.string ?? "(untitled)"),
+         article["url"]?.string ?? ""].joined(separator: "  ") + "\n"
+    }
+
     private func article(_ article: JSONValue) -> String {
         var text = bold(article["title"]?.string ?? "(untitled)") + "\n"
         let byline = [article["feed_title"]?.string, article["author"]?.string, article["published"]?.string]

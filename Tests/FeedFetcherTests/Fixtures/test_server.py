@@ -43,6 +43,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send(200, b"<html><body>No feed links here</body></html>", [("Content-Type", "text/html")])
         if path == "/feed":
             return self.send(200, FEED, [("Content-Type", "application/rss+xml")])
+        if path == "/other.xml":
+            return self.send(200, FEED.replace(b"One", b"Two").replace(b"/1<", b"/2<"),
+                             [("Content-Type", "application/rss+xml")])
         if path == "/gzip.xml":
             assert "gzip" in self.headers.get("Accept-Encoding", "")
             return self.send(200, gzip.compress(FEED), [("Content-Encoding", "gzip")])
