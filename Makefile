@@ -40,6 +40,7 @@ test: deps
 	@$(MAKE) --no-print-directory conformance
 	@systemd/check-units.sh
 	@systemd/check-activation.sh
+	@contrib/check-completion.sh
 	$(SWIFT) test
 
 check-units: build
@@ -84,6 +85,12 @@ install: build
 	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.service
 	install -m 0644 systemd/aggregatord.socket $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.socket
 	install -m 0644 systemd/aggregator.sysusers $(DESTDIR)$(SYSUSERS_DIR)/aggregator.conf
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 0644 man/aggregatorctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/aggregatorctl.1
+	install -m 0644 man/aggregatord.8 $(DESTDIR)$(PREFIX)/share/man/man8/aggregatord.8
+	install -m 0644 contrib/aggregatorctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/aggregatorctl
+	install -m 0644 contrib/_aggregatorctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_aggregatorctl
 	# An existing configuration is kept.
 	[ -e $(DESTDIR)$(SYSCONF_DIR)/aggregatord.conf ] || install -m 0644 aggregatord.conf $(DESTDIR)$(SYSCONF_DIR)/aggregatord.conf
 
@@ -91,6 +98,8 @@ uninstall:
 	rm -f $(BINDIR)/aggregatord $(BINDIR)/aggregatorctl $(SHAREDIR)/feeds.opml
 	rm -f $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.service $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.socket
 	rm -f $(DESTDIR)$(SYSUSERS_DIR)/aggregator.conf
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/aggregatorctl.1 $(DESTDIR)$(PREFIX)/share/man/man8/aggregatord.8
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/aggregatorctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_aggregatorctl
 	-rmdir $(SHAREDIR) 2>/dev/null
 	# $(SYSCONF_DIR)/aggregatord.conf is left in place: it may hold your settings.
 

@@ -1,0 +1,29 @@
+# bash completion for aggregatorctl (installed to share/bash-completion/completions/aggregatorctl)
+_aggregatorctl() {
+    local current=${COMP_WORDS[COMP_CWORD]} previous=${COMP_WORDS[COMP_CWORD-1]}
+    local commands="status feeds categories add remove import export refresh articles search show read unread star unstar watch backup parse help"
+    case $previous in
+        --socket|--url|--content-type|--content-language|--since|--limit|--cursor|--title|--search|--max-size) return ;;
+        --sort) COMPREPLY=($(compgen -W "newest oldest title relevance" -- "$current")); return ;;
+        import|export|backup|parse) COMPREPLY=($(compgen -f -- "$current")); return ;;
+    esac
+    local command="" word
+    for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
+        [[ " $commands " == *" $word "* ]] && { command=$word; break; }
+    done
+    if [[ -z $command ]]; then
+        COMPREPLY=($(compgen -W "$commands --socket --json --help --version" -- "$current"))
+        return
+    fi
+    local filters="--category --feed --unread --starred --since --search --sort --limit --cursor"
+    case $command in
+        feeds) COMPREPLY=($(compgen -W "--category --failing --json" -- "$current")) ;;
+        add) COMPREPLY=($(compgen -W "--category --title --json" -- "$current")) ;;
+        refresh) COMPREPLY=($(compgen -W "--wait --json" -- "$current")) ;;
+        articles|search|watch) COMPREPLY=($(compgen -W "$filters --json" -- "$current")) ;;
+        read|unread|star|unstar) COMPREPLY=($(compgen -W "--all $filters" -- "$current")) ;;
+        parse) COMPREPLY=($(compgen -W "--json --url --content-type --content-language --max-size" -- "$current")) ;;
+        help) COMPREPLY=($(compgen -W "$commands" -- "$current")) ;;
+    esac
+}
+complete -o default -F _aggregatorctl aggregatorctl
