@@ -71,7 +71,7 @@ bench-e2e-deps:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="nginx libnginx-mod-http-echo newsboat time"
 
 bench-e2e: build bench-e2e-deps
-	@bench/bench_e2e.sh
+	@bench/e2e_newsboat.sh
 
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERS_DIR ?= $(PREFIX)/lib/sysusers.d

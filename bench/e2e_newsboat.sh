@@ -2,7 +2,7 @@
 # End to end against newsboat on the same farm, served by ../shared/bench/serve.sh (nginx, precompressed
 # gzip, ETag/Last-Modified): `aggregatord --once` on a fresh database (cold) and again (warm: all 304),
 # `newsboat -x reload` with reload-threads 1 on a fresh cache (cold) and its third reload (conditional).
-#   N=1000 RUNS=3 NB_RUNS=1 bash bench/bench_e2e.sh        (needs nginx and newsboat: make bench-e2e-deps)
+#   N=1000 RUNS=3 NB_RUNS=1 bash bench/e2e_newsboat.sh        (needs nginx and newsboat: make bench-e2e-deps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=$(cd "${SHARED:-../shared}" && pwd)
