@@ -165,9 +165,7 @@ public struct ControlHandler: Sendable {
             throw JSONRPCError.failed(error.description)
         }
         let valid = outlines.filter { ["http", "https"].contains(URLComponents(string: $0.url)?.scheme?.lowercased() ?? "") }
-        let added = try await store.addFeeds(valid.map {
-            FeedStore.NewFeed(url: $0.url, title: $0.title, siteURL: $0.siteURL, category: $0.category)
-        })
+        let added = try await store.addFeeds(valid.map(\.newFeed))
         await scheduler.wake()
         return ["added": .from(added), "skipped": .from(valid.count - added), "invalid": .from(outlines.count - valid.count)]
     }

@@ -22,10 +22,7 @@ public enum SeedImport {
         } catch {
             throw SeedImportError(path: opmlPath, reason: error.description)
         }
-        let feeds = outlines.map {
-            FeedStore.NewFeed(url: $0.url, title: $0.title, siteURL: $0.siteURL, category: $0.category)
-        }
-        let added = try await store.addFeeds(feeds)
+        let added = try await store.addFeeds(outlines.map(\.newFeed))
         logger.info("Imported seed feeds", ["file": opmlPath, "feeds": added])
         return added
     }
@@ -36,4 +33,11 @@ public struct SeedImportError: Error, CustomStringConvertible {
     public let path: String
     public let reason: String
     public var description: String { "seed OPML \(path): \(reason)" }
+}
+
+extension OPMLFeed {
+    /// The subscription as the store takes it (seed import and `feeds.import` alike).
+    var newFeed: FeedStore.NewFeed {
+        FeedStore.NewFeed(url: url, title: title, siteURL: siteURL, category: category)
+    }
 }

@@ -160,7 +160,6 @@ extension FeedBuilder {
 /// The entry being read, with what is needed to settle its fields when it ends.
 final class EntryBuilder {
     var entry = ParsedEntry()
-    let base: String?
     var guidLink: String?
     var thumbnail: String?
     var mediaImage: String?
@@ -168,10 +167,6 @@ final class EntryBuilder {
     private var categorySchemes: [String?] = []  // parallel to entry.categories
     /// Content that was base64 (a binary media type) is not copied into the summary.
     private var contentIsBinary = false
-
-    init(base: String?) {
-        self.base = base
-    }
 
     /// The first summary-like element is the summary; a second one, while there is no content, is content.
     func addSummary(_ value: String?) {

@@ -148,7 +148,7 @@ final class FeedBuilder: SAXHandler {
     }
 
     private func startEntry(attributes: SAXAttributes, base: String?) {
-        let started = EntryBuilder(base: base)
+        let started = EntryBuilder()
         started.entry.id = nonEmpty(attributes.value("about", namespace: Namespaces.rdf))
         // CDF items carry their link and date as attributes.
         if let href = nonEmpty(attributes.value("href")) { started.entry.link = URLResolver.resolve(href, against: base) }
