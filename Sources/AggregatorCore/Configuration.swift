@@ -27,6 +27,26 @@ public struct Configuration: Sendable, Equatable {
         ("per-host-connections", "fetches in flight per host (default 2)"),
     ]
 
+    /// Keys a running daemon applies when it reloads its configuration (SIGHUP); the others are
+    /// read once at start (the database and socket stay open, the seed list is for a first start).
+    public static let reloadableKeys: Set<String> = [
+        "log-level", "deny-private-networks", "max-connections", "per-host-connections",
+    ]
+
+    /// The keys whose values differ from `previous`, in the order of `keys`.
+    public func changedKeys(from previous: Configuration) -> [String] {
+        let now = settingValues
+        let before = previous.settingValues
+        return Self.keys.map(\.name).filter { now[$0] != before[$0] }
+    }
+
+    /// Each key's value as text, e.g. to log what a reload changed.
+    public var settingValues: [String: String] {
+        ["database": databasePath, "socket": socketPath, "seed-opml": seedOPMLPath ?? "",
+         "log-level": logLevel.rawValue, "deny-private-networks": String(denyPrivateNetworks),
+         "max-connections": String(maximumConnections), "per-host-connections": String(maximumConnectionsPerHost)]
+    }
+
     /// Builds the configuration from its sources.
     /// - Parameters:
     ///   - flags: `--key value` settings from the command line, keyed by name.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One line per event on stderr, `key=value` fields (DESIGN.md §8). Under journald
 /// (`JOURNAL_STREAM` set) each line starts with its syslog priority so levels are kept.
@@ -22,9 +23,12 @@ public struct Logger: Sendable {
         }
     }
 
-    public let minimumLevel: Level
+    /// The least severe level written. Shared by every logger made from this one with `component(_:)`,
+    /// so a configuration reload changes it for the whole daemon at once.
+    public var minimumLevel: Level { threshold.level }
     public let component: String
     let journald: Bool
+    private let threshold: Threshold
     private let sink: @Sendable (String) -> Void
 
     /// A logger writing to stderr; `journald` is usually `environment["JOURNAL_STREAM"] != nil`.
@@ -39,15 +43,24 @@ public struct Logger: Sendable {
 
     /// A logger that hands each formatted line to `sink` (tests capture lines this way).
     public init(minimumLevel: Level, component: String, journald: Bool, sink: @escaping @Sendable (String) -> Void) {
-        self.minimumLevel = minimumLevel
+        self.init(threshold: Threshold(minimumLevel), component: component, journald: journald, sink: sink)
+    }
+
+    private init(threshold: Threshold, component: String, journald: Bool, sink: @escaping @Sendable (String) -> Void) {
+        self.threshold = threshold
         self.component = component
         self.journald = journald
         self.sink = sink
     }
 
-    /// The same logger, naming another component.
+    /// The same logger, naming another component; both share one minimum level.
     public func component(_ name: String) -> Logger {
-        Logger(minimumLevel: minimumLevel, component: name, journald: journald, sink: sink)
+        Logger(threshold: threshold, component: name, journald: journald, sink: sink)
+    }
+
+    /// Changes the minimum level of this logger and of every logger sharing it.
+    public func setMinimumLevel(_ level: Level) {
+        threshold.level = level
     }
 
     public func debug(_ message: String, _ fields: KeyValuePairs<String, Any> = [:]) {
@@ -74,6 +87,16 @@ public struct Logger: Sendable {
             line += " \(key)=\(Self.quoted(String(describing: value)))"
         }
         sink(line)
+    }
+
+    /// The minimum level, shared by reference.
+    private final class Threshold: Sendable {
+        private let stored: Mutex<Level>
+        init(_ level: Level) { stored = Mutex(level) }
+        var level: Level {
+            get { stored.withLock { $0 } }
+            set { stored.withLock { $0 = newValue } }
+        }
     }
 
     /// Quotes a value that would otherwise break `key=value` parsing.

@@ -2,6 +2,7 @@ import FeedFetcher
 import FeedParser
 import FeedStore
 import Foundation
+import Synchronization
 
 /// What one refresh round did (the `refresh` result of DESIGN.md §6).
 public struct RefreshSummary: Sendable, Equatable {
@@ -29,8 +30,8 @@ public struct RefreshPipeline: Sendable {
     let logger: Logger
     var policy = RefreshPolicy()
     var limits = FetchLimits()
-    var width = 16
-    var perHost = 2
+    /// How many fetches run at once, shared by every copy of the pipeline; a reload may change it.
+    private let bounds: Bounds
     /// Fetches in flight, shared by every copy of the pipeline (the scheduler's and the control socket's).
     let inFlight = InFlightFeeds()
 
@@ -39,9 +40,13 @@ public struct RefreshPipeline: Sendable {
         self.store = store
         self.fetcher = fetcher
         self.logger = logger
-        self.width = max(1, width)
-        self.perHost = max(1, perHost)
+        bounds = Bounds((max(1, width), max(1, perHost)))
         self.limits = limits
+    }
+
+    /// Changes how many fetches rounds run at once, in all and per host, from the next round on.
+    public func setBounds(width: Int, perHost: Int) {
+        bounds.current.withLock { $0 = (max(1, width), max(1, perHost)) }
     }
 
     /// Refreshes `feeds` and returns the round's summary. Cancelling the caller cancels every fetch.
@@ -51,6 +56,7 @@ public struct RefreshPipeline: Sendable {
         let started = Date()
         var summary = RefreshSummary()
         summary.feeds = feeds.count
+        let (width, perHost) = bounds.current.withLock { $0 }
         let gate = HostGate(perHost: perHost)
         var pending: [FeedRefresh] = []
         var iterator = feeds.makeIterator()
@@ -156,6 +162,12 @@ public struct RefreshPipeline: Sendable {
                              title: parsed.title, siteURL: parsed.link),
             checkedAt: checkedAt, nextCheckAt: checkedAt.addingTimeInterval(interval), intervalSeconds: Int(interval))
     }
+}
+
+/// The pipeline's fetch bounds, held by reference so every copy of the pipeline sees a change.
+private final class Bounds: Sendable {
+    let current: Mutex<(width: Int, perHost: Int)>
+    init(_ initial: (width: Int, perHost: Int)) { current = Mutex(initial) }
 }
 
 /// At most `perHost` fetches per host at once; others wait their turn.

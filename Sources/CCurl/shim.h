@@ -53,6 +53,18 @@ static inline CURLcode aggregator_curl_set_opensocket_function(CURL *handle, cur
     return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
 }
 
+static inline CURLcode aggregator_curl_set_prereq_function(CURL *handle, curl_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
+static inline int aggregator_curl_prereq_ok(void) {
+    return CURL_PREREQFUNC_OK;
+}
+
+static inline int aggregator_curl_prereq_abort(void) {
+    return CURL_PREREQFUNC_ABORT;
+}
+
 static inline CURLcode aggregator_curl_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -27,6 +27,11 @@ public final class FeedFetcher: Sendable {
         return try result.get()
     }
 
+    /// Applies `policy` to fetches started from now on (a configuration reload).
+    public func setAddressPolicy(_ policy: AddressPolicy) {
+        loop.addressPolicy.withLock { $0 = policy }
+    }
+
     /// Stops the loop: transfers in flight end with `.cancelled`.
     public func stop() {
         loop.stop()
@@ -47,7 +52,8 @@ private final class CurlLoop: @unchecked Sendable {
     private var active: [Int: Transfer] = [:]
     private let inbox = Mutex(Inbox())
     private let userAgent: String
-    private let addressPolicy: AddressPolicy
+    /// Read as each transfer starts, so a change applies to the next fetches.
+    let addressPolicy: Mutex<AddressPolicy>
     private let finished = DispatchSemaphore(value: 0)
 
     private static let globalInit: Void = { _ = aggregator_curl_global_init() }()
@@ -56,7 +62,7 @@ private final class CurlLoop: @unchecked Sendable {
         Self.globalInit
         multi = curl_multi_init()
         self.userAgent = userAgent
-        self.addressPolicy = addressPolicy
+        self.addressPolicy = Mutex(addressPolicy)
         let thread = Thread { [self] in self.runLoop() }
         thread.name = "curl-loop"
         thread.start()
@@ -70,7 +76,7 @@ private final class CurlLoop: @unchecked Sendable {
         guard let transfer = Transfer(id: id, request: request) else {
             return .failure(.transport("cannot create a curl handle"))
         }
-        transfer.addressPolicy = addressPolicy
+        transfer.addressPolicy = addressPolicy.withLock { $0 }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 transfer.wait(with: continuation)

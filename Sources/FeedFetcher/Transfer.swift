@@ -89,22 +89,33 @@ final class Transfer: @unchecked Sendable {
             transfer.takeHeaderLine(line)
             return length
         }
+        aggregator_curl_setopt_pointer(easy, CURLOPT_PREREQDATA, me)
         aggregator_curl_set_opensocket_function(easy) { clientp, _, address in
             let transfer = Unmanaged<Transfer>.fromOpaque(clientp!).takeUnretainedValue()
             guard let address else { return aggregator_curl_socket_bad() }
             var text = [CChar](repeating: 0, count: 64)
-            if aggregator_curl_address_string(address, &text, 64) != 0 {
-                let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                if let refusal = transfer.addressPolicy.refusal(forAddress: host) {
-                    transfer.failure = .refusedAddress(refusal)
-                    return aggregator_curl_socket_bad()
-                }
+            if aggregator_curl_address_string(address, &text, 64) != 0, transfer.refuses(address: text) {
+                return aggregator_curl_socket_bad()
             }
             return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+        }
+        // Called before every request, also on a connection kept alive from an earlier transfer, which
+        // the check above never saw under the policy in force now (a reload may have changed it).
+        aggregator_curl_set_prereq_function(easy) { clientp, primaryIP, _, _, _ in
+            let transfer = Unmanaged<Transfer>.fromOpaque(clientp!).takeUnretainedValue()
+            guard let primaryIP else { return aggregator_curl_prereq_ok() }
+            return transfer.refuses(address: primaryIP) ? aggregator_curl_prereq_abort() : aggregator_curl_prereq_ok()
         }
     }
 
     var addressPolicy = AddressPolicy()
+
+    /// Whether the policy refuses the numeric `address` (a C string); records the refusal as the failure.
+    private func refuses(address: UnsafePointer<CChar>) -> Bool {
+        guard let refusal = addressPolicy.refusal(forAddress: String(cString: address)) else { return false }
+        failure = .refusedAddress(refusal)
+        return true
+    }
 
     private func takeHeaderLine(_ line: String) {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -64,7 +64,8 @@ enum DaemonOptions: Equatable {
             "",
             "Every key can also be set as AGGREGATOR_KEY in the environment (e.g. AGGREGATOR_LOG_LEVEL=debug)",
             "or in the configuration file; flags win over the environment, which wins over the file.",
-            "SIGINT or SIGTERM stops the daemon cleanly.",
+            "SIGINT or SIGTERM stops the daemon cleanly. SIGHUP reads the configuration again and applies",
+            "log-level, deny-private-networks, max-connections and per-host-connections at once.",
         ]
         return lines.joined(separator: "\n")
     }

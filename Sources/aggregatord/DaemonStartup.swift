@@ -24,8 +24,10 @@ enum DaemonStartup {
                                          defaultSeedOPML: bundledSeedOPML())
     }
 
-    /// Opens the database, imports the seed list on first start, then runs until SIGINT or SIGTERM.
-    static func run(configuration: Configuration, logger: Logger) async throws {
+    /// Opens the database, imports the seed list on first start, then runs until SIGINT or SIGTERM;
+    /// SIGHUP reloads the configuration.
+    static func run(_ reload: ConfigurationReload, logger: Logger) async throws {
+        let configuration = reload.running
         let signals = SignalWatcher()
         let store = try openStore(configuration: configuration, logger: logger)
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
@@ -65,9 +67,12 @@ enum DaemonStartup {
             }
             group.addTask { await server.run { request, notifier in await handler.handle(request, notifier: notifier) } }
             group.addTask {
+                var reload = reload
                 for await signal in stopSignals {
                     if signal == SIGHUP {
-                        logger.warning("SIGHUP received: configuration reload is not supported yet; restart to apply changes")
+                        systemd.reloading()
+                        reload.reload(logger: logger, fetcher: fetcher, pipeline: pipeline)
+                        systemd.ready()
                         continue
                     }
                     logger.info("Stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 
 /// Tells systemd about the daemon's state over `NOTIFY_SOCKET` (sd_notify(3)): READY=1, STATUS=…,
-/// WATCHDOG=1, STOPPING=1. Does nothing when the variable is not set (not started by systemd).
+/// WATCHDOG=1, RELOADING=1, STOPPING=1. Does nothing when the variable is not set (not started by systemd).
 struct SystemdNotifier: Sendable {
     private let path: String?
 
@@ -20,6 +20,12 @@ struct SystemdNotifier: Sendable {
     }
 
     func ready() { send("READY=1") }
+    /// A configuration reload begins; READY=1 ends it. MONOTONIC_USEC lets systemd match the two.
+    func reloading() {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        send("RELOADING=1\nMONOTONIC_USEC=\(Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)")
+    }
     func stopping() { send("STOPPING=1") }
     func watchdog() { send("WATCHDOG=1") }
     func status(_ text: String) { send("STATUS=" + text.replacingOccurrences(of: "\n", with: " ")) }

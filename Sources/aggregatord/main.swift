@@ -4,7 +4,7 @@ import FeedStore
 import Foundation
 import Glibc
 
-// Parse options, build the pieces, run until SIGINT/SIGTERM.
+// Parse options, build the pieces, run until SIGINT/SIGTERM (SIGHUP reloads the configuration).
 let options: DaemonOptions
 do {
     options = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()))
@@ -29,7 +29,9 @@ case .run(let configFile, let once, let settings):
         if once {
             exit(try await DaemonStartup.refreshOnce(configuration: configuration, logger: logger) ? 0 : 1)
         }
-        try await DaemonStartup.run(configuration: configuration, logger: logger)
+        let reload = ConfigurationReload(configFile: configFile, flags: settings, environment: environment,
+                                         running: configuration)
+        try await DaemonStartup.run(reload, logger: logger)
     } catch {
         bootLogger.error("Cannot start", ["error": String(describing: error)])
         exit(1)

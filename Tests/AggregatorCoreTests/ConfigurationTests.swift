@@ -53,4 +53,14 @@ import Testing
             try Configuration.resolve(flags: ["log-level": "loud"], environment: environment)
         }
     }
+
+    @Test func changedKeysNameWhatDiffersAndWhichOfItAReloadApplies() throws {
+        let before = try Configuration.resolve(flags: [:], environment: environment)
+        let after = try Configuration.resolve(
+            flags: [:], environment: environment,
+            file: (path: "a.conf", text: "log-level = debug\nmax-connections = 4\ndatabase = /elsewhere.db"))
+        #expect(after.changedKeys(from: before) == ["database", "log-level", "max-connections"])
+        #expect(after.changedKeys(from: before).filter(Configuration.reloadableKeys.contains) == ["log-level", "max-connections"])
+        #expect(before.changedKeys(from: before).isEmpty)
+    }
 }

@@ -33,7 +33,7 @@ import Testing
         } == 0
     }
 
-    @Test func readyWatchdogStatusAndStopping() async throws {
+    @Test func readyWatchdogStatusReloadingAndStopping() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let notifyPath = directory.appendingPathComponent("notify").path
@@ -57,6 +57,16 @@ import Testing
         #expect(readyAndConnectable, "READY=1 must come only once the control socket accepts connections")
         #expect(messages.contains("WATCHDOG=1"))
         #expect(messages.contains { $0.hasPrefix("STATUS=") })
+
+        // A reload is bracketed by RELOADING=1 (with the monotonic time systemd matches it by) and READY=1.
+        kill(process.processIdentifier, SIGHUP)
+        var reloadMessages: [String] = []
+        let reloadDeadline = Date().addingTimeInterval(10)
+        while Date() < reloadDeadline, !reloadMessages.contains("READY=1") {
+            if let message = receive(notify), message != "WATCHDOG=1" { reloadMessages.append(message) }
+        }
+        #expect(reloadMessages.first?.hasPrefix("RELOADING=1\nMONOTONIC_USEC=") == true)
+        #expect(reloadMessages.last == "READY=1")
 
         let stopped = Date()
         kill(process.processIdentifier, SIGTERM)

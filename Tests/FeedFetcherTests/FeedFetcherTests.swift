@@ -87,6 +87,16 @@ import Testing
         #expect(local?.description.contains("deny-private-networks") == true)
     }
 
+    @Test func aStricterPolicyAppliesToConnectionsKeptAlive() async throws {
+        let fetcher = FeedFetcher(userAgent: "test")
+        #expect(try await fetcher.fetch(quick("/feed.xml")).status == 200)  // leaves a kept-alive connection
+        fetcher.setAddressPolicy(AddressPolicy(denyPrivateNetworks: true))
+        let refused = await #expect(throws: FetchError.self) { try await fetcher.fetch(quick("/feed.xml")) }
+        #expect(refused?.description.contains("deny-private-networks") == true)
+        fetcher.setAddressPolicy(AddressPolicy())
+        #expect(try await fetcher.fetch(quick("/feed.xml")).status == 200)
+    }
+
     @Test func cancellingTheCallerStopsTheTransfer() async throws {
         let started = Date()
         let request = quick("/hang") { $0.totalTimeout = .seconds(20) }
