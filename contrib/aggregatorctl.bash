@@ -1,7 +1,7 @@
 # bash completion for aggregatorctl (installed to share/bash-completion/completions/aggregatorctl)
 _aggregatorctl() {
     local current=${COMP_WORDS[COMP_CWORD]} previous=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="status feeds categories add remove import export refresh articles search show read unread star unstar watch backup parse help"
+    local commands="status feeds categories add remove rename move rename-category import export refresh articles search show read unread star unstar watch backup parse help"
     case $previous in
         --socket|--url|--content-type|--content-language|--since|--limit|--cursor|--title|--search|--max-size) return ;;
         --sort) COMPREPLY=($(compgen -W "newest oldest title relevance" -- "$current")); return ;;

@@ -7,4 +7,12 @@ complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _agg
 [ "$(complete_words aggregatorctl sea)" = "search" ]
 [ "$(complete_words aggregatorctl articles --so)" = "--sort" ]
 [ "$(complete_words aggregatorctl articles --sort ti)" = "title" ]
+# Every command the built client lists in its help completes (the two never drift apart).
+client=../.build/release/aggregatorctl
+if [ -x "$client" ]; then
+    for command in $("$client" --help | sed -n '/^COMMANDS:/,/^$/p' | awk 'NF && !/COMMANDS:/ {print $1}'); do
+        [ "$(complete_words aggregatorctl "$command")" != "" ] || { echo "check-completion: '$command' does not complete" >&2; exit 1; }
+        [[ " $(complete_words aggregatorctl "") " == *" $command "* ]] || { echo "check-completion: '$command' missing" >&2; exit 1; }
+    done
+fi
 echo "check-completion: bash completion works"

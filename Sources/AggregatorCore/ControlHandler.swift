@@ -30,6 +30,8 @@ public struct ControlHandler: Sendable {
                                                                              failingOnly: params.bool("failing") ?? false).map(Self.json))])
             case "feeds.add": return .success(try await addFeed(params))
             case "feeds.remove": return .success(try await removeFeed(params))
+            case "feeds.update": return .success(try await updateFeed(params))
+            case "categories.rename": return .success(try await renameCategory(params))
             case "feeds.import": return .success(try await importOPML(params))
             case "feeds.export": return .success(try exportOPML())
             case "categories.list": return .success(["categories": .array(try reader().categories().map {
@@ -143,6 +145,27 @@ public struct ControlHandler: Sendable {
         let id = try await feedID(params.value("feed"))
         try await store.removeFeed(id: id)
         return ["removed": .from(id)]
+    }
+
+    /// Renames a feed (`title`) and/or files it under another category (`category`, "" for none).
+    private func updateFeed(_ params: Parameters) async throws -> JSONValue {
+        let id = try await feedID(params.value("feed"))
+        let title = params.value("title")?.string
+        let category = params.value("category")?.string
+        guard title != nil || category != nil else { throw JSONRPCError.invalidParams("give \"title\" and/or \"category\"") }
+        try await store.updateFeed(id: id, title: title, category: category)
+        return ["feed": try reader().feeds().first { $0.id == id }.map(Self.json) ?? .null]
+    }
+
+    /// Renames a category; into the name of another one, the two are merged.
+    private func renameCategory(_ params: Parameters) async throws -> JSONValue {
+        guard let name = params.string("name"), let newName = params.string("new_name") else {
+            throw JSONRPCError.invalidParams("\"name\" and \"new_name\" are required")
+        }
+        try await store.renameCategory(name, to: newName)
+        let category = try reader().categories().first { $0.name.caseInsensitiveCompare(newName) == .orderedSame }
+        return ["category": category.map { ["name": .string($0.name), "feeds": .from($0.feeds), "unread": .from($0.unread),
+                                            "total": .from($0.total)] } ?? .null]
     }
 
     /// A feed named by id or URL.

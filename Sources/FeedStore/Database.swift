@@ -7,9 +7,11 @@ final class Database {
     let path: String
     private let handle: OpaquePointer
 
-    /// Opens (and with `create`, creates) the database at `path` and applies pending migrations.
+    /// Opens (and with `create`, creates) the database at `path` and applies pending migrations
+    /// (up to `schemaVersion`: tests build older databases with it).
     /// - Throws: `StoreError` naming what is wrong with the file and what to do.
-    init(path: String, create: Bool = true, readOnly: Bool = false) throws(StoreError) {
+    init(path: String, create: Bool = true, readOnly: Bool = false,
+         schemaVersion: Int64 = Migrations.currentVersion) throws(StoreError) {
         self.path = path
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
@@ -24,7 +26,7 @@ final class Database {
         do {
             sqlite3_busy_timeout(handle, 5_000)
             try configure(readOnly: readOnly)
-            if !readOnly { try Migrations.apply(to: self) }
+            if !readOnly { try Migrations.apply(to: self, upTo: schemaVersion) }
         } catch {
             sqlite3_close_v2(handle)
             throw error

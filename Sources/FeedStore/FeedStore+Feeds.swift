@@ -32,21 +32,20 @@ public struct StoreTotals: Sendable, Equatable {
 }
 
 extension StoreReader {
-    /// Feeds per status, stored entries and unread ones, from indexes only (fast at any size).
+    /// Feeds per status, stored entries and unread ones, from the maintained counters.
     public func totals() throws(StoreError) -> StoreTotals {
         var totals = StoreTotals(feedsByStatus: [:], entries: 0, unread: 0)
         try database.statement("SELECT status, count(*) FROM feeds GROUP BY status").query { row in
             totals.feedsByStatus[row.text(at: 0) ?? "ok"] = Int(row.int64(at: 1))
         }
-        try database.statement("SELECT read, count(*) FROM entries WHERE removed = 0 GROUP BY read").query { row in
-            totals.entries += Int(row.int64(at: 1))
-            if row.int64(at: 0) == 0 { totals.unread += Int(row.int64(at: 1)) }
+        try database.statement("SELECT entries, unread FROM store_totals WHERE id = 1").query { row in
+            totals.entries = Int(row.int64(at: 0))
+            totals.unread = Int(row.int64(at: 1))
         }
         return totals
     }
 
-    /// Every feed (optionally one category's, or only failing ones) with unread and total counts.
-    /// Counts go from each feed's sources to its entries (`+e.` keeps SQLite off the state index).
+    /// Every feed (optionally one category's, or only failing ones) with its unread and total counts.
     public func feeds(category: String? = nil, failingOnly: Bool = false) throws(StoreError) -> [FeedSummary] {
         var values: [SQLValue] = []
         var conditions: [String] = []
@@ -57,11 +56,7 @@ extension StoreReader {
         if failingOnly { conditions.append("f.status != 'ok'") }
         let sql = """
             SELECT f.id, f.url, f.title, f.site_url, c.name, f.status, f.last_error, f.error_count,
-                   (SELECT count(*) FROM entry_sources s JOIN entries e ON e.id = s.entry_id
-                    WHERE s.feed_id = f.id AND +e.removed = 0 AND +e.read = 0),
-                   (SELECT count(*) FROM entry_sources s JOIN entries e ON e.id = s.entry_id
-                    WHERE s.feed_id = f.id AND +e.removed = 0),
-                   f.checked_at, f.next_check_at
+                   f.unread_count, f.entry_count, f.checked_at, f.next_check_at
             FROM feeds f LEFT JOIN categories c ON c.id = f.category_id
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY c.name COLLATE NOCASE, f.title COLLATE NOCASE, f.id
@@ -82,13 +77,8 @@ extension StoreReader {
     public func categories() throws(StoreError) -> [CategorySummary] {
         var categories: [CategorySummary] = []
         try database.statement("""
-            SELECT c.name, (SELECT count(*) FROM feeds f WHERE f.category_id = c.id),
-                   count(DISTINCT CASE WHEN e.read = 0 THEN e.id END), count(DISTINCT e.id)
-            FROM categories c
-            LEFT JOIN feeds f ON f.category_id = c.id
-            LEFT JOIN entry_sources s ON s.feed_id = f.id
-            LEFT JOIN entries e ON e.id = s.entry_id AND +e.removed = 0
-            GROUP BY c.id ORDER BY c.name COLLATE NOCASE
+            SELECT c.name, (SELECT count(*) FROM feeds f WHERE f.category_id = c.id), c.unread_count, c.entry_count
+            FROM categories c ORDER BY c.name COLLATE NOCASE
             """).query { row in
             categories.append(CategorySummary(name: row.text(at: 0) ?? "", feeds: Int(row.int64(at: 1)),
                                               unread: Int(row.int64(at: 2)), total: Int(row.int64(at: 3))))
@@ -102,24 +92,69 @@ extension FeedStore {
     /// - Throws: `StoreError.Kind.notFound` when there is no such feed.
     public func removeFeed(id: Int64) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
-            var exists = false
-            try database.statement("SELECT 1 FROM feeds WHERE id = ?1").query([.integer(id)]) { _ in exists = true }
-            guard exists else { throw StoreError(.notFound, message: "no feed with id \(id)") }
+            let categoryID = try categoryID(ofFeed: id)
             let onlyHere = """
-                SELECT e.id FROM entries e JOIN entry_sources s ON s.entry_id = e.id AND s.feed_id = ?1
-                WHERE e.starred = 0 AND NOT EXISTS (SELECT 1 FROM entry_sources o WHERE o.entry_id = e.id AND o.feed_id != ?1)
+                SELECT st.entry_id FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
+                WHERE s.feed_id = ?1 AND st.sources = 1 AND st.starred = 0
                 """
+            var gone = (entries: Int64(0), unread: Int64(0))
+            try database.prepare("""
+                SELECT count(*), coalesce(sum(read = 0), 0) FROM entry_state WHERE removed = 0 AND entry_id IN (\(onlyHere))
+                """).query([.integer(id)]) { row in gone = (row.int64(at: 0), row.int64(at: 1)) }
             try database.prepare("""
                 INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
-                SELECT 'delete', id, title, search_text, author FROM entries WHERE +removed = 0 AND id IN (\(onlyHere))
+                SELECT 'delete', e.id, e.title, e.search_text, e.author
+                FROM entries e JOIN entry_state st ON st.entry_id = e.id
+                WHERE st.removed = 0 AND e.id IN (\(onlyHere))
                 """).run([.integer(id)])
             try database.prepare("DELETE FROM entries WHERE id IN (\(onlyHere))").run([.integer(id)])
-            // Entries other feeds carry stay, now listed under one of those.
+            // What stays (starred, or carried by other feeds too) loses this source; an entry whose
+            // primary feed this was is listed under another of its feeds from now on.
             try database.prepare("""
-                UPDATE entries SET feed_id = (SELECT o.feed_id FROM entry_sources o WHERE o.entry_id = entries.id AND o.feed_id != ?1 LIMIT 1)
-                WHERE feed_id = ?1 AND EXISTS (SELECT 1 FROM entry_sources o WHERE o.entry_id = entries.id AND o.feed_id != ?1)
+                UPDATE entry_state SET sources = sources - 1,
+                    feed_id = CASE WHEN feed_id = ?1 THEN
+                        (SELECT o.feed_id FROM entry_sources o WHERE o.entry_id = entry_state.entry_id AND o.feed_id != ?1 LIMIT 1)
+                        ELSE feed_id END
+                WHERE entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = ?1)
                 """).run([.integer(id)])
             try database.prepare("DELETE FROM feeds WHERE id = ?1").run([.integer(id)])
+            try database.statement("UPDATE store_totals SET entries = entries - ?1, unread = unread - ?2 WHERE id = 1")
+                .run([.integer(gone.entries), .integer(gone.unread)])
+            if let categoryID { try Counters.recountCategories(database, id: categoryID) }
+        }
+    }
+
+    /// Renames a feed and/or files it under another category (`""` for none); nil leaves a field as it is.
+    /// - Throws: `StoreError.Kind.notFound` when there is no such feed.
+    public func updateFeed(id: Int64, title: String? = nil, category: String? = nil) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            let previous = try categoryID(ofFeed: id)
+            if let title {
+                try database.statement("UPDATE feeds SET title = ?2 WHERE id = ?1").run([.integer(id), SQLValue(title.isEmpty ? nil : title)])
+            }
+            guard let category else { return }
+            let next = category.isEmpty ? nil : try categoryID(named: category, creating: true)
+            guard next != previous else { return }
+            try database.statement("UPDATE feeds SET category_id = ?2 WHERE id = ?1").run([.integer(id), SQLValue(next)])
+            for changed in [previous, next].compactMap({ $0 }) { try Counters.recountCategories(database, id: changed) }
+        }
+    }
+
+    /// Renames a category; when another category already has the new name, the two are merged.
+    /// - Throws: `StoreError.Kind.notFound` when there is no category `name`.
+    public func renameCategory(_ name: String, to newName: String) throws(StoreError) {
+        guard !newName.isEmpty else { throw StoreError(.invalidQuery, message: "a category needs a name") }
+        try database.transaction { () throws(StoreError) in
+            guard let source = try categoryID(named: name, creating: false) else {
+                throw StoreError(.notFound, message: "no category named '\(name)'")
+            }
+            guard let target = try categoryID(named: newName, creating: false), target != source else {
+                try database.statement("UPDATE categories SET name = ?2 WHERE id = ?1").run([.integer(source), .text(newName)])
+                return
+            }
+            try database.statement("UPDATE feeds SET category_id = ?2 WHERE category_id = ?1").run([.integer(source), .integer(target)])
+            try database.statement("DELETE FROM categories WHERE id = ?1").run([.integer(source)])
+            try Counters.recountCategories(database, id: target)
         }
     }
 
@@ -127,6 +162,27 @@ extension FeedStore {
     public func feedID(url: String) throws(StoreError) -> Int64? {
         var id: Int64?
         try database.statement("SELECT id FROM feeds WHERE url = ?1").query([.text(url)]) { row in id = row.int64(at: 0) }
+        return id
+    }
+
+    /// The category a feed is filed under (nil for none).
+    /// - Throws: `StoreError.Kind.notFound` when there is no such feed.
+    private func categoryID(ofFeed id: Int64) throws(StoreError) -> Int64? {
+        var found: Int64??
+        try database.statement("SELECT category_id FROM feeds WHERE id = ?1").query([.integer(id)]) { row in
+            found = .some(row.optionalInt64(at: 0))
+        }
+        guard let found else { throw StoreError(.notFound, message: "no feed with id \(id)") }
+        return found
+    }
+
+    /// The id of the category `name` (case-insensitive), created when asked.
+    func categoryID(named name: String, creating: Bool) throws(StoreError) -> Int64? {
+        if creating {
+            try database.statement("INSERT INTO categories(name) VALUES (?1) ON CONFLICT(name) DO NOTHING").run([.text(name)])
+        }
+        var id: Int64?
+        try database.statement("SELECT id FROM categories WHERE name = ?1").query([.text(name)]) { row in id = row.int64(at: 0) }
         return id
     }
 }

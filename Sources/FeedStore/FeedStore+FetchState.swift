@@ -101,15 +101,19 @@ extension FeedStore {
     @discardableResult
     public func commit(_ refreshes: [FeedRefresh]) throws(StoreError) -> [IngestCounts] {
         try database.transaction { () throws(StoreError) -> [IngestCounts] in
+            var counters = CounterChanges(database: database)
             var results: [IngestCounts] = []
             for refresh in refreshes {
-                let counts = try refresh.document.map { (document: IncomingFeed) throws(StoreError) in
-                    try ingestOne(document, seenAt: Int64(refresh.checkedAt.timeIntervalSince1970))
-                } ?? IngestCounts()
+                var counts = IngestCounts()
+                if let document = refresh.document {
+                    counts = try ingestOne(document, seenAt: Int64(refresh.checkedAt.timeIntervalSince1970),
+                                           counters: &counters)
+                }
                 try record(refresh.record, feedID: refresh.feedID, checkedAt: refresh.checkedAt,
                            nextCheckAt: refresh.nextCheckAt, intervalSeconds: refresh.intervalSeconds)
                 results.append(counts)
             }
+            try counters.apply()
             return results
         }
     }

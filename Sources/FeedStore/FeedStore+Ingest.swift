@@ -12,37 +12,51 @@ extension FeedStore {
     public func ingest(_ feeds: [IncomingFeed], now: Date = Date()) throws(StoreError) -> [IngestCounts] {
         let seenAt = Int64(now.timeIntervalSince1970)
         return try database.transaction { () throws(StoreError) -> [IngestCounts] in
+            var counters = CounterChanges(database: database)
             var results: [IngestCounts] = []
             for feed in feeds {
-                results.append(try ingestOne(feed, seenAt: seenAt))
+                results.append(try ingestOne(feed, seenAt: seenAt, counters: &counters))
             }
+            try counters.apply()
             return results
         }
     }
 
-    func ingestOne(_ feed: IncomingFeed, seenAt: Int64) throws(StoreError) -> IngestCounts {
-        let find = try database.statement("SELECT id, feed_id, fingerprint, removed FROM entries WHERE key = ?1")
+    func ingestOne(_ feed: IncomingFeed, seenAt: Int64, counters: inout CounterChanges) throws(StoreError) -> IngestCounts {
+        let find = try database.statement("""
+            SELECT e.id, e.fingerprint, st.feed_id, st.sources, st.read, st.removed
+            FROM entries e JOIN entry_state st ON st.entry_id = e.id WHERE e.key = ?1
+            """)
         let addSource = try database.statement(
             "INSERT INTO entry_sources(feed_id, entry_id, guid) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING")
+        let countSource = try database.statement(
+            "UPDATE entry_state SET sources = sources + 1, feed_id = coalesce(feed_id, ?2) WHERE entry_id = ?1")
         var counts = IngestCounts()
         for (entry, key) in zip(feed.entries, Self.keys(for: feed)) {
             let fingerprint = Self.fingerprint(of: entry)
             // Most entries of a cold poll are new: try the insert first, look up only on a conflict.
             if let id = try insert(entry, key: key, feedID: feed.feedID, fingerprint: fingerprint, seenAt: seenAt) {
                 try addSource.run([.integer(feed.feedID), .integer(id), SQLValue(entry.guid)])
+                try counters.entryChanged(id, primaryFeed: feed.feedID, sources: 1, entries: 1, unread: 1)
                 counts.new += 1
                 continue
             }
-            var found: (id: Int64, feedID: Int64?, fingerprint: Int64, removed: Bool)?
+            var found: (id: Int64, fingerprint: Int64, feedID: Int64?, sources: Int, isRead: Bool, isRemoved: Bool)?
             try find.query([.text(key)]) { row in
-                found = (row.int64(at: 0), row.optionalInt64(at: 1), row.int64(at: 2), row.int64(at: 3) != 0)
+                found = (row.int64(at: 0), row.int64(at: 1), row.optionalInt64(at: 2), Int(row.int64(at: 3)),
+                         row.int64(at: 4) != 0, row.int64(at: 5) != 0)
             }
             guard let existing = found else { continue }
             try addSource.run([.integer(feed.feedID), .integer(existing.id), SQLValue(entry.guid)])
-            let isNewSource = database.changes > 0 && existing.feedID != feed.feedID
-            if isNewSource {
+            if database.changes > 0 {
+                // Another feed carried it first: this feed is now a source too.
+                try countSource.run([.integer(existing.id), .integer(feed.feedID)])
+                if !existing.isRemoved {
+                    try counters.sourceAdded(existing.id, feed: feed.feedID, primaryFeed: existing.feedID,
+                                             sourcesBefore: existing.sources, isRead: existing.isRead)
+                }
                 counts.seenInAnotherFeed += 1
-            } else if existing.removed || existing.fingerprint == fingerprint {
+            } else if existing.isRemoved || existing.fingerprint == fingerprint {
                 counts.unchanged += 1
             } else {
                 try update(existing.id, with: entry, fingerprint: fingerprint, seenAt: seenAt)
@@ -52,24 +66,26 @@ extension FeedStore {
         return counts
     }
 
-    /// Inserts a new entry and indexes it; nil when its key is already stored.
+    /// Inserts a new entry and its state, and indexes it; nil when its key is already stored.
     private func insert(_ entry: IncomingEntry, key: String, feedID: Int64, fingerprint: Int64,
                         seenAt: Int64) throws(StoreError) -> Int64? {
         let insert = try database.statement("""
-            INSERT INTO entries(feed_id, key, url, guid, title, summary, content, author, published_at, updated_at,
-                                first_seen_at, sort_at, image_url, enclosures, search_text, fingerprint)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            INSERT INTO entries(key, sort_at, first_seen_at, published_at, updated_at, fingerprint, url, guid, title,
+                                author, image_url, enclosures, summary, content, search_text)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
             ON CONFLICT(key) DO NOTHING
             """)
         let published = Self.clamped(entry.published, seenAt: seenAt)
         try insert.run([
-            .integer(feedID), .text(key), SQLValue(entry.url), SQLValue(entry.guid), SQLValue(entry.title),
-            SQLValue(entry.summary), SQLValue(entry.content), SQLValue(entry.author), SQLValue(published),
-            SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), .integer(seenAt), .integer(published ?? seenAt),
-            SQLValue(entry.imageURL), SQLValue(entry.enclosuresJSON), SQLValue(entry.searchText), .integer(fingerprint),
+            .text(key), .integer(published ?? seenAt), .integer(seenAt), SQLValue(published),
+            SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), .integer(fingerprint), SQLValue(entry.url),
+            SQLValue(entry.guid), SQLValue(entry.title), SQLValue(entry.author), SQLValue(entry.imageURL),
+            SQLValue(entry.enclosuresJSON), SQLValue(entry.summary), SQLValue(entry.content), SQLValue(entry.searchText),
         ])
         guard database.changes > 0 else { return nil }
         let id = database.lastInsertedRowID
+        try database.statement("INSERT INTO entry_state(entry_id, feed_id) VALUES (?1, ?2)")
+            .run([.integer(id), .integer(feedID)])
         try indexText(id, entry.title, entry.searchText, entry.author)
         return id
     }
@@ -101,7 +117,8 @@ extension FeedStore {
     func unindexText(_ id: Int64) throws(StoreError) {
         try database.statement("""
             INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
-            SELECT 'delete', id, title, search_text, author FROM entries WHERE id = ?1 AND +removed = 0
+            SELECT 'delete', e.id, e.title, e.search_text, e.author
+            FROM entries e JOIN entry_state st ON st.entry_id = e.id WHERE e.id = ?1 AND st.removed = 0
             """).run([.integer(id)])
     }
 

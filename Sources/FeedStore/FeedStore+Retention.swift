@@ -22,30 +22,49 @@ extension FeedStore {
     public func expire(_ policy: RetentionPolicy, now: Date = Date(), batchSize: Int = 500) throws(StoreError) -> Int {
         guard let days = policy.maximumAgeDays else { return 0 }
         let cutoff = Int64(now.timeIntervalSince1970) - Int64(days) * 86_400
+        // Per feed, past its newest `keepNewestPerFeed` (starred ones count among those kept).
         let candidates = try database.statement("""
             SELECT id FROM (
-                SELECT id, starred, sort_at,
-                       row_number() OVER (PARTITION BY feed_id ORDER BY sort_at DESC, id DESC) AS position
-                FROM entries WHERE removed = 0
-            ) WHERE starred = 0 AND sort_at < ?1 AND position > ?2 LIMIT ?3
+                SELECT st.entry_id AS id, st.starred, e.sort_at
+                FROM entry_state st JOIN entries e ON e.id = st.entry_id
+                WHERE st.feed_id = ?1 AND st.removed = 0
+                ORDER BY e.sort_at DESC, e.id DESC LIMIT -1 OFFSET ?2
+            ) WHERE starred = 0 AND sort_at < ?3
             """)
-        var expired = 0
-        while true {
-            var ids: [Int64] = []
-            try candidates.query([.integer(cutoff), .integer(Int64(policy.keepNewestPerFeed)), .integer(Int64(batchSize))]) {
-                row in ids.append(row.int64(at: 0))
+        var feedIDs: [Int64] = []
+        try database.statement("SELECT id FROM feeds ORDER BY id").query { row in feedIDs.append(row.int64(at: 0)) }
+        var expiring: [Int64] = []
+        for feedID in feedIDs {
+            try candidates.query([.integer(feedID), .integer(Int64(policy.keepNewestPerFeed)), .integer(cutoff)]) { row in
+                expiring.append(row.int64(at: 0))
             }
-            guard !ids.isEmpty else { return expired }
-            try database.transaction { () throws(StoreError) in
-                for id in ids {
-                    try unindexText(id)
-                    try database.statement("""
-                        UPDATE entries SET removed = 1, title = NULL, summary = NULL, content = NULL, author = NULL,
-                            image_url = NULL, enclosures = NULL, search_text = NULL WHERE id = ?1
-                        """).run([.integer(id)])
+        }
+        for start in stride(from: 0, to: expiring.count, by: max(1, batchSize)) {
+            try expireBatch(Array(expiring[start..<min(start + max(1, batchSize), expiring.count)]))
+        }
+        return expiring.count
+    }
+
+    private func expireBatch(_ ids: [Int64]) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            var counters = CounterChanges(database: database)
+            for id in ids {
+                try unindexText(id)
+                var state: (feedID: Int64?, sources: Int, isRead: Bool)?
+                try database.statement("""
+                    UPDATE entry_state SET removed = 1 WHERE entry_id = ?1 AND removed = 0 RETURNING feed_id, sources, read
+                    """).query([.integer(id)]) { row in
+                    state = (row.optionalInt64(at: 0), Int(row.int64(at: 1)), row.int64(at: 2) != 0)
                 }
+                guard let state else { continue }
+                try counters.entryChanged(id, primaryFeed: state.feedID, sources: state.sources,
+                                          entries: -1, unread: state.isRead ? 0 : -1)
+                try database.statement("""
+                    UPDATE entries SET title = NULL, summary = NULL, content = NULL, author = NULL,
+                        image_url = NULL, enclosures = NULL, search_text = NULL WHERE id = ?1
+                    """).run([.integer(id)])
             }
-            expired += ids.count
+            try counters.apply()
         }
     }
 }

@@ -3,42 +3,56 @@ extension FeedStore {
     /// - Returns: how many articles changed.
     @discardableResult
     public func mark(ids: [Int64], read: Bool? = nil, starred: Bool? = nil) throws(StoreError) -> Int {
-        guard !ids.isEmpty, read != nil || starred != nil else { return 0 }
+        guard !ids.isEmpty else { return 0 }
         var values: [SQLValue] = []
-        let assignments = Self.assignments(read: read, starred: starred, values: &values)
         let placeholders = ids.map { id -> String in
             values.append(.integer(id))
             return "?\(values.count)"
         }
-        try database.prepare("UPDATE entries SET \(assignments) WHERE +removed = 0 AND id IN (\(placeholders.joined(separator: ",")))")
-            .run(values)
-        return database.changes
+        return try setFlags(read: read, starred: starred,
+                            where: "st.removed = 0 AND st.entry_id IN (\(placeholders.joined(separator: ",")))",
+                            values: values)
     }
 
-    /// Marks every article matching `filter` in one statement, e.g. a whole category older than a date.
+    /// Marks every article matching `filter`, e.g. a whole category older than a date.
+    /// - Returns: how many articles changed.
     @discardableResult
     public func mark(_ filter: ArticleFilter, read: Bool? = nil, starred: Bool? = nil) throws(StoreError) -> Int {
-        guard read != nil || starred != nil else { return 0 }
         var values: [SQLValue] = []
-        let assignments = Self.assignments(read: read, starred: starred, values: &values)
-        var conditions = try filter.conditions(binding: &values, forBulkUpdate: true)
-        // Rows already in the wanted state need no write (when read is the only flag being set).
-        if let read, starred == nil { conditions.append("+e.read != \(read ? 1 : 0)") }
-        try database.prepare("UPDATE entries AS e SET \(assignments) WHERE \(conditions.joined(separator: " AND "))")
-            .run(values)
-        return database.changes
+        let conditions = try filter.conditions(binding: &values, for: .bulkUpdate)
+        return try setFlags(read: read, starred: starred, where: conditions.joined(separator: " AND "), values: values)
     }
 
-    private static func assignments(read: Bool?, starred: Bool?, values: inout [SQLValue]) -> String {
-        var parts: [String] = []
-        if let read {
-            values.append(SQLValue(read))
-            parts.append("read = ?\(values.count)")
+    /// Sets the flags on the entries of `entry_state st` matching `condition`, in one transaction.
+    /// Only rows whose flag changes are written; the unread counters move by exactly those.
+    private func setFlags(read: Bool?, starred: Bool?, where condition: String,
+                          values: [SQLValue]) throws(StoreError) -> Int {
+        guard read != nil || starred != nil else { return 0 }
+        return try database.transaction { () throws(StoreError) -> Int in
+            var changed = Set<Int64>()
+            if let read {
+                let flag = read ? 1 : 0
+                var rows: [(id: Int64, feedID: Int64?, sources: Int)] = []
+                try database.prepare("""
+                    UPDATE entry_state AS st SET read = \(flag) WHERE st.read != \(flag) AND \(condition)
+                    RETURNING entry_id, feed_id, sources
+                    """).query(values) { row in rows.append((row.int64(at: 0), row.optionalInt64(at: 1), Int(row.int64(at: 2)))) }
+                var counters = CounterChanges(database: database)
+                for row in rows {
+                    try counters.entryChanged(row.id, primaryFeed: row.feedID, sources: row.sources,
+                                              entries: 0, unread: read ? -1 : 1)
+                    changed.insert(row.id)
+                }
+                try counters.apply()
+            }
+            if let starred {
+                let flag = starred ? 1 : 0
+                try database.prepare("""
+                    UPDATE entry_state AS st SET starred = \(flag) WHERE st.starred != \(flag) AND \(condition)
+                    RETURNING entry_id
+                    """).query(values) { row in changed.insert(row.int64(at: 0)) }
+            }
+            return changed.count
         }
-        if let starred {
-            values.append(SQLValue(starred))
-            parts.append("starred = ?\(values.count)")
-        }
-        return parts.joined(separator: ", ")
     }
 }

@@ -35,9 +35,6 @@ public actor FeedStore {
     /// - Returns: how many feeds were new.
     @discardableResult
     public func addFeeds(_ feeds: [NewFeed], now: Date = Date()) throws(StoreError) -> Int {
-        let insertCategory = try database.prepare(
-            "INSERT INTO categories(name) VALUES (?1) ON CONFLICT(name) DO NOTHING")
-        let findCategory = try database.prepare("SELECT id FROM categories WHERE name = ?1")
         let insertFeed = try database.prepare("""
             INSERT INTO feeds(url, title, site_url, category_id, added_at) VALUES (?1, ?2, ?3, ?4, ?5)
             ON CONFLICT(url) DO NOTHING
@@ -46,17 +43,18 @@ public actor FeedStore {
             var added = 0
             for feed in feeds {
                 var categoryID: Int64?
-                if let category = feed.category {
-                    try insertCategory.run([.text(category)])
-                    try findCategory.bind([.text(category)])
-                    if try findCategory.step() { categoryID = findCategory.int64(at: 0) }
-                }
+                if let category = feed.category { categoryID = try self.categoryID(named: category, creating: true) }
                 try insertFeed.run([.text(feed.url), SQLValue(feed.title), SQLValue(feed.siteURL),
                                     SQLValue(categoryID), .integer(Int64(now.timeIntervalSince1970))])
                 added += database.changes
             }
             return added
         }
+    }
+
+    /// Rebuilds every counter from the rows (tests compare the result with the counters as kept).
+    func recountCounters() throws(StoreError) {
+        try database.transaction { () throws(StoreError) in try Counters.recountAll(database) }
     }
 
     /// How many feeds are subscribed.

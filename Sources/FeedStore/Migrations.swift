@@ -1,9 +1,17 @@
 /// The schema, as an append-only list of steps applied up to `PRAGMA user_version`.
 /// A step is never edited once shipped: change the schema by appending a step.
 enum Migrations {
-    static let steps: [String] = [
+    /// One step: its SQL, whether it rebuilds tables (foreign keys are then off while it runs and
+    /// checked before it commits, as SQLite's ALTER TABLE documentation says), and Swift work after it.
+    struct Step: Sendable {
+        let sql: String
+        var rebuildsTables = false
+        var then: (@Sendable (Database) throws(StoreError) -> Void)?
+    }
+
+    static let steps: [Step] = [
         // 1: feeds and their categories, with the fetch state the scheduler needs.
-        """
+        Step(sql: """
         CREATE TABLE categories (
             id   INTEGER PRIMARY KEY,
             name TEXT NOT NULL UNIQUE COLLATE NOCASE
@@ -26,11 +34,11 @@ enum Migrations {
         );
         CREATE INDEX feeds_by_next_check ON feeds(next_check_at);
         CREATE INDEX feeds_by_category ON feeds(category_id);
-        """,
+        """),
         // 2: entries, stored once per key (canonical URL, else per-feed guid or hash), the feeds that
         // carried each, and a contentless full-text index over title, plain text and author.
         // Prefix index for 3 characters only: a 2-character one made ingest 45 % slower (measured).
-        """
+        Step(sql: """
         CREATE TABLE entries (
             id            INTEGER PRIMARY KEY,
             feed_id       INTEGER REFERENCES feeds(id) ON DELETE SET NULL,
@@ -66,11 +74,66 @@ enum Migrations {
             title, body, author, content = '', tokenize = 'unicode61 remove_diacritics 2', prefix = '3'
         );
         INSERT INTO entries_fts(entries_fts, rank) VALUES ('rank', 'bm25(10.0, 1.0, 2.0)');
-        """,
+        """),
         // 3: entry and unread totals from a small index instead of the whole table (`status`).
-        """
+        Step(sql: """
         CREATE INDEX entries_by_state ON entries(removed, read);
-        """,
+        """),
+        // 4: what changes often moves out of the wide entries rows into `entry_state` (a category
+        // marked read rewrote ~200 MB of entry pages at 1M entries; now a few bytes per entry), with
+        // each entry's primary feed and number of sources, which keep counters without lookups.
+        // Unread and total counters per feed, per category and in all replace counting at query time.
+        // `entries` is rebuilt with its small, often-read columns first and the text last.
+        Step(sql: """
+        CREATE TABLE entry_state (
+            entry_id INTEGER PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+            feed_id  INTEGER REFERENCES feeds(id) ON DELETE SET NULL,
+            sources  INTEGER NOT NULL DEFAULT 1,
+            read     INTEGER NOT NULL DEFAULT 0,
+            starred  INTEGER NOT NULL DEFAULT 0,
+            removed  INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO entry_state(entry_id, feed_id, sources, read, starred, removed)
+            SELECT id, feed_id, (SELECT count(*) FROM entry_sources s WHERE s.entry_id = e.id), read, starred, removed
+            FROM entries e;
+        CREATE INDEX entry_state_by_feed ON entry_state(feed_id);
+        CREATE TABLE entries_v4 (
+            id            INTEGER PRIMARY KEY,
+            key           TEXT NOT NULL UNIQUE,
+            sort_at       INTEGER NOT NULL,
+            first_seen_at INTEGER NOT NULL,
+            published_at  INTEGER,
+            updated_at    INTEGER,
+            fingerprint   INTEGER NOT NULL,
+            url           TEXT,
+            guid          TEXT,
+            title         TEXT,
+            author        TEXT,
+            image_url     TEXT,
+            enclosures    TEXT,
+            summary       TEXT,
+            content       TEXT,
+            search_text   TEXT
+        );
+        INSERT INTO entries_v4(id, key, sort_at, first_seen_at, published_at, updated_at, fingerprint, url, guid,
+                               title, author, image_url, enclosures, summary, content, search_text)
+            SELECT id, key, sort_at, first_seen_at, published_at, updated_at, fingerprint, url, guid,
+                   title, author, image_url, enclosures, summary, content, search_text
+            FROM entries;
+        DROP TABLE entries;
+        ALTER TABLE entries_v4 RENAME TO entries;
+        CREATE INDEX entries_by_sort ON entries(sort_at, id);
+        ALTER TABLE feeds ADD COLUMN entry_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN unread_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE categories ADD COLUMN entry_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE categories ADD COLUMN unread_count INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE store_totals (
+            id      INTEGER PRIMARY KEY CHECK (id = 1),
+            entries INTEGER NOT NULL,
+            unread  INTEGER NOT NULL
+        );
+        INSERT INTO store_totals(id, entries, unread) VALUES (1, 0, 0);
+        """, rebuildsTables: true, then: { database throws(StoreError) in try Counters.recountAll(database) }),
     ]
 
     /// The schema version this build writes.
@@ -78,17 +141,31 @@ enum Migrations {
 
     /// Brings the database up to `currentVersion`, one transaction per step.
     /// - Throws: `StoreError.Kind.newerSchema` when the file was written by a newer build.
-    static func apply(to database: Database) throws(StoreError) {
+    /// - Parameter target: the version to stop at (tests build older databases with it).
+    static func apply(to database: Database, upTo target: Int64 = currentVersion) throws(StoreError) {
         let version = try database.integer("PRAGMA user_version") ?? 0
         guard version <= currentVersion else {
             throw StoreError(.newerSchema, message: "database \(database.path) has schema version \(version), "
                 + "newer than this build's \(currentVersion) (upgrade aggregatord, or restore an older backup)")
         }
-        for (offset, sql) in steps.enumerated().dropFirst(Int(version)) {
-            try database.transaction { () throws(StoreError) in
-                try database.execute(sql)
-                try database.execute("PRAGMA user_version = \(offset + 1)")
+        for (offset, step) in steps.enumerated().dropFirst(Int(version)).prefix(max(0, Int(target - version))) {
+            // PRAGMA foreign_keys is a no-op inside a transaction: switched around it.
+            if step.rebuildsTables { try database.execute("PRAGMA foreign_keys = OFF") }
+            do {
+                try database.transaction { () throws(StoreError) in
+                    try database.execute(step.sql)
+                    if step.rebuildsTables, try database.integer("PRAGMA foreign_key_check") != nil {
+                        throw StoreError(.corrupt, message: "database \(database.path): migration \(offset + 1) "
+                            + "found rows that point at missing rows (restore it from a backup)")
+                    }
+                    try step.then?(database)
+                    try database.execute("PRAGMA user_version = \(offset + 1)")
+                }
+            } catch {
+                if step.rebuildsTables { try? database.execute("PRAGMA foreign_keys = ON") }
+                throw error
             }
+            if step.rebuildsTables { try database.execute("PRAGMA foreign_keys = ON") }
         }
     }
 }

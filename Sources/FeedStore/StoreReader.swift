@@ -18,7 +18,7 @@ public final class StoreReader {
                          cursor: String? = nil) throws(StoreError) -> ArticlePage {
         let sort = sort == .relevance && filter.search == nil ? .newest : sort
         var values: [SQLValue] = []
-        var conditions = try filter.conditions(binding: &values, walkingSortIndex: true)
+        var conditions = try filter.conditions(binding: &values)
         var join = ""
         if sort == .relevance, let search = filter.search {
             values.append(.text(try SearchQuery(search).expression))
@@ -34,10 +34,10 @@ public final class StoreReader {
         }
         values.append(.integer(Int64(max(1, min(limit, 1000)) + 1)))
         let sql = """
-            SELECT e.id, e.feed_id, f.title, c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
-                   e.summary, e.image_url, e.read, e.starred, \(sortKey), e.search_text
-            FROM entries e \(join)
-            LEFT JOIN feeds f ON f.id = e.feed_id LEFT JOIN categories c ON c.id = f.category_id
+            SELECT e.id, st.feed_id, f.title, c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
+                   e.summary, e.image_url, st.read, st.starred, \(sortKey), e.search_text
+            FROM entries e JOIN entry_state st ON st.entry_id = e.id \(join)
+            LEFT JOIN feeds f ON f.id = st.feed_id LEFT JOIN categories c ON c.id = f.category_id
             WHERE \(conditions.joined(separator: " AND "))
             ORDER BY \(order) LIMIT ?\(values.count)
             """
@@ -69,10 +69,11 @@ public final class StoreReader {
     public func article(id: Int64) throws(StoreError) -> Article? {
         var found: Article?
         try database.statement("""
-            SELECT e.id, e.feed_id, f.title, c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
-                   e.summary, e.image_url, e.read, e.starred, e.content, e.enclosures
-            FROM entries e LEFT JOIN feeds f ON f.id = e.feed_id LEFT JOIN categories c ON c.id = f.category_id
-            WHERE e.id = ?1 AND e.removed = 0
+            SELECT e.id, st.feed_id, f.title, c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
+                   e.summary, e.image_url, st.read, st.starred, e.content, e.enclosures
+            FROM entries e JOIN entry_state st ON st.entry_id = e.id
+            LEFT JOIN feeds f ON f.id = st.feed_id LEFT JOIN categories c ON c.id = f.category_id
+            WHERE e.id = ?1 AND st.removed = 0
             """).query([.integer(id)]) { row in
             var article = Self.article(from: row)
             article.content = row.text(at: 13)
@@ -92,7 +93,10 @@ public final class StoreReader {
         var values: [SQLValue] = []
         let conditions = try filter.conditions(binding: &values)
         var total = 0
-        try database.statement("SELECT count(*) FROM entries e WHERE \(conditions.joined(separator: " AND "))")
+        try database.statement("""
+            SELECT count(*) FROM entries e JOIN entry_state st ON st.entry_id = e.id
+            WHERE \(conditions.joined(separator: " AND "))
+            """)
             .query(values) { row in total = Int(row.int64(at: 0)) }
         return total
     }

@@ -105,6 +105,25 @@ import Testing
         try await running.stop()
     }
 
+    @Test func feedsAreRenamedAndMovedAndCategoriesRenamed() async throws {
+        let running = try await Running(daemon: daemon)
+        #expect(try ctl(running, ["rename", "1", "Local news"]).output == "Feed 1: Local news (News)\n")
+        #expect(try ctl(running, ["move", "1", "Tech"]).output == "Feed 1: Local news (Tech)\n")
+        let categories = try ctl(running, ["categories"]).output
+        #expect(categories.contains("Tech      1      1       1"), "the move carries the feed's counts: \(categories)")
+        #expect(try ctl(running, ["rename-category", "tech", "Technology"]).output == "Category Technology: 1 feeds, 1 unread\n")
+        #expect(try ctl(running, ["feeds"]).output.contains("Technology"))
+        #expect(try ctl(running, ["move", running.server.url("/feed.xml"), ""]).output == "Feed 1: Local news (no category)\n")
+
+        let unknownCategory = try ctl(running, ["rename-category", "Nope", "X"])
+        #expect(unknownCategory.status == 1 && unknownCategory.error == "Error: no category named 'Nope'\n")
+        let unknownFeed = try ctl(running, ["move", "99", "X"])
+        #expect(unknownFeed.status == 1 && unknownFeed.error == "Error: no feed with id 99\n")
+        let missing = try ctl(running, ["move", "1"])
+        #expect(missing.status == 2 && missing.error.hasPrefix("Error: Missing expected argument 'CATEGORY'"))
+        try await running.stop()
+    }
+
     @Test func anUnreachableDaemonExitsThreeNamingTheSocket() throws {
         let result = try cli.run(["--socket", "/nonexistent/aggregatord.sock", "status"])
         #expect(result.status == 3)

@@ -33,6 +33,19 @@ struct DaemonCommand {
         case "remove":
             method = "feeds.remove"
             params = ["feed": .string(try Self.single(reader, "FEED"))]
+        case "rename":
+            let (feed, title) = try Self.pair(reader, "FEED", "TITLE")
+            method = "feeds.update"
+            params = ["feed": .string(feed), "title": .string(title)]
+        case "move":
+            let (feed, category) = try Self.pair(reader, "FEED", "CATEGORY")
+            method = "feeds.update"
+            params = ["feed": .string(feed), "category": .string(category)]
+        case "rename-category":
+            let (name, newName) = try Self.pair(reader, "NAME", "NEW_NAME")
+            guard !newName.isEmpty else { throw UsageError("'NEW_NAME' must not be empty") }
+            method = "categories.rename"
+            params = ["name": .string(name), "new_name": .string(newName)]
         case "import":
             let file = try Self.single(reader, "FILE.opml")
             guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("Cannot read '\(file)'") }
@@ -126,6 +139,15 @@ struct DaemonCommand {
         guard let first = values.first else { throw UsageError("Missing expected argument '\(name)'") }
         guard values.count == 1 else { throw UsageError("Unexpected argument '\(values[1])'") }
         return first
+    }
+
+    private static func pair(_ reader: ArgumentReader, _ first: String,
+                             _ second: String) throws(UsageError) -> (String, String) {
+        let values = try reader.positionals()
+        guard values.count >= 1 else { throw UsageError("Missing expected argument '\(first)'") }
+        guard values.count >= 2 else { throw UsageError("Missing expected argument '\(second)'") }
+        guard values.count == 2 else { throw UsageError("Unexpected argument '\(values[2])'") }
+        return (values[0], values[1])
     }
 
     private static func none(_ reader: ArgumentReader) throws(UsageError) -> Void {

@@ -21,6 +21,12 @@ struct HumanOutput {
         })
         case "add": added(result)
         case "remove": "Removed feed \(number(result["removed"]))\n"
+        case "rename", "move":
+            "Feed \(number(result["feed"]?["id"])): \(result["feed"]?["title"]?.string ?? result["feed"]?["url"]?.string ?? "")"
+                + " (\(result["feed"]?["category"]?.string ?? "no category"))\n"
+        case "rename-category":
+            "Category \(result["category"]?["name"]?.string ?? ""): \(number(result["category"]?["feeds"])) feeds, "
+                + "\(number(result["category"]?["unread"])) unread\n"
         case "backup": "Backed up the database to \(result["path"]?.string ?? "") (\(bytes(result["bytes"]?.number ?? 0)))\n"
         case "import": "Imported \(number(result["added"])) feeds (\(number(result["skipped"])) already subscribed, "
             + "\(number(result["invalid"])) not http(s))\n"
