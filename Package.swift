@@ -34,7 +34,7 @@ let package = Package(
         // Run by FeedStoreTests as a child process that is killed mid-ingest.
         .executableTarget(name: "StoreCrashHelper", dependencies: ["FeedStore"], path: "Tests/StoreCrashHelper"),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
-        .testTarget(name: "AggregatorCoreTests", dependencies: ["AggregatorCore"]),
+        .testTarget(name: "AggregatorCoreTests", dependencies: ["AggregatorCore", "FeedStore"]),
         .testTarget(name: "aggregatordTests", dependencies: ["aggregatord"]),
         .testTarget(name: "aggregatorctlTests", dependencies: ["aggregatorctl"]),
         .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol"]),

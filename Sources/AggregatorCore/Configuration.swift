@@ -1,3 +1,4 @@
+import FeedStore
 import Foundation
 
 /// The daemon's settings, from flags, `AGGREGATOR_*` environment, a `key = value` file and
@@ -15,6 +16,8 @@ public struct Configuration: Sendable, Equatable {
     /// Fetches in flight at once, in all and per host.
     public var maximumConnections = 16
     public var maximumConnectionsPerHost = 2
+    /// How long entries are kept (starred ones and each feed's newest always are).
+    public var retention = RetentionPolicy()
 
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
@@ -25,12 +28,15 @@ public struct Configuration: Sendable, Equatable {
         ("deny-private-networks", "true to refuse loopback and private addresses too (default false)"),
         ("max-connections", "fetches in flight at once (default 16)"),
         ("per-host-connections", "fetches in flight per host (default 2)"),
+        ("retention-days", "entries older than this many days expire, starred ones never (default 90; 0 keeps all)"),
+        ("retention-keep-per-feed", "each feed's newest this many entries never expire (default 50)"),
     ]
 
     /// Keys a running daemon applies when it reloads its configuration (SIGHUP); the others are
     /// read once at start (the database and socket stay open, the seed list is for a first start).
     public static let reloadableKeys: Set<String> = [
         "log-level", "deny-private-networks", "max-connections", "per-host-connections",
+        "retention-days", "retention-keep-per-feed",
     ]
 
     /// The keys whose values differ from `previous`, in the order of `keys`.
@@ -44,7 +50,9 @@ public struct Configuration: Sendable, Equatable {
     public var settingValues: [String: String] {
         ["database": databasePath, "socket": socketPath, "seed-opml": seedOPMLPath ?? "",
          "log-level": logLevel.rawValue, "deny-private-networks": String(denyPrivateNetworks),
-         "max-connections": String(maximumConnections), "per-host-connections": String(maximumConnectionsPerHost)]
+         "max-connections": String(maximumConnections), "per-host-connections": String(maximumConnectionsPerHost),
+         "retention-days": String(retention.maximumAgeDays ?? 0),
+         "retention-keep-per-feed": String(retention.keepNewestPerFeed)]
     }
 
     /// Builds the configuration from its sources.
@@ -90,13 +98,23 @@ public struct Configuration: Sendable, Equatable {
         }
         configuration.maximumConnections = try positive("max-connections", values, default: 16)
         configuration.maximumConnectionsPerHost = try positive("per-host-connections", values, default: 2)
+        let days = try whole("retention-days", values, default: 90, in: 0...36_500)
+        configuration.retention = RetentionPolicy(
+            maximumAgeDays: days == 0 ? nil : days,
+            keepNewestPerFeed: try whole("retention-keep-per-feed", values, default: 50, in: 0...1_000_000))
         return configuration
     }
 
     private static func positive(_ key: String, _ values: [String: String], default fallback: Int) throws(ConfigurationError) -> Int {
+        try whole(key, values, default: fallback, in: 1...1024)
+    }
+
+    private static func whole(_ key: String, _ values: [String: String], default fallback: Int,
+                              in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         guard let value = values[key] else { return fallback }
-        guard let number = Int(value), number > 0, number <= 1024 else {
-            throw .invalidValue(key: key, value: value, expected: "a whole number from 1 to 1024")
+        guard let number = Int(value), range.contains(number) else {
+            throw .invalidValue(key: key, value: value,
+                                expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }

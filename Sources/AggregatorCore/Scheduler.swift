@@ -13,13 +13,25 @@ public actor Scheduler {
     /// When the next round is due, for `status`.
     public private(set) var nextDue: Date?
     private var wakeRequested = false
+    /// How long entries are kept; a reload may change it.
+    public private(set) var retention: RetentionPolicy
+    private var lastRetention: Date?
+    /// Retention runs after a round at most this often: expiring is cheap, but not free at a million entries.
+    static let retentionInterval: TimeInterval = 3600
     /// When the scheduler last showed it is alive (each sleep step, each finished feed): the watchdog's source.
     public nonisolated let heartbeat = Heartbeat()
 
-    public init(store: FeedStore, pipeline: RefreshPipeline, logger: Logger) {
+    public init(store: FeedStore, pipeline: RefreshPipeline, logger: Logger, retention: RetentionPolicy = RetentionPolicy()) {
         self.store = store
         self.pipeline = pipeline
         self.logger = logger
+        self.retention = retention
+    }
+
+    /// Applies `policy` from the next retention run on; it runs after the next round.
+    public func setRetention(_ policy: RetentionPolicy) {
+        if policy != retention { lastRetention = nil }
+        retention = policy
     }
 
     /// Ends the current sleep: the next round starts now (for feeds that are due).
@@ -47,6 +59,7 @@ public actor Scheduler {
                                                        "seconds": String(format: "%.2f", summary.seconds)])
                     onRound(summary)
                 }
+                await expireOldEntriesIfDue()
                 // After a round the due times changed; without one, the list just read is current.
                 let upcoming = (due.isEmpty ? feeds : try await store.feedsToFetch()).compactMap(\.nextCheckAt).min()
                 // No feeds yet: look again in a minute (feeds may be added over the control socket).
@@ -66,6 +79,27 @@ public actor Scheduler {
                 try? await Task.sleep(for: .seconds(30))
             }
         }
+    }
+}
+
+extension Scheduler {
+    /// Expires old entries when the last run was long enough ago (and after every start); `--once`
+    /// calls it after its round too.
+    public func expireOldEntriesIfDue(now: Date = Date()) async {
+        if let lastRetention, now.timeIntervalSince(lastRetention) < Self.retentionInterval { return }
+        lastRetention = now
+        let policy = retention
+        let expired: Int
+        do {
+            expired = try await store.expire(policy, now: now)
+        } catch {
+            logger.error("Retention run failed; trying again in an hour", ["error": error.description])
+            return
+        }
+        heartbeat.beat()
+        let fields: KeyValuePairs<String, Any> = ["expired": expired, "days": policy.maximumAgeDays ?? 0,
+                                                  "keep_per_feed": policy.keepNewestPerFeed]
+        logger.log(expired > 0 ? .info : .debug, "Retention run done", fields)
     }
 }
 

@@ -14,12 +14,13 @@ public struct RetentionPolicy: Sendable, Equatable {
 }
 
 extension FeedStore {
-    /// Expires old entries in batches of `batchSize`, each its own transaction so the writer is never
-    /// held long. An expired entry keeps its key row (`removed = 1`, content dropped) so the next poll
-    /// does not store it again as new; starred entries and each feed's newest are never expired.
+    /// Expires old entries in batches of `batchSize`, each its own transaction, and lets other calls
+    /// to the store run between feeds and between batches, so the writer is never held long.
+    /// An expired entry keeps its key row (`removed = 1`, content dropped) so the next poll does not
+    /// store it again as new; starred entries and each feed's newest are never expired.
     /// - Returns: how many entries expired.
     @discardableResult
-    public func expire(_ policy: RetentionPolicy, now: Date = Date(), batchSize: Int = 500) throws(StoreError) -> Int {
+    public func expire(_ policy: RetentionPolicy, now: Date = Date(), batchSize: Int = 500) async throws(StoreError) -> Int {
         guard let days = policy.maximumAgeDays else { return 0 }
         let cutoff = Int64(now.timeIntervalSince1970) - Int64(days) * 86_400
         // Per feed, past its newest `keepNewestPerFeed` (starred ones count among those kept).
@@ -34,13 +35,16 @@ extension FeedStore {
         var feedIDs: [Int64] = []
         try database.statement("SELECT id FROM feeds ORDER BY id").query { row in feedIDs.append(row.int64(at: 0)) }
         var expiring: [Int64] = []
-        for feedID in feedIDs {
+        for (index, feedID) in feedIDs.enumerated() {
             try candidates.query([.integer(feedID), .integer(Int64(policy.keepNewestPerFeed)), .integer(cutoff)]) { row in
                 expiring.append(row.int64(at: 0))
             }
+            if index % 100 == 99 { await Task.yield() }
         }
+        // Another call may have run meanwhile: a batch skips entries already expired or starred since.
         for start in stride(from: 0, to: expiring.count, by: max(1, batchSize)) {
             try expireBatch(Array(expiring[start..<min(start + max(1, batchSize), expiring.count)]))
+            await Task.yield()
         }
         return expiring.count
     }
@@ -49,14 +53,15 @@ extension FeedStore {
         try database.transaction { () throws(StoreError) in
             var counters = CounterChanges(database: database)
             for id in ids {
-                try unindexText(id)
                 var state: (feedID: Int64?, sources: Int, isRead: Bool)?
                 try database.statement("""
-                    UPDATE entry_state SET removed = 1 WHERE entry_id = ?1 AND removed = 0 RETURNING feed_id, sources, read
+                    SELECT feed_id, sources, read FROM entry_state WHERE entry_id = ?1 AND removed = 0 AND starred = 0
                     """).query([.integer(id)]) { row in
                     state = (row.optionalInt64(at: 0), Int(row.int64(at: 1)), row.int64(at: 2) != 0)
                 }
-                guard let state else { continue }
+                guard let state else { continue }  // starred or gone since the candidates were listed
+                try unindexText(id)
+                try database.statement("UPDATE entry_state SET removed = 1 WHERE entry_id = ?1").run([.integer(id)])
                 try counters.entryChanged(id, primaryFeed: state.feedID, sources: state.sources,
                                           entries: -1, unread: state.isRead ? 0 : -1)
                 try database.statement("""

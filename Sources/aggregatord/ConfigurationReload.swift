@@ -19,10 +19,11 @@ struct ConfigurationReload {
         self.running = running
     }
 
-    /// Reads the configuration again and applies the reloadable keys to the logger, fetcher and pipeline.
+    /// Reads the configuration again and applies the reloadable keys to the logger, fetcher, pipeline
+    /// and scheduler.
     /// - Returns: false when the new configuration could not be used (the running one is kept).
     @discardableResult
-    mutating func reload(logger: Logger, fetcher: FeedFetcher, pipeline: RefreshPipeline) -> Bool {
+    mutating func reload(logger: Logger, fetcher: FeedFetcher, pipeline: RefreshPipeline, scheduler: Scheduler) async -> Bool {
         let next: Configuration
         do {
             next = try DaemonStartup.configuration(configFile: configFile, settings: flags, environment: environment)
@@ -38,6 +39,7 @@ struct ConfigurationReload {
         logger.setMinimumLevel(next.logLevel)
         fetcher.setAddressPolicy(AddressPolicy(denyPrivateNetworks: next.denyPrivateNetworks))
         pipeline.setBounds(width: next.maximumConnections, perHost: next.maximumConnectionsPerHost)
+        await scheduler.setRetention(next.retention)
         // The database, socket and seed list stay as they were opened until the next start.
         var kept = next
         kept.databasePath = running.databasePath

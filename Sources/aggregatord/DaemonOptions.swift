@@ -65,7 +65,7 @@ enum DaemonOptions: Equatable {
             "Every key can also be set as AGGREGATOR_KEY in the environment (e.g. AGGREGATOR_LOG_LEVEL=debug)",
             "or in the configuration file; flags win over the environment, which wins over the file.",
             "SIGINT or SIGTERM stops the daemon cleanly. SIGHUP reads the configuration again and applies",
-            "log-level, deny-private-networks, max-connections and per-host-connections at once.",
+            "every key at once but database, socket and seed-opml (those at the next start).",
         ]
         return lines.joined(separator: "\n")
     }

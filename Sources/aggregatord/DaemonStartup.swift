@@ -33,7 +33,8 @@ enum DaemonStartup {
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
         let fetcher = makeFetcher(configuration)
         let pipeline = makePipeline(configuration, store: store, fetcher: fetcher, logger: logger)
-        let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"))
+        let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
+                                  retention: configuration.retention)
         let (socket, socketMode) = try openControlSocket(configuration, logger: logger)
         let server = ControlServer(descriptor: socket) { user in
             // Root and the daemon's own user always; others only reach a group-accessible socket
@@ -71,7 +72,7 @@ enum DaemonStartup {
                 for await signal in stopSignals {
                     if signal == SIGHUP {
                         systemd.reloading()
-                        reload.reload(logger: logger, fetcher: fetcher, pipeline: pipeline)
+                        await reload.reload(logger: logger, fetcher: fetcher, pipeline: pipeline, scheduler: scheduler)
                         systemd.ready()
                         continue
                     }
@@ -89,7 +90,8 @@ enum DaemonStartup {
         logger.info("Stopped")
     }
 
-    /// `--once`: refreshes every feed, prints the summary line on stdout, and says whether none failed.
+    /// `--once`: refreshes every feed, expires old entries, prints the summary line on stdout, and
+    /// says whether no feed failed.
     static func refreshOnce(configuration: Configuration, logger: Logger) async throws -> Bool {
         let store = try openStore(configuration: configuration, logger: logger)
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
@@ -97,6 +99,8 @@ enum DaemonStartup {
         let pipeline = makePipeline(configuration, store: store, fetcher: fetcher, logger: logger)
         let summary = await pipeline.refresh(try await store.feedsToFetch())
         fetcher.stop()
+        await Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
+                        retention: configuration.retention).expireOldEntriesIfDue()
         print(summary.line)
         return summary.failed == 0
     }

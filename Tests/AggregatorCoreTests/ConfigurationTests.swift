@@ -1,4 +1,5 @@
 import AggregatorCore
+import FeedStore
 import Testing
 
 @Suite struct ConfigurationTests {
@@ -51,6 +52,18 @@ import Testing
         }
         #expect(throws: ConfigurationError.self) {
             try Configuration.resolve(flags: ["log-level": "loud"], environment: environment)
+        }
+    }
+
+    @Test func retentionKeepsNinetyDaysByDefaultAndZeroKeepsEverything() throws {
+        #expect(try Configuration.resolve(flags: [:], environment: environment).retention
+            == RetentionPolicy(maximumAgeDays: 90, keepNewestPerFeed: 50))
+        let forever = try Configuration.resolve(flags: ["retention-days": "0", "retention-keep-per-feed": "5"],
+                                                environment: environment)
+        #expect(forever.retention == RetentionPolicy(maximumAgeDays: nil, keepNewestPerFeed: 5))
+        #expect(throws: ConfigurationError.invalidValue(key: "retention-days", value: "-1",
+                                                        expected: "a whole number from 0 to 36500")) {
+            try Configuration.resolve(flags: ["retention-days": "-1"], environment: environment)
         }
     }
 

@@ -31,6 +31,24 @@ import Testing
         #expect(second.output.hasPrefix("feeds=4 ok=1 not_modified=1 failed=2 new_entries=0 "))
     }
 
+    @Test func oldEntriesExpireAfterTheRoundAndNeverComeBack() throws {
+        let server = try FeedServer()
+        defer { server.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seed = directory.appendingPathComponent("seed.opml")
+        try Data(#"<opml><body><outline text="Old" xmlUrl="\#(server.url("/old.xml"))"/></body></opml>"#.utf8).write(to: seed)
+        let arguments = ["--once", "--database", directory.appendingPathComponent("a.db").path, "--seed-opml", seed.path,
+                         "--retention-days", "30", "--retention-keep-per-feed", "1"]
+        let first = try daemon.run(arguments)
+        #expect(first.output.hasPrefix("feeds=1 ok=1 not_modified=0 failed=0 new_entries=3 "))
+        #expect(first.error.contains(#"msg="Retention run done" expired=2 days=30 keep_per_feed=1"#), "\(first.error)")
+        // The 2020 items are still in the feed: they are known, not new.
+        let second = try daemon.run(arguments)
+        #expect(second.output.hasPrefix("feeds=1 ok=1 not_modified=0 failed=0 new_entries=0 "))
+        #expect(!second.error.contains("expired="), "nothing left to expire is logged at debug only")
+    }
+
     @Test func theRunningDaemonRefreshesDueFeedsAndStopsCleanly() async throws {
         let server = try FeedServer()
         defer { server.stop() }  // also keeps it alive for the whole test
@@ -38,14 +56,18 @@ import Testing
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let seed = directory.appendingPathComponent("seed.opml")
-        try Data(#"<opml><body><outline text="Good" xmlUrl="http://127.0.0.1:\#(port)/feed.xml"/></body></opml>"#.utf8)
-            .write(to: seed)
+        try Data(#"""
+            <opml><body><outline text="Good" xmlUrl="http://127.0.0.1:\#(port)/feed.xml"/>
+            <outline text="Old" xmlUrl="http://127.0.0.1:\#(port)/old.xml"/></body></opml>
+            """#.utf8).write(to: seed)
         let log = directory.appendingPathComponent("daemon.log")
         let process = try daemon.start(["--database", directory.appendingPathComponent("a.db").path,
-                                        "--seed-opml", seed.path, "--socket", directory.appendingPathComponent("s").path],
+                                        "--seed-opml", seed.path, "--socket", directory.appendingPathComponent("s").path,
+                                        "--retention-days", "30", "--retention-keep-per-feed", "0"],
                                        logFile: log)
-        let text = try await waitFor("msg=\"Refresh round done\"", in: log)
-        #expect(text.contains("new_entries=1"))
+        let text = try await waitFor("msg=\"Retention run done\"", in: log)
+        #expect(text.contains("new_entries=4"))
+        #expect(text.contains("expired=3"), "the three 2020 items expire after the first round")
         kill(process.processIdentifier, SIGTERM)
         #expect(try await waitForExit(process) == 0)
     }

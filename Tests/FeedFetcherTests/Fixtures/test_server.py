@@ -10,6 +10,11 @@ import time
 
 FEED = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Test feed</title>
 <item><title>One</title><link>http://example.org/1</link></item></channel></rss>"""
+OLD = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Old feed</title>
+<item><title>Old 1</title><link>http://example.org/old/1</link><pubDate>Mon, 06 Jan 2020 10:00:00 GMT</pubDate></item>
+<item><title>Old 2</title><link>http://example.org/old/2</link><pubDate>Tue, 07 Jan 2020 10:00:00 GMT</pubDate></item>
+<item><title>Old 3</title><link>http://example.org/old/3</link><pubDate>Wed, 08 Jan 2020 10:00:00 GMT</pubDate></item>
+</channel></rss>"""
 BOMB = gzip.compress(b"\0" * (64 << 20), compresslevel=9)  # 64 MiB of zeros in ~64 KiB
 
 
@@ -41,6 +46,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 <body><p>Hello</p></body></html>""", [("Content-Type", "text/html")])
         if path == "/nolinks.html":
             return self.send(200, b"<html><body>No feed links here</body></html>", [("Content-Type", "text/html")])
+        if path == "/old.xml":
+            return self.send(200, OLD, [("Content-Type", "application/rss+xml")])
         if path == "/feed":
             return self.send(200, FEED, [("Content-Type", "application/rss+xml")])
         if path == "/other.xml":
