@@ -1,25 +1,34 @@
 extension ArticleFilter {
-    /// Where the conditions are used: a listing walks `entries e` joined with `entry_state st`; a bulk
-    /// update runs on `entry_state st` alone and reaches other tables through `st.entry_id`.
+    /// Which query the conditions go into. Every form has `entry_state st`; the entry is `st.entry_id`.
     enum Use {
-        case listing, bulkUpdate
+        /// `entries e JOIN entry_state st`, walking the sort index: a search is the set of its matches.
+        case listing
+        /// As `listing`, over the few entries stored after `storedAfterID` (`watch`): a search is
+        /// checked entry by entry rather than collecting every match first.
+        case newEntries
+        /// `entries_fts m JOIN entry_state st`, walking the search index (whose MATCH the caller adds):
+        /// `since`/`before` become ranges of its keys.
+        case searchIndex
+        /// `entry_state st` alone, for bulk updates: members are collected first (`bulkSelection`
+        /// walks a feed's or category's sources instead).
+        case bulkUpdate
     }
 
-    /// SQL conditions on `st` (and, in listings, `e`), with their parameters appended to `values`.
-    /// Values are always bound; only fixed SQL text is assembled here.
+    /// SQL conditions, with their parameters appended to `values`. Values are always bound; only fixed
+    /// SQL text is assembled here.
     func conditions(binding values: inout [SQLValue], for use: Use = .listing) throws(StoreError) -> [String] {
         var conditions = ["st.removed = 0"]
         func parameter(_ value: SQLValue) -> String {
             values.append(value)
             return "?\(values.count)"
         }
-        let id = use == .listing ? "e.id" : "st.entry_id"
-        // A listing checks membership row by row while it walks the sort index (a page needs only
-        // the first matches); a bulk update touches every member, so it collects them first.
+        // While walking an index, membership is checked row by row (a page needs only the first
+        // matches); a bulk update touches every member, so it collects them first.
+        let walksAnIndex = use != .bulkUpdate
         if let feedID {
             let feed = parameter(.integer(feedID))
-            conditions.append(use == .listing
-                ? "EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = e.id AND s.feed_id = \(feed))"
+            conditions.append(walksAnIndex
+                ? "EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = st.entry_id AND s.feed_id = \(feed))"
                 : "st.entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = \(feed))")
         }
         if let category {
@@ -27,25 +36,61 @@ extension ArticleFilter {
                 entry_sources s JOIN feeds f ON f.id = s.feed_id
                 WHERE f.category_id = (SELECT id FROM categories WHERE name = \(parameter(.text(category))))
                 """
-            conditions.append(use == .listing
-                ? "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = e.id)"
+            conditions.append(walksAnIndex
+                ? "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)"
                 : "st.entry_id IN (SELECT s.entry_id FROM \(members))")
         }
-        if let storedAfterID { conditions.append("\(id) > \(parameter(.integer(storedAfterID)))") }
+        if let storedAfterID { conditions.append("st.entry_id > \(parameter(.integer(storedAfterID)))") }
         if unreadOnly { conditions.append("st.read = 0") }
         if starredOnly { conditions.append("st.starred = 1") }
-        var dates: [String] = []
-        if let since { dates.append("sort_at >= \(parameter(.integer(Int64(since.timeIntervalSince1970))))") }
-        if let before { dates.append("sort_at < \(parameter(.integer(Int64(before.timeIntervalSince1970))))") }
-        if !dates.isEmpty {
-            conditions.append(use == .listing
-                ? dates.map { "e." + $0 }.joined(separator: " AND ")
-                : "st.entry_id IN (SELECT id FROM entries WHERE \(dates.joined(separator: " AND ")))")
-        }
-        if let search {
-            let query = try SearchQuery(search)
-            conditions.append("\(id) IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH \(parameter(.text(query.expression))))")
+        conditions += dateConditions(for: use, parameter: parameter)
+        if let search, use != .searchIndex {
+            let match = parameter(.text(try SearchQuery(search).expression))
+            conditions.append(use == .newEntries
+                ? "EXISTS (SELECT 1 FROM entries_fts WHERE entries_fts MATCH \(match) AND rowid = \(SearchIndex.keySQL("e")))"
+                : "st.entry_id IN (SELECT \(SearchIndex.entryIDSQL("rowid")) FROM entries_fts WHERE entries_fts MATCH \(match))")
         }
         return conditions
+    }
+
+    /// The rows a bulk update changes, as a FROM clause giving `entry_state st` and conditions on it.
+    /// A feed's or a category's entries are reached from its sources, which lists them in order, rather
+    /// than collecting them into a temporary list first. An entry may come twice (two of the category's
+    /// feeds carry it): the caller keeps one.
+    func bulkSelection(binding values: inout [SQLValue]) throws(StoreError) -> (from: String, conditions: [String]) {
+        var rest = self
+        let from: String
+        var conditions: [String] = []
+        if let feedID {
+            values.append(.integer(feedID))
+            from = "entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id"
+            conditions.append("s.feed_id = ?\(values.count)")
+            rest.feedID = nil
+        } else if let category {
+            values.append(.text(category))
+            from = "feeds f JOIN entry_sources s ON s.feed_id = f.id JOIN entry_state st ON st.entry_id = s.entry_id"
+            conditions.append("f.category_id = (SELECT id FROM categories WHERE name = ?\(values.count))")
+            rest.category = nil
+        } else {
+            from = "entry_state st"
+        }
+        return (from, conditions + (try rest.conditions(binding: &values, for: .bulkUpdate)))
+    }
+
+    /// `since` and `before`: on the sort key of `entries`, or as a range of search index keys.
+    private func dateConditions(for use: Use, parameter: (SQLValue) -> String) -> [String] {
+        let bounds = [(since, ">="), (before, "<")].compactMap { date, comparison in
+            date.map { (Int64($0.timeIntervalSince1970), comparison) }
+        }
+        guard !bounds.isEmpty else { return [] }
+        switch use {
+        case .listing, .newEntries:
+            return bounds.map { "e.sort_at \($0.1) \(parameter(.integer($0.0)))" }
+        case .searchIndex:
+            return bounds.map { "m.rowid \($0.1) \(parameter(.integer(SearchIndex.key(sortAt: $0.0, id: 0))))" }
+        case .bulkUpdate:
+            let range = bounds.map { "sort_at \($0.1) \(parameter(.integer($0.0)))" }.joined(separator: " AND ")
+            return ["st.entry_id IN (SELECT id FROM entries WHERE \(range))"]
+        }
     }
 }

@@ -32,6 +32,12 @@ struct CounterChanges {
                                entries: Int, unread: Int) throws(StoreError) {
         let delta = Delta(entries: entries, unread: unread)
         totals.add(delta)
+        if sources <= 1 {
+            // Most entries: one source, the primary feed, known without a query.
+            guard sources == 1, let primaryFeed else { return }
+            try add(delta, toFeed: primaryFeed)
+            return
+        }
         let carriers = try sourceFeeds(entryID, primaryFeed: primaryFeed, sources: sources)
         for carrier in carriers {
             feeds[carrier.feed, default: Delta()].add(delta)
@@ -39,6 +45,19 @@ struct CounterChanges {
         for category in Set(carriers.compactMap(\.category)) {
             categories[category, default: Delta()].add(delta)
         }
+    }
+
+    /// `count` entries whose only source is `feed` changed alike (a bulk mark, counted per feed).
+    mutating func singleSourceEntriesChanged(_ count: Int, feed: Int64, entries: Int, unread: Int) throws(StoreError) {
+        let delta = Delta(entries: entries * count, unread: unread * count)
+        totals.add(delta)
+        try add(delta, toFeed: feed)
+    }
+
+    /// Adds to a feed and to its category.
+    private mutating func add(_ delta: Delta, toFeed feed: Int64) throws(StoreError) {
+        feeds[feed, default: Delta()].add(delta)
+        if let category = try category(ofFeed: feed) { categories[category, default: Delta()].add(delta) }
     }
 
     /// `feed` now carries an entry that other feeds (`sourcesBefore` of them) carried already.

@@ -84,6 +84,10 @@ extension FeedStore {
         ])
         guard database.changes > 0 else { return nil }
         let id = database.lastInsertedRowID
+        guard id < SearchIndex.idLimit else {
+            throw StoreError(.sqlite, message: "database \(database.path) holds \(SearchIndex.idLimit) entries, "
+                + "the most it can: lower retention-days to let old entries expire")
+        }
         try database.statement("INSERT INTO entry_state(entry_id, feed_id) VALUES (?1, ?2)")
             .run([.integer(id), .integer(feedID)])
         try indexText(id, entry.title, entry.searchText, entry.author)
@@ -105,21 +109,6 @@ extension FeedStore {
             SQLValue(entry.enclosuresJSON), SQLValue(entry.searchText), .integer(fingerprint),
         ])
         try indexText(id, entry.title, entry.searchText, entry.author)
-    }
-
-    // MARK: - Full-text index (contentless: deleting needs the indexed values again)
-
-    func indexText(_ id: Int64, _ title: String?, _ body: String?, _ author: String?) throws(StoreError) {
-        try database.statement("INSERT INTO entries_fts(rowid, title, body, author) VALUES (?1, ?2, ?3, ?4)")
-            .run([.integer(id), SQLValue(title), SQLValue(body), SQLValue(author)])
-    }
-
-    func unindexText(_ id: Int64) throws(StoreError) {
-        try database.statement("""
-            INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
-            SELECT 'delete', e.id, e.title, e.search_text, e.author
-            FROM entries e JOIN entry_state st ON st.entry_id = e.id WHERE e.id = ?1 AND st.removed = 0
-            """).run([.integer(id)])
     }
 
     // MARK: - Keys

@@ -5,12 +5,17 @@ public actor FeedStore {
     /// Path of the database file.
     public nonisolated let path: String
     let database: Database
+    private let checkpointer: Checkpointer
 
     /// Opens the database at `path`, creating it and applying migrations as needed.
     /// - Throws: `StoreError` saying what is wrong with the file and what to do.
     public init(path: String) throws(StoreError) {
         self.path = path
         database = try Database(path: path)
+        try database.execute("PRAGMA wal_autocheckpoint = \(Checkpointer.writerLimitPages)")
+        // A large group commit grows the log past that; it shrinks back to this once checkpointed.
+        try database.execute("PRAGMA journal_size_limit = \(64 << 20)")
+        checkpointer = try Checkpointer(path: path)
     }
 
     /// The schema version a database written by this build has.

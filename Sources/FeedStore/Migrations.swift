@@ -134,6 +134,17 @@ enum Migrations {
         );
         INSERT INTO store_totals(id, entries, unread) VALUES (1, 0, 0);
         """, rebuildsTables: true, then: { database throws(StoreError) in try Counters.recountAll(database) }),
+        // 5: the full-text index keyed by an order key, max(sort_at, 0) * 2^29 + id, instead of the
+        // entry id, so searches walk it newest or oldest first and stop after a page (SearchIndex).
+        Step(sql: """
+        DROP TABLE entries_fts;
+        CREATE VIRTUAL TABLE entries_fts USING fts5(
+            title, body, author, content = '', tokenize = 'unicode61 remove_diacritics 2', prefix = '3'
+        );
+        INSERT INTO entries_fts(rowid, title, body, author)
+            SELECT max(e.sort_at, 0) * 536870912 + e.id, e.title, e.search_text, e.author
+            FROM entries e JOIN entry_state st ON st.entry_id = e.id WHERE st.removed = 0;
+        """),
     ]
 
     /// The schema version this build writes.

@@ -12,57 +12,133 @@ public final class StoreReader {
 
     // MARK: - Articles
 
+    /// Search results by relevance rank the newest this many matches (all of them when there are fewer):
+    /// exact bm25 over every match of a common word costs ~1 µs a match (0.5 s for a word in half of a
+    /// million entries), the window a few milliseconds.
+    var relevanceWindow = 1000
+
     /// One page of articles matching `filter`, in `sort` order, after `cursor`.
+    ///
+    /// Without a search the entries' sort index is walked; a search sorted newest or oldest walks the
+    /// search index, whose keys sort the same way; by relevance, the newest `relevanceWindow` matches
+    /// are ranked, and the cursor keeps that window and how far into its ranking the pages got (bm25
+    /// scores move whenever an entry is stored: positions in the same window do not).
     /// - Throws: `StoreError.Kind.invalidQuery` for a bad search or cursor, never an SQL error.
     public func articles(_ filter: ArticleFilter = ArticleFilter(), sort: ArticleSort = .newest, limit: Int = 50,
                          cursor: String? = nil) throws(StoreError) -> ArticlePage {
-        let sort = sort == .relevance && filter.search == nil ? .newest : sort
-        var values: [SQLValue] = []
-        var conditions = try filter.conditions(binding: &values)
-        var join = ""
-        if sort == .relevance, let search = filter.search {
-            values.append(.text(try SearchQuery(search).expression))
-            join = "JOIN (SELECT rowid, rank FROM entries_fts WHERE entries_fts MATCH ?\(values.count)) m ON m.rowid = e.id"
-        }
-        let (sortKey, order, direction) = Self.ordering(sort)
-        if let cursor {
-            let position = try ArticleCursor(decoding: cursor, for: sort)
-            let key: SQLValue = sort == .title ? .text(position.text ?? "") : position.number.map(SQLValue.real) ?? .null
-            values.append(key)
-            values.append(.integer(position.id))
-            conditions.append("(\(sortKey), e.id) \(direction) (?\(values.count - 1), ?\(values.count))")
-        }
-        values.append(.integer(Int64(max(1, min(limit, 1000)) + 1)))
-        let sql = """
-            SELECT e.id, st.feed_id, f.title, c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
-                   e.summary, e.image_url, st.read, st.starred, \(sortKey), e.search_text
-            FROM entries e JOIN entry_state st ON st.entry_id = e.id \(join)
-            LEFT JOIN feeds f ON f.id = st.feed_id LEFT JOIN categories c ON c.id = f.category_id
-            WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY \(order) LIMIT ?\(values.count)
-            """
         let search = try filter.search.map { (text: String) throws(StoreError) in try SearchQuery(text) }
+        // Relevance needs a search; new entries for `watch` come in the order they were stored.
+        let sort = sort == .relevance && (search == nil || filter.storedAfterID != nil) ? .newest : sort
+        let position = try cursor.map { (text: String) throws(StoreError) in try ArticleCursor(decoding: text, for: sort) }
+        let pageSize = max(1, min(limit, 1000))
+        var values: [SQLValue] = []
+        let sql: String
+        let skipped = position?.offset ?? 0
+        if let search, filter.storedAfterID == nil, sort != .title {
+            values.append(.text(search.expression))
+            sql = sort == .relevance
+                ? try relevanceQuery(filter, window: position?.window, skipping: skipped, limit: pageSize + 1, values: &values)
+                : try searchIndexQuery(filter, sort: sort, after: position, limit: pageSize + 1, values: &values)
+        } else {
+            sql = try sortIndexQuery(filter, sort: sort, after: position, limit: pageSize + 1, values: &values)
+        }
         var articles: [Article] = []
-        var sortKeys: [(number: Double?, text: String?)] = []
+        var positions: [ArticleCursor] = []
         do {
             try database.statement(sql).query(values) { row in
                 var article = Self.article(from: row)
                 article.snippet = search?.snippet(of: row.text(at: 14) ?? article.summary)
                 articles.append(article)
-                sortKeys.append((row.optionalDouble(at: 13), row.text(at: 13)))
+                positions.append(sort == .relevance
+                    ? ArticleCursor(sort: sort, number: nil, text: nil, id: article.id,
+                                    window: position?.window ?? row.optionalInt64(at: 15), offset: skipped + articles.count)
+                    : ArticleCursor(sort: sort, number: sort == .title ? nil : row.optionalDouble(at: 13),
+                                    text: sort == .title ? row.text(at: 13) : nil, id: article.id))
             }
         } catch let error where error.kind == .sqlite {
             throw StoreError(.invalidQuery, code: error.code, message: "cannot run this search: \(filter.search ?? "")")
         }
         var nextCursor: String?
-        if articles.count > max(1, limit) {
+        if articles.count > pageSize {
             // One row more than asked says there is a next page; the cursor is the last shown row's key.
             articles.removeLast()
-            let key = sortKeys[articles.count - 1]
-            nextCursor = ArticleCursor(sort: sort, number: sort == .title ? nil : key.number,
-                                       text: sort == .title ? key.text : nil, id: articles[articles.count - 1].id).encoded
+            nextCursor = positions[articles.count - 1].encoded
         }
         return ArticlePage(articles: articles, nextCursor: nextCursor)
+    }
+
+    /// The columns `article(from:)` reads, then the sort key (13) and the plain text for snippets (14).
+    private static func columns(sortKey: String) -> String {
+        """
+        SELECT e.id, st.feed_id, f.title, c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
+               e.summary, e.image_url, st.read, st.starred, \(sortKey), e.search_text
+        """
+    }
+
+    private static let feedAndCategory = "LEFT JOIN feeds f ON f.id = st.feed_id LEFT JOIN categories c ON c.id = f.category_id"
+
+    /// Walks the entries' sort index (or, for `watch`, the few entries stored since).
+    private func sortIndexQuery(_ filter: ArticleFilter, sort: ArticleSort, after position: ArticleCursor?, limit: Int,
+                                values: inout [SQLValue]) throws(StoreError) -> String {
+        var conditions = try filter.conditions(binding: &values, for: filter.storedAfterID == nil ? .listing : .newEntries)
+        let (sortKey, order, direction) = Self.ordering(sort)
+        if let position {
+            values.append(sort == .title ? .text(position.text ?? "") : position.number.map(SQLValue.real) ?? .null)
+            values.append(.integer(position.id))
+            conditions.append("(\(sortKey), e.id) \(direction) (?\(values.count - 1), ?\(values.count))")
+        }
+        return """
+            \(Self.columns(sortKey: sortKey))
+            FROM entries e JOIN entry_state st ON st.entry_id = e.id \(Self.feedAndCategory)
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order) LIMIT \(Self.bind(limit, &values))
+            """
+    }
+
+    /// Walks the search index, newest or oldest first; its MATCH expression is `?1`.
+    private func searchIndexQuery(_ filter: ArticleFilter, sort: ArticleSort, after position: ArticleCursor?, limit: Int,
+                                  values: inout [SQLValue]) throws(StoreError) -> String {
+        var conditions = ["entries_fts MATCH ?1"] + (try filter.conditions(binding: &values, for: .searchIndex))
+        let newest = sort == .newest
+        if let position {
+            values.append(.integer(SearchIndex.key(sortAt: Int64(position.number ?? 0), id: position.id)))
+            conditions.append("m.rowid \(newest ? "<" : ">") ?\(values.count)")
+        }
+        return """
+            \(Self.columns(sortKey: "e.sort_at"))
+            FROM entries_fts m JOIN entry_state st ON st.entry_id = \(SearchIndex.entryIDSQL("m.rowid"))
+            JOIN entries e ON e.id = st.entry_id \(Self.feedAndCategory)
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY m.rowid \(newest ? "DESC" : "ASC")
+            LIMIT \(Self.bind(limit, &values))
+            """
+    }
+
+    /// Ranks the newest `relevanceWindow` matches by bm25 (on later pages, those at or below the first
+    /// page's newest match) and reads the entries of the page only.
+    private func relevanceQuery(_ filter: ArticleFilter, window: Int64?, skipping offset: Int, limit: Int,
+                                values: inout [SQLValue]) throws(StoreError) -> String {
+        var conditions = ["entries_fts MATCH ?1"] + (try filter.conditions(binding: &values, for: .searchIndex))
+        if let window { conditions.append("m.rowid <= \(Self.bind(window, &values))") }
+        let entryID = SearchIndex.entryIDSQL("key")
+        return """
+            \(Self.columns(sortKey: "w.score")), w.top
+            FROM (
+                SELECT key, score, max(key) OVER () AS top FROM (
+                    SELECT m.rowid AS key, \(SearchIndex.scoreSQL) AS score
+                    FROM entries_fts m JOIN entry_state st ON st.entry_id = \(SearchIndex.entryIDSQL("m.rowid"))
+                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY m.rowid DESC
+                    LIMIT \(Self.bind(relevanceWindow, &values))
+                ) ORDER BY score, \(entryID) LIMIT \(Self.bind(limit, &values)) OFFSET \(Self.bind(offset, &values))
+            ) w
+            JOIN entry_state st ON st.entry_id = \(SearchIndex.entryIDSQL("w.key"))
+            JOIN entries e ON e.id = st.entry_id \(Self.feedAndCategory)
+            ORDER BY w.score, e.id
+            """
+    }
+
+    /// Appends `number` to the statement's values and returns its placeholder.
+    private static func bind<Number: BinaryInteger>(_ number: Number, _ values: inout [SQLValue]) -> String {
+        values.append(.integer(Int64(number)))
+        return "?\(values.count)"
     }
 
     /// One article with its content and attachments, or nil.
@@ -103,13 +179,13 @@ public final class StoreReader {
 
     // MARK: - Helpers
 
-    /// The SQL sort key, ORDER BY clause and keyset comparison of a sort.
+    /// The SQL sort key, ORDER BY clause and keyset comparison of a sort over the entries' sort index
+    /// (relevance only applies to searches, which rank in `relevanceQuery`).
     private static func ordering(_ sort: ArticleSort) -> (key: String, order: String, direction: String) {
         switch sort {
-        case .newest: ("e.sort_at", "e.sort_at DESC, e.id DESC", "<")
+        case .newest, .relevance: ("e.sort_at", "e.sort_at DESC, e.id DESC", "<")
         case .oldest: ("e.sort_at", "e.sort_at ASC, e.id ASC", ">")
         case .title: ("coalesce(e.title, '') COLLATE NOCASE", "coalesce(e.title, '') COLLATE NOCASE ASC, e.id ASC", ">")
-        case .relevance: ("m.rank", "m.rank ASC, e.id ASC", ">")
         }
     }
 

@@ -49,7 +49,8 @@ struct Command {
           --unread, --starred     Only unread, only starred articles
           --since WHEN            Published at or after WHEN (2024-06-01, 2024-06-01T12:00:00Z, RFC 822)
           --search QUERY          Words, "phrases", prefix*, -excluded and OR
-          --sort ORDER            newest (default), oldest, title, or relevance when searching
+          --sort ORDER            newest, oldest, title, or relevance (searches: the newest 1,000
+                                  matches ranked); default newest, relevance for a search
           --limit N               Articles per page, 1-1000 (default 50)
           --cursor C              The next page, from the previous page's cursor
         """

@@ -93,4 +93,17 @@ import Testing
         // Setting read and starred together stars every matching row, read or not.
         #expect(try fixture.reader().count(ArticleFilter(starredOnly: true)) == 4)
     }
+
+    @Test func aFilterOnTheFlagBeingSetSelectsRowsBeforeAnyFlagMoves() async throws {
+        let fixture = try StoreFixture()
+        let feed = try await fixture.feed("https://a.example/feed")
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<4).map {
+            entry("https://a.example/\($0)", title: "E\($0)")
+        })], now: now)
+        try await fixture.store.mark(ids: [1], read: true)
+        // "Star what is unread, and mark it read": the three unread ones, starred and read.
+        #expect(try await fixture.store.mark(ArticleFilter(unreadOnly: true), read: true, starred: true) == 3)
+        #expect(try fixture.reader().count(ArticleFilter(starredOnly: true)) == 3)
+        #expect(try fixture.reader().totals().unread == 0)
+    }
 }

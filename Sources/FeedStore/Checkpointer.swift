@@ -1,0 +1,68 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Copies committed pages from the write-ahead log into the database file on a thread and connection
+/// of its own, a few times a second. Left to SQLite, the writer does this inside whichever commit
+/// crosses 1,000 pages: ~15 % of a cold refresh round's ingest, and 35–45 ms added to every other bulk
+/// mark at a million entries. The writer keeps a higher limit of its own in case this one falls behind.
+final class Checkpointer: Sendable {
+    /// The writer checkpoints by itself only past this many WAL pages (32 MB).
+    static let writerLimitPages = 8192
+    private static let interval = DispatchTimeInterval.milliseconds(200)
+
+    /// Shared with the thread, which must not hold the checkpointer itself (its deinit stops the thread).
+    private final class Signals: Sendable {
+        let stopping = Atomic<Bool>(false)
+        let wake = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+    }
+
+    private let signals = Signals()
+
+    /// Starts checkpointing the database at `path` (which must exist: the writer opens it first).
+    /// - Throws: `StoreError` when the thread's connection cannot be opened.
+    init(path: String) throws(StoreError) {
+        // The connection is opened, used and closed on the thread alone; only the outcome of opening it
+        // comes back.
+        let opened = Mutex<Result<Void, StoreError>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let thread = Thread { [signals] in
+            defer { signals.finished.signal() }
+            let connection: Database
+            do throws(StoreError) {
+                connection = try Database(path: path, create: false)
+                opened.withLock { $0 = .success(()) }
+                ready.signal()
+            } catch {
+                opened.withLock { $0 = .failure(error) }
+                ready.signal()
+                return
+            }
+            while !signals.stopping.load(ordering: .relaxed) {
+                // PASSIVE never waits for readers or the writer: it copies what it can and returns.
+                try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                _ = signals.wake.wait(timeout: .now() + Self.interval)
+            }
+        }
+        thread.name = "store-checkpoint"
+        thread.start()
+        ready.wait()
+        if case .failure(let error) = opened.withLock({ $0 }) {
+            signals.finished.wait()
+            signals.stopping.store(true, ordering: .relaxed)  // the thread has ended: deinit has nothing to stop
+            throw error
+        }
+    }
+
+    /// Stops the thread and waits for it; its connection closes with it.
+    func stop() {
+        guard !signals.stopping.exchange(true, ordering: .relaxed) else { return }
+        signals.wake.signal()
+        signals.finished.wait()
+    }
+
+    deinit {
+        stop()
+    }
+}
