@@ -29,7 +29,14 @@ enum DaemonStartup {
     static func run(_ reload: ConfigurationReload, logger: Logger) async throws {
         let configuration = reload.running
         let signals = SignalWatcher()
-        let store = try openStore(configuration: configuration, logger: logger)
+        let environment = ProcessInfo.processInfo.environment
+        let systemd = SystemdNotifier(environment: environment)
+        let store = try systemd.extendingStartTimeout(stillRunning: {
+            // Only a schema migration of a large database takes this long (minutes at a million entries).
+            logger.info("Still opening the database (a schema migration may be running)",
+                        ["database": configuration.databasePath])
+            systemd.status("Opening the database: migrating its schema")
+        }) { try openStore(configuration: configuration, logger: logger) }
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
         let fetcher = makeFetcher(configuration)
         let pipeline = makePipeline(configuration, store: store, fetcher: fetcher, logger: logger)
@@ -43,8 +50,6 @@ enum DaemonStartup {
         }
         let handler = ControlHandler(store: store, scheduler: scheduler, pipeline: pipeline,
                                      databasePath: configuration.databasePath)
-        let environment = ProcessInfo.processInfo.environment
-        let systemd = SystemdNotifier(environment: environment)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
                                 "socket": configuration.socketPath, "feeds": try await store.feedCount(), "pid": getpid()])

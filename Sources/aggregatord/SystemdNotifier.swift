@@ -30,6 +30,29 @@ struct SystemdNotifier: Sendable {
     func watchdog() { send("WATCHDOG=1") }
     func status(_ text: String) { send("STATUS=" + text.replacingOccurrences(of: "\n", with: " ")) }
 
+    /// Runs `body` (start-up work of unknown length, such as a schema migration of a large database)
+    /// and, every `interval` until it returns, asks systemd for `interval` × 3 more start-up time and
+    /// calls `stillRunning`, so a long migration is neither killed by the start timeout nor silent.
+    func extendingStartTimeout<T>(every interval: Duration = .seconds(10), stillRunning: @escaping @Sendable () -> Void,
+                                  _ body: () throws -> T) rethrows -> T {
+        let done = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let microseconds = interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000
+        let thread = Thread { [self] in
+            while done.wait(timeout: .now() + .microseconds(Int(microseconds))) == .timedOut {
+                send("EXTEND_TIMEOUT_USEC=\(microseconds * 3)")
+                stillRunning()
+            }
+            finished.signal()
+        }
+        thread.start()
+        defer {
+            done.signal()
+            finished.wait()
+        }
+        return try body()
+    }
+
     private func send(_ message: String) {
         guard let path else { return }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
