@@ -12,6 +12,7 @@ public struct ControlHandler: Sendable {
     let pipeline: RefreshPipeline
     let databasePath: String
     let started: Date
+    private let readers: StoreReaderPool
 
     public init(store: FeedStore, scheduler: Scheduler, pipeline: RefreshPipeline, databasePath: String, started: Date = Date()) {
         self.store = store
@@ -19,6 +20,7 @@ public struct ControlHandler: Sendable {
         self.pipeline = pipeline
         self.databasePath = databasePath
         self.started = started
+        readers = StoreReaderPool(path: databasePath)
     }
 
     public func handle(_ request: JSONRPCRequest, notifier: ControlNotifier) async -> Result<JSONValue, JSONRPCError> {
@@ -26,15 +28,15 @@ public struct ControlHandler: Sendable {
             let params = Parameters(request.params)
             switch request.method {
             case "status": return .success(try await status())
-            case "feeds.list": return .success(["feeds": .array(try reader().feeds(category: params.string("category"),
-                                                                             failingOnly: params.bool("failing") ?? false).map(Self.json))])
+            case "feeds.list": return .success(["feeds": .array(try read { try $0.feeds(category: params.string("category"),
+                                                                             failingOnly: params.bool("failing") ?? false) }.map(Self.json))])
             case "feeds.add": return .success(try await addFeed(params))
             case "feeds.remove": return .success(try await removeFeed(params))
             case "feeds.update": return .success(try await updateFeed(params))
             case "categories.rename": return .success(try await renameCategory(params))
             case "feeds.import": return .success(try await importOPML(params))
             case "feeds.export": return .success(try exportOPML())
-            case "categories.list": return .success(["categories": .array(try reader().categories().map {
+            case "categories.list": return .success(["categories": .array(try read { try $0.categories() }.map {
                 ["name": .string($0.name), "feeds": .from($0.feeds), "unread": .from($0.unread), "total": .from($0.total)]
             })])
             case "articles.list": return .success(try await articles(params))
@@ -62,14 +64,15 @@ public struct ControlHandler: Sendable {
         }
     }
 
-    private func reader() throws -> StoreReader {
-        try StoreReader(path: databasePath)
+    /// Runs `body` with a read connection of the pool.
+    private func read<T>(_ body: (StoreReader) throws -> T) throws -> T {
+        try readers.withReader(body)
     }
 
     // MARK: - Methods
 
     private func status() async throws -> JSONValue {
-        let totals = try reader().totals()
+        let totals = try read { try $0.totals() }
         let size = (try? FileManager.default.attributesOfItem(atPath: databasePath)[.size] as? Int) ?? nil
         var lastRound: JSONValue = .null
         if let round = await scheduler.lastRound {
@@ -105,7 +108,7 @@ public struct ControlHandler: Sendable {
                                         category: params.string("category"))])
         await scheduler.wake()
         let id = try await store.feedID(url: found.url)
-        let feed = try reader().feeds().first { $0.id == id }
+        let feed = try id.flatMap { id in try read { try $0.feeds(id: id).first } }
         return ["feed": feed.map(Self.json) ?? .null, "warning": .from(found.warning),
                 "candidates": .array(found.candidates.map { ["url": .string($0.url), "title": .from($0.title), "type": .string($0.type)] })]
     }
@@ -154,7 +157,7 @@ public struct ControlHandler: Sendable {
         let category = params.value("category")?.string
         guard title != nil || category != nil else { throw JSONRPCError.invalidParams("give \"title\" and/or \"category\"") }
         try await store.updateFeed(id: id, title: title, category: category)
-        return ["feed": try reader().feeds().first { $0.id == id }.map(Self.json) ?? .null]
+        return ["feed": try read { try $0.feeds(id: id).first }.map(Self.json) ?? .null]
     }
 
     /// Renames a category; into the name of another one, the two are merged.
@@ -163,7 +166,7 @@ public struct ControlHandler: Sendable {
             throw JSONRPCError.invalidParams("\"name\" and \"new_name\" are required")
         }
         try await store.renameCategory(name, to: newName)
-        let category = try reader().categories().first { $0.name.caseInsensitiveCompare(newName) == .orderedSame }
+        let category = try read { try $0.categories() }.first { $0.name.caseInsensitiveCompare(newName) == .orderedSame }
         return ["category": category.map { ["name": .string($0.name), "feeds": .from($0.feeds), "unread": .from($0.unread),
                                             "total": .from($0.total)] } ?? .null]
     }
@@ -194,7 +197,7 @@ public struct ControlHandler: Sendable {
     }
 
     private func exportOPML() throws -> JSONValue {
-        let feeds = try reader().feeds().map {
+        let feeds = try read { try $0.feeds() }.map {
             OPMLFeed(url: $0.url, title: $0.title, siteURL: $0.siteURL, category: $0.category)
         }
         return ["opml": .string(OPMLWriter.document(title: "aggregatord subscriptions", feeds: feeds))]
@@ -225,13 +228,13 @@ public struct ControlHandler: Sendable {
         }
         let limit = params.int("limit") ?? 50
         guard (1...1000).contains(limit) else { throw JSONRPCError.invalidParams("\"limit\" must be 1 to 1000") }
-        let page = try reader().articles(filter, sort: sort, limit: limit, cursor: params.string("cursor"))
+        let page = try read { try $0.articles(filter, sort: sort, limit: limit, cursor: params.string("cursor")) }
         return ["articles": .array(page.articles.map { Self.json($0, full: false) }), "next_cursor": .from(page.nextCursor)]
     }
 
     private func article(_ params: Parameters) throws -> JSONValue {
         guard let id = params.int("id") else { throw JSONRPCError.invalidParams("\"id\" must be an article id") }
-        guard let article = try reader().article(id: Int64(id)) else { throw JSONRPCError.failed("no article with id \(id)") }
+        guard let article = try read({ try $0.article(id: Int64(id)) }) else { throw JSONRPCError.failed("no article with id \(id)") }
         return ["article": Self.json(article, full: true)]
     }
 
@@ -275,19 +278,19 @@ public struct ControlHandler: Sendable {
     /// indexed query) and independent of which code path stored the entry.
     private func subscribe(_ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
         var filter = try await filter(params)
-        var lastID = try reader().newestEntryID()
+        var lastID = try read { try $0.newestEntryID() }
         var sent = 0
         while notifier.isConnected && !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             filter.storedAfterID = lastID
-            let page = try reader().articles(filter, sort: .oldest, limit: 1000)
+            let page = try read { try $0.articles(filter, sort: .oldest, limit: 1000) }
             for article in page.articles.sorted(by: { $0.id < $1.id }) {
                 notifier.notify("entry.new", Self.json(article, full: false))
                 lastID = max(lastID, article.id)
                 sent += 1
             }
             // Entries stored but filtered out still move the starting point on.
-            lastID = max(lastID, try reader().newestEntryID())
+            lastID = max(lastID, try read { try $0.newestEntryID() })
         }
         return ["sent": .from(sent)]
     }

@@ -26,24 +26,6 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
-    var any: Any {
-        switch self {
-        case .null: NSNull()
-        case .bool(let value): value
-        case .number(let value): value.rounded() == value && abs(value) < 1e15 ? Int64(value) as Any : value as Any
-        case .string(let value): value
-        case .array(let values): values.map(\.any)
-        case .object(let values): values.mapValues(\.any)
-        }
-    }
-
-    /// Compact JSON text with sorted keys and unescaped slashes (STYLE.md).
-    public func encoded(pretty: Bool = false) -> Data {
-        var options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]
-        if pretty { options.insert(.prettyPrinted) }
-        return (try? JSONSerialization.data(withJSONObject: any, options: options)) ?? Data("null".utf8)
-    }
-
     // MARK: - Reading
 
     public subscript(key: String) -> JSONValue? {

@@ -45,10 +45,15 @@ extension StoreReader {
         return totals
     }
 
-    /// Every feed (optionally one category's, or only failing ones) with its unread and total counts.
-    public func feeds(category: String? = nil, failingOnly: Bool = false) throws(StoreError) -> [FeedSummary] {
+    /// Every feed (optionally one category's, only failing ones, or the one with `id`) with its unread
+    /// and total counts.
+    public func feeds(category: String? = nil, failingOnly: Bool = false, id: Int64? = nil) throws(StoreError) -> [FeedSummary] {
         var values: [SQLValue] = []
         var conditions: [String] = []
+        if let id {
+            values.append(.integer(id))
+            conditions.append("f.id = ?\(values.count)")
+        }
         if let category {
             values.append(.text(category))
             conditions.append("c.name = ?\(values.count)")
