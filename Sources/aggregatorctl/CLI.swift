@@ -10,8 +10,15 @@ struct CLI {
     var standardOutputBytes: ([UInt8]) -> Void
     /// The process environment (socket path, NO_COLOR).
     var environment: [String: String] = ProcessInfo.processInfo.environment
-    /// Whether standard output is a terminal (colour, progress lines).
+    /// Whether standard output is a terminal (colour, progress lines, width-fitted columns).
     var isTerminal: Bool = isatty(STDOUT_FILENO) == 1
+    /// The terminal's width in columns (`$COLUMNS` when the terminal does not say); nil when not a terminal.
+    var terminalWidth: Int? {
+        guard isTerminal else { return nil }
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return environment["COLUMNS"].flatMap(Int.init) ?? 80
+    }
 
     init(standardOutput: @escaping (String) -> Void, standardError: @escaping (String) -> Void,
          standardOutputBytes: (([UInt8]) -> Void)? = nil) {
@@ -79,7 +86,7 @@ struct CLI {
                 + "  Start it with 'aggregatord' (or 'systemctl start aggregatord'), or pass --socket PATH.\n")
             return .unreachable
         }
-        let output = HumanOutput(styled: isTerminal && environment["NO_COLOR"] == nil)
+        let output = HumanOutput(styled: isTerminal && environment["NO_COLOR"] == nil, width: terminalWidth)
         do {
             let result = try client.call(command.method, command.params) { method, params in
                 if method == "entry.new" {

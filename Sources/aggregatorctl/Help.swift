@@ -83,7 +83,9 @@ struct Command {
         Command(name: "watch", summary: "Print new articles as they are stored, one line each (JSON lines with --json)",
                 usage: "watch [--category NAME] [--feed FEED] [--search QUERY] [--unread] [--starred]",
                 details: "Runs until interrupted (Ctrl-C). Each line: id, feed, title, link."),
-        Command(name: "show", summary: "Show one article as readable text", usage: "show ID", details: ""),
+        Command(name: "show", summary: "Show one article as readable text", usage: "show ID",
+                details: "Wrapped to the terminal (at most 100 columns): a header, the article's headings, paragraphs,\n"
+                    + "lists, quotes and code, then its links as numbered footnotes."),
         Command(name: "read", summary: "Mark articles read (IDs, or --all with filters)", usage: "read ID...|--all [FILTERS]",
                 details: filters),
         Command(name: "unread", summary: "Mark articles unread", usage: "unread ID...|--all [FILTERS]", details: filters),

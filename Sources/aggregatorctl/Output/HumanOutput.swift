@@ -2,13 +2,17 @@ import ControlProtocol
 import FeedParser
 import Foundation
 
-/// Aligned, readable text for each command's result. Colour and bold only on a terminal without NO_COLOR.
+/// Aligned, readable text for each command's result. Colour and bold only on a terminal without NO_COLOR;
+/// on a terminal, tables and listings fit its width (a pipe gets every line whole, for scripts).
 struct HumanOutput {
     let styled: Bool
+    /// The terminal's width, or nil when the output is not a terminal.
+    let width: Int?
     let now: Date
 
-    init(styled: Bool, now: Date = Date()) {
+    init(styled: Bool, width: Int? = nil, now: Date = Date()) {
         self.styled = styled
+        self.width = width
         self.now = now
     }
 
@@ -89,7 +93,9 @@ struct HumanOutput {
                     (feed["title"]?.string ?? feed["url"]?.string ?? "") + (status == "ok" ? "" : error),
                     relative(feed["next_check_at"]?.string)]
         }
-        return table(["ID", "STATUS", "UNREAD", "CATEGORY", "TITLE", "NEXT CHECK"], rows)
+        return table(["ID", "STATUS", "UNREAD", "CATEGORY", "NEXT CHECK", "TITLE"], rows.map {
+            [$0[0], $0[1], $0[2], $0[3], $0[5], $0[4]]
+        })
     }
 
     private func articles(_ result: JSONValue) -> String {
@@ -98,12 +104,12 @@ struct HumanOutput {
         for article in articles {
             let unread = article["read"]?.bool == false
             let marker = (unread ? "●" : " ") + (article["starred"]?.bool == true ? "★" : " ")
-            let title = article["title"]?.string ?? "(untitled)"
-            text += [number(article["id"]).padding(to: 7), marker, relative(article["published"]?.string).padding(to: 9),
-                     (article["feed_title"]?.string ?? "").prefix(24).description.padding(to: 25),
-                     unread ? bold(title) : title].joined(separator: " ") + "\n"
+            let columns = [number(article["id"]).padding(to: 7), marker, relative(article["published"]?.string).padding(to: 9),
+                           fitted(article["feed_title"]?.string ?? "", to: 24).padding(to: 25)].joined(separator: " ") + " "
+            let title = fitted(article["title"]?.string ?? "(untitled)", to: width.map { max(20, $0 - columns.count) })
+            text += columns + (unread ? bold(title) : title) + "\n"
             if let snippet = article["snippet"]?.string {
-                text += "        " + highlight(snippet) + "\n"
+                text += "        " + fitted(highlight(snippet), to: width.map { max(20, $0 - 8) }) + "\n"
             }
         }
         if articles.isEmpty { text = "No articles.\n" }
@@ -118,28 +124,43 @@ struct HumanOutput {
     }
 
     private func article(_ article: JSONValue) -> String {
-        var text = bold(article["title"]?.string ?? "(untitled)") + "\n"
-        let byline = [article["feed_title"]?.string, article["author"]?.string, article["published"]?.string]
-            .compactMap { $0 }.joined(separator: " · ")
-        if !byline.isEmpty { text += byline + "\n" }
-        if let url = article["url"]?.string { text += url + "\n" }
-        text += "\n"
-        let body = article["content"]?.string ?? article["summary"]?.string ?? ""
-        text += wrap(HTMLText.plainText(fromHTML: body), width: 78) + "\n"
-        return text
+        // Lines longer than ~100 columns are hard to read, even on a wide terminal.
+        ArticleView(styled: styled, width: width.map { min($0, 100) } ?? 78).render(article, relativeDate: relative)
     }
 
     // MARK: - Pieces
 
+    /// Columns aligned two spaces apart; on a terminal the last column (the titles) is cut to fit.
     func table(_ header: [String], _ rows: [[String]]) -> String {
         guard !rows.isEmpty else { return "Nothing to show.\n" }
         let all = [header] + rows
         let widths = header.indices.map { column in all.map { visibleWidth($0[column]) }.max() ?? 0 }
+        let lastColumnWidth = width.map { max(12, $0 - widths.dropLast().reduce(0) { $0 + $1 + 2 }) }
         return all.enumerated().map { index, row in
             row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - visibleWidth(cell))
+                column == row.count - 1 ? fitted(cell, to: lastColumnWidth)
+                                        : cell + String(repeating: " ", count: widths[column] - visibleWidth(cell))
             }.joined(separator: "  ")
         }.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` cut to `limit` visible characters with "…" (unchanged when it fits or without a limit).
+    func fitted(_ text: String, to limit: Int?) -> String {
+        guard let limit, visibleWidth(text) > limit else { return text }
+        var kept = ""
+        var count = 0
+        var inEscape = false
+        for character in text {
+            if character == "\u{1B}" { inEscape = true }
+            if !inEscape {
+                guard count < limit - 1 else { break }
+                count += 1
+            } else if character == "m" {
+                inEscape = false
+            }
+            kept.append(character)
+        }
+        return kept + "…" + (kept.contains("\u{1B}") ? "\u{1B}[0m" : "")
     }
 
     private func visibleWidth(_ text: String) -> Int {
@@ -187,19 +208,5 @@ struct HumanOutput {
     private func highlight(_ snippet: String) -> String {
         snippet.replacingOccurrences(of: "\u{2}", with: styled ? "\u{1B}[1m" : "[")
             .replacingOccurrences(of: "\u{3}", with: styled ? "\u{1B}[0m" : "]")
-    }
-
-    private func wrap(_ text: String, width: Int) -> String {
-        var lines: [String] = []
-        var line = ""
-        for word in text.split(separator: " ") {
-            if !line.isEmpty, line.count + 1 + word.count > width {
-                lines.append(line)
-                line = ""
-            }
-            line += (line.isEmpty ? "" : " ") + word
-        }
-        if !line.isEmpty { lines.append(line) }
-        return lines.joined(separator: "\n")
     }
 }
