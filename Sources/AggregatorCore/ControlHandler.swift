@@ -265,9 +265,11 @@ public struct ControlHandler: Sendable {
             await scheduler.wake()
             return ["queued": .from(feeds.count)]
         }
+        let urls = Dictionary(feeds.map { ($0.id, $0.url) }, uniquingKeysWith: { first, _ in first })
         let summary = await pipeline.refresh(feeds) { done, refresh in
             notifier.notify("refresh.progress", ["done": .from(done), "total": .from(feeds.count),
-                                                 "feed_id": .from(refresh.feedID), "ok": .bool(refresh.isSuccess)])
+                                                 "feed_id": .from(refresh.feedID), "url": .from(urls[refresh.feedID]),
+                                                 "ok": .bool(refresh.isSuccess)])
         }
         return ["feeds": .from(summary.feeds), "ok": .from(summary.ok), "not_modified": .from(summary.notModified),
                 "failed": .from(summary.failed), "new_entries": .from(summary.newEntries), "seconds": .number(summary.seconds)]

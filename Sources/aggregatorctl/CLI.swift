@@ -87,6 +87,7 @@ struct CLI {
             return .unreachable
         }
         let output = HumanOutput(styled: isTerminal && environment["NO_COLOR"] == nil, width: terminalWidth)
+        var failed = 0
         do {
             let result = try client.call(command.method, command.params) { method, params in
                 if method == "entry.new" {
@@ -94,9 +95,8 @@ struct CLI {
                     return
                 }
                 guard method == "refresh.progress", !json, isTerminal else { return }
-                let done = params["done"]?.int ?? 0
-                let total = params["total"]?.int ?? 0
-                standardError("\r\u{1B}[2KRefreshing: \(done)/\(total)")
+                if params["ok"]?.bool == false { failed += 1 }
+                standardError("\r\u{1B}[2K" + output.progressLine(params, failed: failed))
             }
             if command.name == "refresh", isTerminal, !json { standardError("\r\u{1B}[2K") }
             let text = json ? String(decoding: result.encoded(pretty: true), as: UTF8.self) + "\n"

@@ -41,6 +41,13 @@ import Testing
             """)
     }
 
+    @Test func theRefreshProgressLineCountsFailuresAndNeverWraps() {
+        let output = HumanOutput(styled: false, width: 40, now: now)
+        let progress: JSONValue = ["done": 12, "total": 300, "url": "https://feeds.example/a/very/long/path.xml", "ok": false]
+        #expect(output.progressLine(progress, failed: 2) == "Refreshing 12/300, 2 failed: https://f…")
+        #expect(HumanOutput(styled: false, width: 80, now: now).progressLine(["done": 1, "total": 2], failed: 0) == "Refreshing 1/2")
+    }
+
     @Test func tablesAndListingsFitATerminalButNotAPipe() {
         let feeds: JSONValue = ["feeds": [[
             "id": 1, "status": "ok", "unread": 3, "total": 10, "category": "Tech", "next_check_at": nil,

@@ -117,6 +117,13 @@ struct HumanOutput {
         return text
     }
 
+    /// The live line of `refresh --wait` on a terminal: done/total, failures so far, the feed just done.
+    func progressLine(_ progress: JSONValue, failed: Int) -> String {
+        let line = "Refreshing \(number(progress["done"]))/\(number(progress["total"]))"
+            + (failed > 0 ? ", \(failed) failed" : "") + (progress["url"]?.string.map { ": " + $0 } ?? "")
+        return fitted(line, to: width.map { $0 - 1 })  // never wrap: \r must return to this line's start
+    }
+
     /// One line per new entry for `watch`: id, feed, title, link.
     func newEntryLine(_ article: JSONValue) -> String {
         [number(article["id"]), article["feed_title"]?.string ?? "-", bold(article["title"]?.string ?? "(untitled)"),
