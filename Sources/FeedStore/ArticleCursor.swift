@@ -2,13 +2,13 @@ import Foundation
 
 /// The opaque position after the last article of a page: the sort key and id of that article (keyset
 /// pagination: stable while new entries arrive, never scanning past skipped rows); for a search by
-/// relevance, the newest match of its window and how many of the window's ranks were shown.
+/// relevance, the last-stored match of its window and how many of the window's ranks were shown.
 struct ArticleCursor: Equatable {
     let sort: ArticleSort
     let number: Double?
     let text: String?
     let id: Int64
-    /// Relevance: the search index key of the window's newest match, and the ranks shown so far.
+    /// Relevance: the id of the window's last-stored match, and the ranks shown so far.
     let window: Int64?
     let offset: Int?
 

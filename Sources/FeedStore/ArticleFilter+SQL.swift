@@ -6,8 +6,8 @@ extension ArticleFilter {
         /// As `listing`, over the few entries stored after `storedAfterID` (`watch`): a search is
         /// checked entry by entry rather than collecting every match first.
         case newEntries
-        /// `entries_fts m JOIN entry_state st`, walking the search index (whose MATCH the caller adds):
-        /// `since`/`before` become ranges of its keys.
+        /// `entries_fts m JOIN entry_state st`, over a search's matches (whose MATCH the caller adds):
+        /// dates are read from `st`, never from the wide `entries` rows.
         case searchIndex
         /// `entry_state st` alone, for bulk updates: members are collected first (`bulkSelection`
         /// walks a feed's or category's sources instead).
@@ -47,8 +47,8 @@ extension ArticleFilter {
         if let search, use != .searchIndex {
             let match = parameter(.text(try SearchQuery(search).expression))
             conditions.append(use == .newEntries
-                ? "EXISTS (SELECT 1 FROM entries_fts WHERE entries_fts MATCH \(match) AND rowid = \(SearchIndex.keySQL("e")))"
-                : "st.entry_id IN (SELECT \(SearchIndex.entryIDSQL("rowid")) FROM entries_fts WHERE entries_fts MATCH \(match))")
+                ? "EXISTS (SELECT 1 FROM entries_fts WHERE entries_fts MATCH \(match) AND rowid = st.entry_id)"
+                : "st.entry_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH \(match))")
         }
         return conditions
     }
@@ -77,7 +77,7 @@ extension ArticleFilter {
         return (from, conditions + (try rest.conditions(binding: &values, for: .bulkUpdate)))
     }
 
-    /// `since` and `before`: on the sort key of `entries`, or as a range of search index keys.
+    /// `since` and `before`: on the sort key of `entries` (its sort index), or of `entry_state`.
     private func dateConditions(for use: Use, parameter: (SQLValue) -> String) -> [String] {
         let bounds = [(since, ">="), (before, "<")].compactMap { date, comparison in
             date.map { (Int64($0.timeIntervalSince1970), comparison) }
@@ -87,7 +87,7 @@ extension ArticleFilter {
         case .listing, .newEntries:
             return bounds.map { "e.sort_at \($0.1) \(parameter(.integer($0.0)))" }
         case .searchIndex:
-            return bounds.map { "m.rowid \($0.1) \(parameter(.integer(SearchIndex.key(sortAt: $0.0, id: 0))))" }
+            return bounds.map { "st.sort_at \($0.1) \(parameter(.integer($0.0)))" }
         case .bulkUpdate:
             let range = bounds.map { "sort_at \($0.1) \(parameter(.integer($0.0)))" }.joined(separator: " AND ")
             return ["st.entry_id IN (SELECT id FROM entries WHERE \(range))"]

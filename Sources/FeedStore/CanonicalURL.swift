@@ -1,47 +1,70 @@
-import Foundation
-
 /// The dedupe key of an article URL (DESIGN.md §3): absolute http(s), scheme and host lower-cased,
 /// default port and `#fragment` dropped, tracking parameters (`utm_*`, `fbclid`, `gclid`) removed.
+///
+/// Works on the UTF-8 bytes: through Foundation's string methods this cost ~14 µs an entry, a sixth
+/// of a cold ingest without full-text indexing.
 enum CanonicalURL {
     /// The canonical form of `url`, or nil when it is not an absolute http(s) URL.
     static func key(for url: String) -> String? {
-        var rest = Substring(url.trimmingCharacters(in: [" ", "\t", "\n", "\r"]))
-        guard let colon = rest.firstIndex(of: ":") else { return nil }
-        let scheme = rest[..<colon].lowercased()
-        guard scheme == "http" || scheme == "https" else { return nil }
-        rest = rest[rest.index(after: colon)...]
-        guard rest.hasPrefix("//") else { return nil }
-        rest = rest.dropFirst(2)
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        var authority = rest[..<authorityEnd]
-        var pathAndQuery = rest[authorityEnd...]
+        let bytes = Array(url.utf8)
+        var start = 0
+        var end = bytes.count
+        while start < end, isTrimmed(bytes[start]) { start += 1 }
+        while end > start, isTrimmed(bytes[end - 1]) { end -= 1 }
+        guard let colon = bytes[start..<end].firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let scheme = lowercased(bytes[start..<colon])
+        guard scheme == Array("http".utf8) || scheme == Array("https".utf8) else { return nil }
+        let slash = UInt8(ascii: "/")
+        guard colon + 3 <= end, bytes[colon + 1] == slash, bytes[colon + 2] == slash else { return nil }
+        var rest = (colon + 3)..<end
+        if let hash = bytes[rest].firstIndex(of: UInt8(ascii: "#")) { rest = rest.lowerBound..<hash }
+        let authorityEnd = bytes[rest].firstIndex { $0 == slash || $0 == UInt8(ascii: "?") } ?? rest.upperBound
+        var authority = rest.lowerBound..<authorityEnd
         // Userinfo stays as written; the host and port are normalised.
-        var userinfo = ""
-        if let at = authority.lastIndex(of: "@") {
-            userinfo = String(authority[...at])
-            authority = authority[authority.index(after: at)...]
+        var userinfo = ArraySlice<UInt8>()
+        if let at = bytes[authority].lastIndex(of: UInt8(ascii: "@")) {
+            userinfo = bytes[authority.lowerBound...at]
+            authority = (at + 1)..<authority.upperBound
         }
-        var host = authority.lowercased()
-        let defaultPort = scheme == "http" ? ":80" : ":443"
-        if host.hasSuffix(defaultPort) { host.removeLast(defaultPort.count) }
-        if host.hasSuffix(":") { host.removeLast() }
+        var host = lowercased(bytes[authority])
+        let defaultPort = Array((scheme.count == 4 ? ":80" : ":443").utf8)
+        if host.count >= defaultPort.count, host.suffix(defaultPort.count).elementsEqual(defaultPort) {
+            host.removeLast(defaultPort.count)
+        }
+        if host.last == UInt8(ascii: ":") { host.removeLast() }
         guard !host.isEmpty else { return nil }
+        let pathAndQuery = authorityEnd..<rest.upperBound
         var path = pathAndQuery
-        var query: Substring?
-        if let question = pathAndQuery.firstIndex(of: "?") {
-            path = pathAndQuery[..<question]
-            query = pathAndQuery[pathAndQuery.index(after: question)...]
+        var query: Range<Int>?
+        if let question = bytes[pathAndQuery].firstIndex(of: UInt8(ascii: "?")) {
+            path = pathAndQuery.lowerBound..<question
+            query = (question + 1)..<pathAndQuery.upperBound
         }
-        pathAndQuery = path.isEmpty ? "/" : path
-        var result = scheme + "://" + userinfo + host + pathAndQuery
+        var key = scheme + Array("://".utf8) + userinfo + host
+        key += path.isEmpty ? [slash] : Array(bytes[path])
         if let query {
-            let kept = query.split(separator: "&", omittingEmptySubsequences: true).filter { parameter in
-                let name = parameter.prefix { $0 != "=" }.lowercased()
-                return !(name.hasPrefix("utm_") || name == "fbclid" || name == "gclid")
+            let kept = bytes[query].split(separator: UInt8(ascii: "&")).filter { parameter in
+                let name = lowercased(parameter.prefix { $0 != UInt8(ascii: "=") })
+                return !(name.starts(with: "utm_".utf8) || name == Array("fbclid".utf8) || name == Array("gclid".utf8))
             }
-            if !kept.isEmpty { result += "?" + kept.joined(separator: "&") }
+            if !kept.isEmpty {
+                key.append(UInt8(ascii: "?"))
+                key += kept.joined(separator: [UInt8(ascii: "&")])
+            }
         }
-        return result
+        return String(decoding: key, as: UTF8.self)
+    }
+
+    private static func isTrimmed(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// ASCII letters lower-cased; a name with other characters (an internationalised host) goes
+    /// through Unicode lower-casing, as keys stored before always did.
+    private static func lowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            return Array(String(decoding: bytes, as: UTF8.self).lowercased().utf8)
+        }
+        return bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
     }
 }

@@ -108,7 +108,7 @@ extension FeedStore {
                 """).query([.integer(id)]) { row in gone = (row.int64(at: 0), row.int64(at: 1)) }
             try database.prepare("""
                 INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
-                SELECT 'delete', \(SearchIndex.keySQL("e")), e.title, e.search_text, e.author
+                SELECT 'delete', e.id, e.title, e.search_text, e.author
                 FROM entries e JOIN entry_state st ON st.entry_id = e.id
                 WHERE st.removed = 0 AND e.id IN (\(onlyHere))
                 """).run([.integer(id)])

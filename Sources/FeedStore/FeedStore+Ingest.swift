@@ -84,12 +84,8 @@ extension FeedStore {
         ])
         guard database.changes > 0 else { return nil }
         let id = database.lastInsertedRowID
-        guard id < SearchIndex.idLimit else {
-            throw StoreError(.sqlite, message: "database \(database.path) holds \(SearchIndex.idLimit) entries, "
-                + "the most it can: lower retention-days to let old entries expire")
-        }
-        try database.statement("INSERT INTO entry_state(entry_id, feed_id) VALUES (?1, ?2)")
-            .run([.integer(id), .integer(feedID)])
+        try database.statement("INSERT INTO entry_state(entry_id, feed_id, sort_at) VALUES (?1, ?2, ?3)")
+            .run([.integer(id), .integer(feedID), .integer(published ?? seenAt)])
         try indexText(id, entry.title, entry.searchText, entry.author)
         return id
     }
@@ -133,13 +129,16 @@ extension FeedStore {
                entry.updated.map { String($0.timeIntervalSince1970) } ?? ""])
     }
 
-    /// 64-bit FNV-1a over the fields, each followed by a separator byte.
+    /// 64-bit FNV-1a over the fields, each followed by a separator byte. Stored keys and fingerprints
+    /// depend on these exact values; the loop runs over the UTF-8 buffer (the iterator cost twice as much).
     static func fnv1a(_ fields: [String]) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for field in fields {
-            for byte in field.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01B3
+        for var field in fields {
+            field.withUTF8 { utf8 in
+                for byte in utf8 {
+                    hash ^= UInt64(byte)
+                    hash = hash &* 0x0000_0100_0000_01B3
+                }
             }
             hash ^= 0x1F
             hash = hash &* 0x0000_0100_0000_01B3

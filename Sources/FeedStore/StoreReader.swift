@@ -12,15 +12,15 @@ public final class StoreReader {
 
     // MARK: - Articles
 
-    /// Search results by relevance rank the newest this many matches (all of them when there are fewer):
-    /// exact bm25 over every match of a common word costs ~1 µs a match (0.5 s for a word in half of a
-    /// million entries), the window a few milliseconds.
+    /// Search results by relevance rank the most recently stored this many matches (all of them when
+    /// there are fewer): exact bm25 over every match of a common word costs ~1 µs a match (0.5 s for a
+    /// word in half of a million entries), the window a few milliseconds.
     var relevanceWindow = 1000
 
     /// One page of articles matching `filter`, in `sort` order, after `cursor`.
     ///
-    /// Without a search the entries' sort index is walked; a search sorted newest or oldest walks the
-    /// search index, whose keys sort the same way; by relevance, the newest `relevanceWindow` matches
+    /// Without a search the entries' sort index is walked; a search sorted newest or oldest ranks its
+    /// matches by the dates in `entry_state`; by relevance, the `relevanceWindow` matches stored last
     /// are ranked, and the cursor keeps that window and how far into its ranking the pages got (bm25
     /// scores move whenever an entry is stored: positions in the same window do not).
     /// - Throws: `StoreError.Kind.invalidQuery` for a bad search or cursor, never an SQL error.
@@ -94,43 +94,47 @@ public final class StoreReader {
             """
     }
 
-    /// Walks the search index, newest or oldest first; its MATCH expression is `?1`.
+    /// A search newest or oldest first: every match is ranked by the date in its (narrow) state row,
+    /// and only the page's entries are read. Its MATCH expression is `?1`.
     private func searchIndexQuery(_ filter: ArticleFilter, sort: ArticleSort, after position: ArticleCursor?, limit: Int,
                                   values: inout [SQLValue]) throws(StoreError) -> String {
         var conditions = ["entries_fts MATCH ?1"] + (try filter.conditions(binding: &values, for: .searchIndex))
-        let newest = sort == .newest
+        let direction = sort == .newest ? "DESC" : "ASC"
         if let position {
-            values.append(.integer(SearchIndex.key(sortAt: Int64(position.number ?? 0), id: position.id)))
-            conditions.append("m.rowid \(newest ? "<" : ">") ?\(values.count)")
+            values.append(position.number.map { .integer(Int64($0)) } ?? .null)
+            values.append(.integer(position.id))
+            conditions.append("(st.sort_at, st.entry_id) \(sort == .newest ? "<" : ">") (?\(values.count - 1), ?\(values.count))")
         }
         return """
             \(Self.columns(sortKey: "e.sort_at"))
-            FROM entries_fts m JOIN entry_state st ON st.entry_id = \(SearchIndex.entryIDSQL("m.rowid"))
-            JOIN entries e ON e.id = st.entry_id \(Self.feedAndCategory)
-            WHERE \(conditions.joined(separator: " AND ")) ORDER BY m.rowid \(newest ? "DESC" : "ASC")
-            LIMIT \(Self.bind(limit, &values))
+            FROM (
+                SELECT st.entry_id AS id, st.sort_at AS sort_at FROM entries_fts m JOIN entry_state st ON st.entry_id = m.rowid
+                WHERE \(conditions.joined(separator: " AND "))
+                ORDER BY st.sort_at \(direction), st.entry_id \(direction) LIMIT \(Self.bind(limit, &values))
+            ) p
+            JOIN entry_state st ON st.entry_id = p.id JOIN entries e ON e.id = p.id \(Self.feedAndCategory)
+            ORDER BY p.sort_at \(direction), p.id \(direction)
             """
     }
 
-    /// Ranks the newest `relevanceWindow` matches by bm25 (on later pages, those at or below the first
-    /// page's newest match) and reads the entries of the page only.
+    /// Ranks the `relevanceWindow` matches stored last by bm25 (on later pages, those at or below the
+    /// first page's last-stored match: the same window) and reads the entries of the page only. The
+    /// index gives its matches in id order, so the window costs the same for a rare or a common word.
     private func relevanceQuery(_ filter: ArticleFilter, window: Int64?, skipping offset: Int, limit: Int,
                                 values: inout [SQLValue]) throws(StoreError) -> String {
         var conditions = ["entries_fts MATCH ?1"] + (try filter.conditions(binding: &values, for: .searchIndex))
         if let window { conditions.append("m.rowid <= \(Self.bind(window, &values))") }
-        let entryID = SearchIndex.entryIDSQL("key")
         return """
             \(Self.columns(sortKey: "w.score")), w.top
             FROM (
-                SELECT key, score, max(key) OVER () AS top FROM (
-                    SELECT m.rowid AS key, \(SearchIndex.scoreSQL) AS score
-                    FROM entries_fts m JOIN entry_state st ON st.entry_id = \(SearchIndex.entryIDSQL("m.rowid"))
+                SELECT id, score, max(id) OVER () AS top FROM (
+                    SELECT m.rowid AS id, \(SearchIndex.scoreSQL) AS score
+                    FROM entries_fts m JOIN entry_state st ON st.entry_id = m.rowid
                     WHERE \(conditions.joined(separator: " AND ")) ORDER BY m.rowid DESC
                     LIMIT \(Self.bind(relevanceWindow, &values))
-                ) ORDER BY score, \(entryID) LIMIT \(Self.bind(limit, &values)) OFFSET \(Self.bind(offset, &values))
+                ) ORDER BY score, id LIMIT \(Self.bind(limit, &values)) OFFSET \(Self.bind(offset, &values))
             ) w
-            JOIN entry_state st ON st.entry_id = \(SearchIndex.entryIDSQL("w.key"))
-            JOIN entries e ON e.id = st.entry_id \(Self.feedAndCategory)
+            JOIN entry_state st ON st.entry_id = w.id JOIN entries e ON e.id = w.id \(Self.feedAndCategory)
             ORDER BY w.score, e.id
             """
     }

@@ -90,3 +90,13 @@ import Testing
         #expect(try fixture.reader().count() == 0)
     }
 }
+
+@Suite struct FingerprintTests {
+    /// Stored dedupe keys and fingerprints were made with these values: they must never change.
+    @Test func fnv1aKeepsItsValues() {
+        #expect(FeedStore.fnv1a([]) == Int64(bitPattern: 0xcbf2_9ce4_8422_2325))
+        // Values of the byte-iterator version this replaced (and of any FNV-1a with a 0x1F separator).
+        #expect(FeedStore.fnv1a(["a"]) == Int64(bitPattern: 0x089B_E907_B544_FDC9))
+        #expect(FeedStore.fnv1a(["Title", "café 😀", ""]) == Int64(bitPattern: 0x41A3_F752_21F3_F76B))
+    }
+}

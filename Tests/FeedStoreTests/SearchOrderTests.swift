@@ -2,8 +2,8 @@ import Foundation
 @testable import FeedStore
 import Testing
 
-/// Searches walk the search index in its own key order; they must list and page exactly as the
-/// entries' sort index does for the same filter.
+/// Searches in date order rank their matches by the dates kept in `entry_state`; they must list and
+/// page exactly as the entries' sort index does for the same filter.
 @Suite struct SearchOrderTests {
     /// 60 entries in two feeds and categories, every third one dated like another (ties), one from 1969;
     /// those with an even number mention apples.
@@ -54,13 +54,13 @@ import Testing
         }
     }
 
-    @Test func relevanceRanksTheNewestWindowAndPagesItWhileEntriesArrive() async throws {
+    @Test func relevanceRanksTheMatchesStoredLastAndPagesThemWhileEntriesArrive() async throws {
         let fixture = try await populated()
         let reader = try fixture.reader()
         reader.relevanceWindow = 10
         let matches = try everyPage(reader, ArticleFilter(search: "pears"), .newest)
         #expect(matches.count == 60)
-        let window = Set(matches.prefix(10).map(\.id))
+        let window = Set(matches.map(\.id).sorted().suffix(10))
 
         let first = try reader.articles(ArticleFilter(search: "pears"), sort: .relevance, limit: 4)
         try await fixture.store.ingest([IncomingFeed(feedID: 1, entries: [
