@@ -86,6 +86,13 @@ enum QueryBench {
             }
             try time("search a \(label), newest first") { _ = try reader.articles(ArticleFilter(search: word), limit: 50) }
         }
+        // A prefix of a common word (3 letters match the 1,000 words that begin with its first syllables).
+        let prefix = String(vocabulary.words[199].prefix(3)) + "*"
+        let prefixMatches = try reader.count(ArticleFilter(search: prefix))
+        try time("search a prefix (\(prefix), in \(String(format: "%.1f %%", Double(prefixMatches) * 100 / Double(max(total, 1))))), by relevance") {
+            _ = try reader.articles(ArticleFilter(search: prefix), sort: .relevance, limit: 50)
+        }
+        try time("search a prefix, newest first") { _ = try reader.articles(ArticleFilter(search: prefix), limit: 50) }
         let pair = "\(vocabulary.words[199]) \(vocabulary.words[299])"
         try time("search two common words (\(pair)), by relevance") {
             _ = try reader.articles(ArticleFilter(search: pair), sort: .relevance, limit: 50)

@@ -77,11 +77,19 @@ struct CivilTime: Equatable {
 
 /// A moment as RFC 3339 UTC text, `YYYY-MM-DDTHH:MM:SSZ`, the form every output uses.
 public func rfc3339(secondsSinceEpoch seconds: Int64) -> String {
+    var bytes: [UInt8] = []
+    appendRFC3339(secondsSinceEpoch: seconds, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// The same text, appended to `bytes` (JSON output writes it without making a string first).
+public func appendRFC3339(secondsSinceEpoch seconds: Int64, to bytes: inout [UInt8]) {
     let time = CivilTime(secondsSinceEpoch: seconds)
-    var bytes = [UInt8](repeating: 0, count: 20)
+    let start = bytes.count
+    bytes.append(contentsOf: repeatElement(0, count: 20))
     func put(_ value: Int, at offset: Int, digits: Int) {
         var remaining = value
-        for position in stride(from: offset + digits - 1, through: offset, by: -1) {
+        for position in stride(from: start + offset + digits - 1, through: start + offset, by: -1) {
             bytes[position] = UInt8(48 + remaining % 10)
             remaining /= 10
         }
@@ -92,6 +100,5 @@ public func rfc3339(secondsSinceEpoch seconds: Int64) -> String {
     put(time.hour, at: 11, digits: 2)
     put(time.minute, at: 14, digits: 2)
     put(time.second, at: 17, digits: 2)
-    (bytes[4], bytes[7], bytes[10], bytes[13], bytes[16], bytes[19]) = (45, 45, 84, 58, 58, 90)  // - - T : : Z
-    return String(decoding: bytes, as: UTF8.self)
+    for (offset, separator) in zip([4, 7, 10, 13, 16, 19], Array("--T::Z".utf8)) { bytes[start + offset] = separator }
 }

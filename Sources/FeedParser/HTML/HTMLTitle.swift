@@ -16,44 +16,35 @@ enum HTMLTitle {
     /// Whether a non-Atom title's text is HTML: it has an end tag or a character reference, every tag
     /// is an allowed HTML element and every named reference an HTML 4 entity.
     static func looksLikeHTML(_ text: String) -> Bool {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) else { return false }
+        // The markers are found on the UTF-8 bytes (a title is scanned for every entry); only the short
+        // names after them are read as characters.
+        let utf8 = text.utf8
+        let isMarker = { (byte: UInt8) in byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") }
         var sawMarker = false
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            if character == "<" {
-                let after = text.index(after: index)
-                guard let close = text[after...].firstIndex(of: ">") else { return sawMarker }
+        var index = utf8.startIndex
+        while let marker = utf8[index...].firstIndex(where: isMarker) {
+            let after = utf8.index(after: marker)
+            if utf8[marker] == UInt8(ascii: "<") {
+                guard let close = utf8[after...].firstIndex(of: UInt8(ascii: ">")) else { return sawMarker }
                 var tag = text[after..<close]
-                if tag.hasPrefix("!--") || tag.hasPrefix("!") || tag.hasPrefix("?") {
-                    index = text.index(after: close)
-                    continue
-                }
+                index = utf8.index(after: close)
+                if tag.hasPrefix("!--") || tag.hasPrefix("!") || tag.hasPrefix("?") { continue }
                 if tag.hasPrefix("/") {
                     tag = tag.dropFirst()
                     sawMarker = true
                 }
                 let name = tag.prefix { $0.isLetter || $0.isNumber || $0 == "-" }.lowercased()
                 guard allowedElements.contains(name) else { return false }
-                index = text.index(after: close)
-            } else if character == "&" {
-                let after = text.index(after: index)
+            } else {
                 let body = text[after...].prefix { $0 != ";" && !$0.isWhitespace && $0 != "&" && $0 != "<" }
                 let end = body.endIndex
-                if end < text.endIndex, text[end] == ";", !body.isEmpty {
-                    if body.hasPrefix("#") {
-                        sawMarker = true
-                    } else if HTMLEntities.character(named: String(body)) != nil {
-                        sawMarker = true
-                    } else {
-                        return false
-                    }
-                    index = text.index(after: end)
-                } else {
+                guard end < text.endIndex, text[end] == ";", !body.isEmpty else {
                     index = after
+                    continue
                 }
-            } else {
-                index = text.index(after: index)
+                guard body.hasPrefix("#") || HTMLEntities.character(named: String(body)) != nil else { return false }
+                sawMarker = true
+                index = utf8.index(after: end)
             }
         }
         return sawMarker

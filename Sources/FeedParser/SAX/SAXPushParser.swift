@@ -91,12 +91,13 @@ final class SAXPushParser {
     private static let initializeOnce: Void = { xmlInitParser() }()
 
     /// What travels through libxml2's `user_data`: the handler and the parse's name cache.
+    /// One parse's own, on one thread: no runtime exclusivity checks (see `FeedBuilder`).
     private final class Box {
         let handler: SAXHandler
-        var firstError: String?
+        @exclusivity(unchecked) var firstError: String?
         // libxml2 interns names in a per-parse dictionary, so a pair of pointers identifies an
         // element name: this saves building the same Swift strings for every element.
-        private var elements: [PointerPair: ElementName] = [:]
+        @exclusivity(unchecked) private var elements: [PointerPair: ElementName] = [:]
 
         private struct PointerPair: Hashable {
             let name: UnsafePointer<UInt8>?
@@ -110,7 +111,7 @@ final class SAXPushParser {
         }
 
         // A direct-mapped cache in front of the dictionary: a feed repeats a few dozen names.
-        private var recent = [(PointerPair, ElementName)?](repeating: nil, count: 64)
+        @exclusivity(unchecked) private var recent = [(PointerPair, ElementName)?](repeating: nil, count: 64)
 
         func element(_ name: UnsafePointer<UInt8>?, _ uri: UnsafePointer<UInt8>?) -> ElementName {
             let key = PointerPair(name: name, uri: uri)

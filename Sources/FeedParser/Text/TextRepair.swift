@@ -13,34 +13,22 @@ enum TextRepair {
     /// Latin-1 (`cafÃ©`) is decoded once more (`café`).
     static func repair(_ text: String) -> String {
         // Both accidents only produce characters up to U+00FF, whose UTF-8 lead bytes are C2 and C3:
-        // one byte scan rules them out for ASCII and for text in other scripts.
-        var mayBeMojibake = false
+        // memchr (vectorised) finds them; most values have neither, or neither in a suspect pair.
         var hasC1Control = false
-        var hasWideCharacter = false
+        var mayBeMojibake = false
         var copy = text
         copy.withUTF8 { utf8 in
-            // memchr is vectorised: most values have neither lead byte and are done here.
-            guard let start = utf8.baseAddress else { return }
-            let firstC2 = memchr(start, 0xC2, utf8.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(start) }
-            let firstC3 = memchr(start, 0xC3, utf8.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(start) }
-            guard let first = [firstC2, firstC3].compactMap({ $0 }).min() else { return }
-            // Bytes before the first C2/C3 cannot start a repair; a wide character there still rules out mojibake.
-            hasWideCharacter = memchr(start, 0xC4, first) != nil || utf8[..<first].contains { $0 >= 0xC4 }
-            var index = first
-            while index < utf8.count {
-                let byte = utf8[index]
-                if byte >= 0xC4 {
-                    hasWideCharacter = true
-                } else if byte == 0xC2, index + 1 < utf8.count, utf8[index + 1] <= 0x9F {
-                    hasC1Control = true
-                } else if byte == 0xC3, index + 3 < utf8.count, (0x82...0xB4).contains(utf8[index + 1]),
-                          utf8[index + 2] == 0xC2, (0x80...0xBF).contains(utf8[index + 3]) {
-                    // "Ã©": a Latin-1 lead character followed by a continuation-range character.
-                    mayBeMojibake = true
-                }
-                index += 1
+            // A C1 control: C2 80–9F.
+            hasC1Control = Self.contains(lead: 0xC2, in: utf8) { index in index + 1 < utf8.count && utf8[index + 1] <= 0x9F }
+            // "Ã©": a Latin-1 lead character (C3 82–B4) followed by a continuation-range one (C2 80–BF).
+            mayBeMojibake = Self.contains(lead: 0xC3, in: utf8) { index in
+                index + 3 < utf8.count && (0x82...0xB4).contains(utf8[index + 1]) && utf8[index + 2] == 0xC2
+                    && (0x80...0xBF).contains(utf8[index + 3])
             }
         }
+        guard hasC1Control || mayBeMojibake else { return text }
+        // A character above U+00FF (lead byte C4 or higher) means this is not Latin-1 mojibake.
+        let hasWideCharacter = text.utf8.contains { $0 >= 0xC4 }
         guard hasC1Control || (mayBeMojibake && !hasWideCharacter) else { return text }
         var result = text
         if mayBeMojibake && !hasWideCharacter, let repaired = undoMojibake(result) { result = repaired }
@@ -57,6 +45,18 @@ enum TextRepair {
             result = String(scalars)
         }
         return result
+    }
+
+    /// Whether some `lead` byte in `utf8` passes `test` (given its index).
+    private static func contains(lead: UInt8, in utf8: UnsafeBufferPointer<UInt8>, where test: (Int) -> Bool) -> Bool {
+        guard let start = utf8.baseAddress else { return false }
+        var offset = 0
+        while offset < utf8.count, let hit = memchr(start + offset, Int32(lead), utf8.count - offset) {
+            let index = UnsafeRawPointer(hit) - UnsafeRawPointer(start)
+            if test(index) { return true }
+            offset = index + 1
+        }
+        return false
     }
 
     /// The text decoded again when all its characters fit in Latin-1 and those bytes are valid UTF-8.

@@ -103,8 +103,12 @@ extension FeedBuilder {
     /// Atom 0.3 says `mode="base64"`; in Atom 1.0 a media type that is neither XML nor text means base64.
     static func decodingBase64(_ raw: String, frame: Frame) -> String {
         guard frame.attributes.mode != nil || (frame.isAtom10 && frame.attributes.type != nil) else { return raw }
+        // "text", "html" and "xhtml", the usual values, are no media type: checked on the bytes, as
+        // Foundation's `contains` goes through NSString for every such element.
+        let isMediaType = frame.attributes.type?.utf8.contains(UInt8(ascii: "/")) ?? false
+        guard frame.attributes.mode != nil || isMediaType else { return raw }
         let type = frame.attributes.type?.lowercased().trimmingWhitespace ?? ""
-        let isBinary = frame.isAtom10 && type.contains("/") && !type.hasPrefix("text/") && !type.hasSuffix("xml")
+        let isBinary = frame.isAtom10 && isMediaType && !type.hasPrefix("text/") && !type.hasSuffix("xml")
         guard frame.attributes.mode?.lowercased() == "base64" || isBinary,
               let data = Data(base64Encoded: raw.trimmingWhitespace, options: .ignoreUnknownCharacters) else {
             return raw
@@ -157,16 +161,17 @@ extension FeedBuilder {
 
 }
 
-/// The entry being read, with what is needed to settle its fields when it ends.
+/// The entry being read, with what is needed to settle its fields when it ends. Like `FeedBuilder`,
+/// one parse's own: no runtime exclusivity checks.
 final class EntryBuilder {
-    var entry = ParsedEntry()
-    var guidLink: String?
-    var thumbnail: String?
-    var mediaImage: String?
-    var itunesImage: String?
-    private var categorySchemes: [String?] = []  // parallel to entry.categories
+    @exclusivity(unchecked) var entry = ParsedEntry()
+    @exclusivity(unchecked) var guidLink: String?
+    @exclusivity(unchecked) var thumbnail: String?
+    @exclusivity(unchecked) var mediaImage: String?
+    @exclusivity(unchecked) var itunesImage: String?
+    @exclusivity(unchecked) private var categorySchemes: [String?] = []  // parallel to entry.categories
     /// Content that was base64 (a binary media type) is not copied into the summary.
-    private var contentIsBinary = false
+    @exclusivity(unchecked) private var contentIsBinary = false
 
     /// The first summary-like element is the summary; a second one, while there is no content, is content.
     func addSummary(_ value: String?) {

@@ -4,27 +4,32 @@ import Foundation
 ///
 /// Each start tag is classified once into a `Role` (what its text will become) and a `Container`
 /// (what its children belong to); text collects in one byte buffer while a role is open.
+///
+/// One builder serves one parse on one thread, and its state is never borrowed across a call that
+/// could reach it again: the runtime's exclusivity checks on these properties cost a tenth of the
+/// parse (measured), so they are off for them (`@exclusivity(unchecked)`); the compiler's static
+/// checks still apply.
 final class FeedBuilder: SAXHandler {
-    var feed = ParsedFeed()
+    @exclusivity(unchecked) var feed = ParsedFeed()
     private let documentURL: String?
     private let contentLanguage: String?
 
-    var frames: [Frame] = []
-    var containers: [Container] = []
-    private var elementInfo: [ElementInfo?] = []
-    var skippedDepth = 0
-    var text: [UInt8] = []
-    var entry: EntryBuilder?
-    var feedUpdated: Int64?
-    var feedPublished: Int64?
-    var feedImage: String?
-    var feedLogo: String?
-    var rootLanguage: String?
-    var formatIsFinal = false
+    @exclusivity(unchecked) var frames: [Frame] = []
+    @exclusivity(unchecked) var containers: [Container] = []
+    @exclusivity(unchecked) private var elementInfo: [ElementInfo?] = []
+    @exclusivity(unchecked) var skippedDepth = 0
+    @exclusivity(unchecked) var text: [UInt8] = []
+    @exclusivity(unchecked) var entry: EntryBuilder?
+    @exclusivity(unchecked) var feedUpdated: Int64?
+    @exclusivity(unchecked) var feedPublished: Int64?
+    @exclusivity(unchecked) var feedImage: String?
+    @exclusivity(unchecked) var feedLogo: String?
+    @exclusivity(unchecked) var rootLanguage: String?
+    @exclusivity(unchecked) var formatIsFinal = false
     /// The namespace of a `<feed>` root, whatever it is: its elements are Atom's (0.1–0.3 used several).
-    var atomNamespace: String?
-    var personName: String?
-    var personEmail: String?
+    @exclusivity(unchecked) var atomNamespace: String?
+    @exclusivity(unchecked) var personName: String?
+    @exclusivity(unchecked) var personEmail: String?
 
     init(documentURL: String?, contentLanguage: String?) {
         self.documentURL = documentURL.flatMap { $0.isEmpty ? nil : $0 }

@@ -54,7 +54,7 @@ struct ParseCommand {
         // Workers parse and format; this thread only writes, in order.
         let queue = OrderedWorkQueue<Result<[UInt8], ParseFailure>>(count: files.count) { index in
             Self.parse(files[index], source: source).map { feed in
-                json ? feed.schemaJSON() + [0x0A] : Array((Self.summary(of: feed, file: files[index]) + "\n").utf8)
+                json ? feed.schemaJSONLine() : Array((Self.summary(of: feed, file: files[index]) + "\n").utf8)
             }
         }
         queue.run { index, result in

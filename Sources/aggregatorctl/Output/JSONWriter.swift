@@ -15,6 +15,11 @@ struct JSONWriter {
         bytes.removeAll(keepingCapacity: true)
     }
 
+    /// Appends a copy of bytes already written (a value written twice is escaped once).
+    mutating func repeatBytes(_ range: Range<Int>) {
+        bytes.append(contentsOf: bytes[range])
+    }
+
     mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
@@ -33,9 +38,8 @@ struct JSONWriter {
             raw("null")
             return
         }
-        let text = rfc3339(secondsSinceEpoch: seconds)
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: text.utf8)
+        appendRFC3339(secondsSinceEpoch: seconds, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 

@@ -2,11 +2,17 @@ import FeedParser
 import Foundation
 
 extension ParsedFeed {
-    /// The normalized JSON of ../shared/conformance/SCHEMA.md, on one line, plus `encoding` and
-    /// `problems` (extra keys the schema allows).
-    func schemaJSON() -> [UInt8] {
-        var json = JSONWriter()
+    /// The normalized JSON of ../shared/conformance/SCHEMA.md, on one line (ended by a newline),
+    /// plus `encoding` and `problems` (extra keys the schema allows).
+    func schemaJSONLine() -> [UInt8] {
+        // Sized from the texts it will hold, so the buffer is not copied as it grows.
+        let textBytes = entries.reduce(0) { total, entry in
+            total + (entry.title?.utf8.count ?? 0) + (entry.summary?.utf8.count ?? 0) + (entry.link?.utf8.count ?? 0)
+                + (entry.content == entry.summary ? 0 : entry.content?.utf8.count ?? 0) + 256
+        }
+        var json = JSONWriter(capacity: textBytes + textBytes / 16 + 1024)
         writeSchemaJSON(to: &json, flush: nil)
+        json.raw("\n")
         return json.bytes
     }
 
@@ -29,8 +35,17 @@ extension ParsedFeed {
             json.key("id", first: true); json.string(entry.id)
             json.key("link"); json.string(entry.link)
             json.key("title"); json.string(entry.title)
-            json.key("summary"); json.string(entry.summary)
-            json.key("content"); json.string(entry.content)
+            json.key("summary")
+            let summaryStart = json.bytes.count
+            json.string(entry.summary)
+            let summaryEnd = json.bytes.count
+            json.key("content")
+            if let content = entry.content, content == entry.summary {
+                // The parser copies content into an empty summary: full-content feeds would escape it twice.
+                json.repeatBytes(summaryStart..<summaryEnd)
+            } else {
+                json.string(entry.content)
+            }
             json.key("author"); json.string(entry.author)
             json.key("published"); json.timestamp(entry.published.map(Self.seconds))
             json.key("updated"); json.timestamp(entry.updated.map(Self.seconds))
