@@ -1,3 +1,4 @@
+import ControlProtocol
 import FeedParser
 import FeedStore
 import Foundation
@@ -24,14 +25,12 @@ public enum EntryMapper {
         return text.isEmpty ? nil : text
     }
 
+    /// `[{"length":…,"type":…,"url":…}]`, the shape `articles.get` returns.
     static func enclosuresJSON(_ enclosures: [Enclosure]) -> String? {
         guard !enclosures.isEmpty else { return nil }
-        let objects: [[String: Any]] = enclosures.map { enclosure in
-            ["url": enclosure.url, "type": enclosure.type ?? NSNull(), "length": enclosure.length ?? NSNull()]
-        }
-        guard let data = try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            return nil
-        }
-        return String(decoding: data, as: UTF8.self)
+        let objects = JSONValue.array(enclosures.map { enclosure in
+            ["url": .string(enclosure.url), "type": .from(enclosure.type), "length": .from(enclosure.length)]
+        })
+        return String(decoding: objects.encoded(), as: UTF8.self)
     }
 }

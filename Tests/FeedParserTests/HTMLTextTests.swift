@@ -10,6 +10,15 @@ import Testing
         ("  plain\n\ttext  ", "plain text"),
         ("<ul><li>a</li><li>b</li></ul>", "a b"),
         ("", ""),
+        // Broken markup keeps its text: a lone "<", a quoted ">" in an attribute, unclosed tags and comments.
+        ("a < b and c > d", "a < b and c > d"),
+        ("<3 love", "<3 love"),
+        (#"<a href="x>y">link</a> after"#, "link after"),
+        ("<p>unclosed <b>bold", "unclosed bold"),
+        ("<!-- c -->text<!-- unclosed", "text"),
+        ("<SCRIPT>bad()</SCRIPT>ok", "ok"),
+        ("&amp &eacute; &#233; &#xE9; &bogus;", "&amp é é é &bogus;"),
+        ("x <? php ?> y<br/>z", "x y z"),
     ])
     func htmlBecomesReadableText(html: String, text: String) {
         #expect(HTMLText.plainText(fromHTML: html) == text)

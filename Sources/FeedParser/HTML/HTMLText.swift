@@ -1,7 +1,10 @@
-import CLibXML2
 import Foundation
 
-/// Turns HTML into plain text with libxml2's lenient HTML parser.
+/// Turns HTML into plain text for the full-text index and snippets.
+///
+/// One pass over the UTF-8 bytes, building nothing: libxml2's HTML parser built a document tree for
+/// every summary and content, a fifth of a cold refresh round's parse side (measured). Where the two
+/// differ (broken markup), this one keeps the text and drops what looks like a tag.
 public enum HTMLText {
     /// The readable text of `html`: tags dropped, entities decoded, scripts and styles skipped,
     /// block elements separated by a space and whitespace runs collapsed to one space.
@@ -9,58 +12,173 @@ public enum HTMLText {
         guard html.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) else {
             return collapse(html)
         }
-        var text = ""
-        let bytes = Array(html.utf8)
-        let document = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                htmlReadMemory($0.baseAddress, Int32($0.count), nil, "UTF-8", aggregator_html_options())
+        var text = CollapsingText()
+        var source = html
+        source.withUTF8 { bytes in
+            text.reserve(bytes.count)
+            var index = 0
+            while index < bytes.count {
+                var end = index
+                while end < bytes.count, bytes[end] != UInt8(ascii: "<"), bytes[end] != UInt8(ascii: "&") { end += 1 }
+                text.append(UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                guard end < bytes.count else { break }
+                index = bytes[end] == UInt8(ascii: "<") ? skipMarkup(bytes, at: end, into: &text)
+                                                         : decodeReference(bytes, at: end, into: &text)
             }
         }
-        guard let document else { return collapse(html) }
-        defer { xmlFreeDoc(document) }
-        var node = document.pointee.children
-        appendText(of: &node, to: &text)
-        return collapse(text)
+        return text.string
     }
 
-    private static let skipped: Set<String> = ["script", "style", "noscript", "template"]
-    private static let blocks: Set<String> = [
-        "p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre",
-        "table", "tr", "td", "th", "section", "article", "header", "footer", "figure", "figcaption",
-        "dd", "dt", "dl", "hr", "aside", "nav",
-    ]
+    /// Text written with every whitespace run (ASCII and no-break spaces) as one space, none at the
+    /// edges: collapsing as it goes saves a second pass and a string.
+    private struct CollapsingText {
+        private var bytes: [UInt8] = []
+        private var pendingSpace = false
 
-    /// Appends the text below `node` and its siblings, iteratively so deep nesting cannot overflow the stack.
-    private static func appendText(of first: inout xmlNodePtr?, to text: inout String) {
-        var stack: [xmlNodePtr] = []
-        var current = first
-        while true {
-            while let node = current {
-                switch node.pointee.type {
-                case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
-                    if let content = node.pointee.content { text += String(cString: content) }
-                    current = node.pointee.next
-                case XML_ELEMENT_NODE:
-                    let name = node.pointee.name.map { String(cString: $0).lowercased() } ?? ""
-                    if blocks.contains(name) { text += " " }
-                    if skipped.contains(name) || node.pointee.children == nil {
-                        current = node.pointee.next
-                    } else {
-                        stack.append(node)
-                        current = node.pointee.children
-                    }
-                default:
-                    current = node.pointee.next
+        mutating func reserve(_ count: Int) { bytes.reserveCapacity(count) }
+
+        /// A space between what came before and what follows (a block element's edge).
+        mutating func space() { pendingSpace = !bytes.isEmpty }
+
+        mutating func append(_ run: UnsafeBufferPointer<UInt8>) {
+            var index = 0
+            while index < run.count {
+                let byte = run[index]
+                if FastText.isASCIIWhitespace(byte) || (byte == 0xC2 && index + 1 < run.count && run[index + 1] == 0xA0) {
+                    space()
+                    index += byte == 0xC2 ? 2 : 1
+                    continue
                 }
+                if pendingSpace {
+                    bytes.append(0x20)
+                    pendingSpace = false
+                }
+                bytes.append(byte)
+                index += 1
             }
-            guard let parent = stack.popLast() else { return }
-            if let name = parent.pointee.name, blocks.contains(String(cString: name).lowercased()) { text += " " }
-            current = parent.pointee.next
         }
+
+        mutating func append(_ text: String) {
+            var text = text
+            text.withUTF8 { append($0) }
+        }
+
+        var string: String { String(decoding: bytes, as: UTF8.self) }
     }
 
     /// Trims and collapses every whitespace run (including no-break spaces) to one space.
     static func collapse(_ text: String) -> String {
         FastText.collapsed(text)
+    }
+
+    private static let skipped: Set<[UInt8]> = Set(["script", "style", "noscript", "template"].map { Array($0.utf8) })
+    private static let blocks: Set<[UInt8]> = Set([
+        "p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre",
+        "table", "tr", "td", "th", "section", "article", "header", "footer", "figure", "figcaption",
+        "dd", "dt", "dl", "hr", "aside", "nav",
+    ].map { Array($0.utf8) })
+
+    /// Skips a comment, a tag (or a whole script/style element) at `start`, or keeps a `<` that starts
+    /// none; CDATA sections keep their text. Returns where to go on.
+    private static func skipMarkup(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, into output: inout CollapsingText) -> Int {
+        let next = start + 1 < bytes.count ? bytes[start + 1] : 0
+        if next == UInt8(ascii: "!"), matches("<!--", bytes, at: start) {
+            return firstIndex(of: "-->", in: bytes, from: start + 4).map { $0 + 3 } ?? bytes.count
+        }
+        if next == UInt8(ascii: "!"), matches("<![CDATA[", bytes, at: start) {
+            let close = firstIndex(of: "]]>", in: bytes, from: start + 9)
+            output.append(UnsafeBufferPointer(rebasing: bytes[(start + 9)..<(close ?? bytes.count)]))
+            return close.map { $0 + 3 } ?? bytes.count
+        }
+        var index = start + 1
+        let closing = index < bytes.count && bytes[index] == UInt8(ascii: "/")
+        if closing { index += 1 }
+        let nameStart = index
+        // A tag name starts with a letter ("<3" is text).
+        if index < bytes.count, isLetter(bytes[index]) {
+            while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
+        }
+        let startsTag = index > nameStart || (!closing && index < bytes.count
+            && (bytes[index] == UInt8(ascii: "!") || bytes[index] == UInt8(ascii: "?")))
+        guard startsTag else {
+            output.append("<")
+            return start + 1
+        }
+        let name = bytes[nameStart..<index].map { $0 | 0x20 }  // ASCII letters lower-cased (digits unchanged)
+        if blocks.contains(name) { output.space() }
+        // Scripts and styles hold no readable text: skip to their end tag.
+        guard !closing, skipped.contains(name) else { return tagEnd(bytes, from: index) }
+        var search = index
+        while let close = firstIndex(of: "</", in: bytes, from: search) {
+            let after = close + 2
+            if after + name.count <= bytes.count, bytes[after..<(after + name.count)].map({ $0 | 0x20 }) == name {
+                return tagEnd(bytes, from: after + name.count)
+            }
+            search = after
+        }
+        return bytes.count
+    }
+
+    /// After the `>` that ends a tag, skipping quoted attribute values.
+    private static func tagEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        var quote: UInt8?
+        while index < bytes.count {
+            let byte = bytes[index]
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: ">") {
+                return index + 1
+            }
+            index += 1
+        }
+        return bytes.count
+    }
+
+    /// Decodes `&name;`, `&#38;` or `&#x26;` at `start` (HTML 4 names), or keeps the `&`.
+    private static func decodeReference(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, into output: inout CollapsingText) -> Int {
+        var index = start + 1
+        let limit = min(bytes.count, start + 40)
+        while index < limit, bytes[index] != UInt8(ascii: ";"), isReferenceByte(bytes[index]) { index += 1 }
+        if index < limit, bytes[index] == UInt8(ascii: ";"), index > start + 1,
+           let decoded = HTMLEntities.decodeReference(Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[(start + 1)..<index]), as: UTF8.self))) {
+            output.append(decoded)
+            return index + 1
+        }
+        output.append("&")
+        return start + 1
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        isLetter(byte) || (byte >= 0x30 && byte <= 0x39)
+    }
+
+    private static func isReferenceByte(_ byte: UInt8) -> Bool {
+        isNameByte(byte) || byte == UInt8(ascii: "#")
+    }
+
+    private static func matches(_ text: StaticString, _ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        text.withUTF8Buffer { needle in
+            start + needle.count <= bytes.count && bytes[start..<(start + needle.count)].elementsEqual(needle)
+        }
+    }
+
+    /// Where the first `text` at or after `start` begins, or nil (memchr finds the first byte).
+    private static func firstIndex(of text: StaticString, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        let first = text.utf8Start.pointee
+        var index = start
+        while index < bytes.count, let hit = memchr(base + index, Int32(first), bytes.count - index) {
+            let position = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+            if matches(text, bytes, at: position) { return position }
+            index = position + 1
+        }
+        return nil
     }
 }
