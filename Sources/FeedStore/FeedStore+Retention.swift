@@ -23,13 +23,13 @@ extension FeedStore {
     public func expire(_ policy: RetentionPolicy, now: Date = Date(), batchSize: Int = 500) async throws(StoreError) -> Int {
         guard let days = policy.maximumAgeDays else { return 0 }
         let cutoff = Int64(now.timeIntervalSince1970) - Int64(days) * 86_400
-        // Per feed, past its newest `keepNewestPerFeed` (starred ones count among those kept).
+        // Per feed, past its newest `keepNewestPerFeed` (starred ones count among those kept); the
+        // narrow state rows hold all it needs.
         let candidates = try database.statement("""
             SELECT id FROM (
-                SELECT st.entry_id AS id, st.starred, e.sort_at
-                FROM entry_state st JOIN entries e ON e.id = st.entry_id
-                WHERE st.feed_id = ?1 AND st.removed = 0
-                ORDER BY e.sort_at DESC, e.id DESC LIMIT -1 OFFSET ?2
+                SELECT entry_id AS id, starred, sort_at FROM entry_state
+                WHERE feed_id = ?1 AND removed = 0
+                ORDER BY sort_at DESC, entry_id DESC LIMIT -1 OFFSET ?2
             ) WHERE starred = 0 AND sort_at < ?3
             """)
         var feedIDs: [Int64] = []
