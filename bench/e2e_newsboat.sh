@@ -22,6 +22,7 @@ for tool in nginx newsboat xmllint curl; do
     command -v $tool > /dev/null || { echo "$tool missing: make bench-e2e-deps" >&2; exit 1; }
 done
 work=$(mktemp -d)
+chmod 755 "$work"  # nginx's workers serve the mutated copy from here
 served=""
 serve() { [ -z "$served" ] || "$shared/bench/serve.sh" stop "$served" > /dev/null; served=$1; LATENCY_MS=${2:-0} "$shared/bench/serve.sh" start "$1" "$port" > /dev/null; }
 trap '[ -z "$served" ] || "$shared/bench/serve.sh" stop "$served" > /dev/null; rm -rf "$work"' EXIT
@@ -33,7 +34,11 @@ measure() {  # measure LABEL COMMAND... -> appends "label wall_s rss_kb" to the 
     /usr/bin/time -f "%M" -o "$work/rss" "$@" > "$work/out" 2> "$work/err" || true
     end=$(date +%s.%N)
     echo "$label $(python3 -c "print(round($end - $start, 3))") $(tail -n 1 "$work/rss")" >> "$work/results"
-    case $label in aggregatord-*) echo "$label: $(cat "$work/out")" >&2 ;; esac
+    case $label in aggregatord-*)
+        echo "$label: $(cat "$work/out")" >&2
+        # A round with failed fetches measures a broken setup, not the daemon.
+        grep -q " failed=0 " "$work/out" || { echo "$label: feeds failed, stopping" >&2; exit 1; } ;;
+    esac
 }
 
 python3 - "$farm/manifest.json" "$port" > "$work/curl-list" <<'PY'
