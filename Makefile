@@ -11,8 +11,8 @@ RELEASE_BIN = .build/release
 # 4 ms rather than 10 (no shared libraries to load and relocate).
 RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 
-# Debian packages the build and the tests need.
-DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev
+# Debian packages the build and the tests need (libseccomp-dev: systemd/check-sandbox.sh).
+DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libseccomp-dev
 
 .PHONY: all build deps run test conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
 
@@ -43,6 +43,7 @@ test: deps
 	@$(MAKE) --no-print-directory conformance
 	@systemd/check-units.sh
 	@systemd/check-activation.sh
+	@systemd/check-sandbox.sh
 	@contrib/check-completion.sh
 	$(SWIFT) test
 
