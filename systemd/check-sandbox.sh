@@ -38,13 +38,19 @@ expand "${allowed[@]}" | sort -u | comm -23 - "$work/denied" > "$work/allowed"
 
 ${CC:-cc} -O2 -Wall -Werror -o "$work/sandbox-exec" systemd/sandbox-exec.c -lseccomp
 
-# The farm: the parser's real-world fixtures, and a generated farm when ../shared has the generator.
+# The farm: the parser's real-world fixtures, and 200 generated RSS feeds of 20 items each.
 mkdir -p "$work/farm"
 cp Tests/FeedParserTests/Fixtures/* "$work/farm/"
-if [ -f ../shared/bench/gen_farm.py ]; then
-    python3 ../shared/bench/gen_farm.py "$work/generated" -n 200 --seed 7 > /dev/null
-    cp "$work/generated/feeds/"* "$work/farm/"
-fi
+python3 - "$work/farm" <<'PY'
+import sys
+for feed in range(200):
+    items = "".join(
+        f"<item><title>Item {item} of feed {feed}</title><link>http://example.org/{feed}/{item}</link>"
+        f"<description>&lt;p&gt;Text of item {item}, feed {feed}.&lt;/p&gt;</description>"
+        f"<pubDate>Mon, 0{item % 9 + 1} Jun 2026 12:00:00 GMT</pubDate></item>" for item in range(20))
+    with open(f"{sys.argv[1]}/generated-{feed:03}.rss", "w") as out:
+        out.write(f'<?xml version="1.0"?><rss version="2.0"><channel><title>Feed {feed}</title>{items}</channel></rss>')
+PY
 python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$work/farm" > "$work/server.log" 2>&1 &
 server=$!
 port=""
