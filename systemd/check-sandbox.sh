@@ -69,7 +69,7 @@ done
 } > "$work/farm.opml"
 feeds=$(find "$work/farm" -type f | wc -l)
 
-if ! summary=$(timeout 120 "${SANDBOX_EXEC:-$work/sandbox-exec}" "$work/allowed" .build/release/aggregatord --once \
+if ! summary=$(timeout 120 "$work/sandbox-exec" "$work/allowed" .build/release/aggregatord --once \
         --database "$work/sandboxed.db" --seed-opml "$work/farm.opml" --log-level warning 2> "$work/daemon.log"); then
     echo "check-sandbox: the round failed under the sandbox's filters:" >&2
     cat "$work/daemon.log" >&2
