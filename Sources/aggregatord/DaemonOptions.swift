@@ -45,22 +45,27 @@ enum DaemonOptions: Equatable {
     static let usage = "aggregatord [--config FILE] [--database PATH] [--socket PATH] [--seed-opml FILE] "
         + "[--log-level LEVEL] [--once]"
 
+    /// What each configuration key's flag takes, as the help shows it.
+    private static let placeholders = [
+        "database": "PATH", "socket": "PATH", "seed-opml": "FILE", "log-level": "LEVEL",
+        "deny-private-networks": "BOOL", "retention-days": "DAYS",
+    ]
+
     static var helpText: String {
+        let options = [("--config FILE", "Read 'key = value' settings from FILE"),
+                       ("--once", "Refresh every feed once, print a summary and exit (1 if any feed failed)")]
+            + Configuration.keys.map { name, summary in ("--\(name) \(placeholders[name] ?? "N")", summary.capitalizedFirst) }
+            + [("--version", "Show the version"), ("-h, --help", "Show this help")]
+        let width = options.map(\.0.count).max()! + 2
         var lines = [
             "OVERVIEW: aggregatord \(AggregatorVersion.current), the feed aggregator daemon",
             "",
             "USAGE: \(usage)",
             "",
             "OPTIONS:",
-            "  --config FILE         Read 'key = value' settings from FILE",
-            "  --once                Refresh every feed once, print a summary and exit (1 if any feed failed)",
         ]
-        for (name, summary) in Configuration.keys {
-            lines.append("  --\(name) VALUE".padding(toLength: 24, withPad: " ", startingAt: 0) + summary.capitalizedFirst)
-        }
+        lines += options.map { "  " + $0.padding(toLength: width, withPad: " ", startingAt: 0) + $1 }
         lines += [
-            "  --version             Show the version",
-            "  -h, --help            Show this help",
             "",
             "Every key can also be set as AGGREGATOR_KEY in the environment (e.g. AGGREGATOR_LOG_LEVEL=debug)",
             "or in the configuration file; flags win over the environment, which wins over the file.",

@@ -1,3 +1,4 @@
+import AggregatorCore
 @testable import aggregatord
 import Testing
 
@@ -21,6 +22,24 @@ import Testing
     @Test func helpListsEveryConfigurationKey() {
         for key in ["--database", "--socket", "--seed-opml", "--log-level", "--config"] {
             #expect(DaemonOptions.helpText.contains(key))
+        }
+    }
+
+    /// The longest flags once ran into their descriptions ("--deny-private-networkTrue to …").
+    @Test func everyOptionHasItsOwnColumn() throws {
+        let lines = DaemonOptions.helpText.split(separator: "\n", omittingEmptySubsequences: false).map(Array.init)
+        let start = try #require(lines.firstIndex(of: Array("OPTIONS:"))) + 1
+        let options = lines[start...].prefix { !$0.isEmpty }
+        #expect(options.count == Configuration.keys.count + 4)
+        // Where the first description starts; every other starts there too, after two spaces at least.
+        let first = try #require(options.first)
+        let column = try #require(first.indices.dropFirst(3).first { first[$0] != " " && first[$0 - 2..<$0] == [" ", " "] })
+        for line in options {
+            #expect(line.count > column && line[column - 2..<column] == [" ", " "] && line[column] != " ",
+                    "\(String(line))")
+        }
+        for (key, _) in Configuration.keys {
+            #expect(options.contains { String($0).hasPrefix("  --\(key) ") })
         }
     }
 }
