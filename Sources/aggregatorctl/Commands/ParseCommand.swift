@@ -8,7 +8,7 @@ struct ParseCommand {
     static let command = Command(
         name: "parse",
         summary: "Parse feed files locally and print what was read (no daemon needed)",
-        usage: "parse FILE...|- [--json] [--url URL] [--content-type TYPE] [--content-language LANG]",
+        usage: "parse FILE...|- [--json] [--url URL] [--content-type TYPE] [--content-language TAG]",
         details: """
             ARGUMENTS:
               FILE                    A feed document (RSS, RDF, Atom, JSON Feed), or - for standard input
@@ -17,7 +17,7 @@ struct ParseCommand {
               --json                  Print the normalized feed as JSON, one object per line per file
               --url URL               The document's URL, the base for relative links
               --content-type TYPE     The HTTP Content-Type it was served with (its charset counts)
-              --content-language LANG The HTTP Content-Language it was served with
+              --content-language TAG  The HTTP Content-Language it was served with (e.g. en-US)
               --max-size BYTES        Refuse documents larger than this (default 16777216)
 
             Without --json, prints one line per file: format, title, entries and any problems.
