@@ -101,12 +101,18 @@ public struct RefreshPipeline: Sendable {
         while case let batch = await queue.take(), !batch.isEmpty {
             stored += await commit(batch)
         }
+        // The round's last feeds may wait in a commit held open for more.
+        do {
+            try await store.finishHeldCommit()
+        } catch {
+            logger.error("Storing the last feeds of the round failed", ["error": error.description])
+        }
         return stored
     }
 
     private func commit(_ refreshes: [FeedRefresh]) async -> Int {
         do {
-            return try await store.commit(refreshes).reduce(0) { $0 + $1.new }
+            return try await store.commit(refreshes, holdingOpen: true).reduce(0) { $0 + $1.new }
         } catch {
             logger.error("Cannot store refresh results", ["feeds": refreshes.count, "error": error.description])
             return 0

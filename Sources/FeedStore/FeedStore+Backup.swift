@@ -16,6 +16,7 @@ extension FeedStore {
             throw StoreError(.cannotOpen, message: "cannot create backup \(path): \(message)")
         }
         defer { sqlite3_close_v2(target) }
+        try database.commitHeld()  // the copy holds what readers see
         guard let backup = database.withHandle({ sqlite3_backup_init(target, "main", $0, "main") }) else {
             throw StoreError(.sqlite, message: "cannot back up to \(path): \(String(cString: sqlite3_errmsg(target)))")
         }

@@ -96,11 +96,12 @@ public struct FeedRefresh: Sendable {
 }
 
 extension FeedStore {
-    /// Stores several feeds' refreshes in one transaction (group commit): entries and fetch state.
+    /// Stores several feeds' refreshes (group commit): entries and fetch state, each refresh whole.
+    /// With `holdingOpen` the commit may wait for the next call's feeds (see `heldGroupCommit`).
     /// - Returns: the ingest counts of each refresh, zero for those without a document.
     @discardableResult
-    public func commit(_ refreshes: [FeedRefresh]) throws(StoreError) -> [IngestCounts] {
-        try database.transaction { () throws(StoreError) -> [IngestCounts] in
+    public func commit(_ refreshes: [FeedRefresh], holdingOpen: Bool = false) throws(StoreError) -> [IngestCounts] {
+        try groupCommit(holdingOpen: holdingOpen) { () throws(StoreError) -> [IngestCounts] in
             var counters = CounterChanges(database: database)
             var results: [IngestCounts] = []
             for refresh in refreshes {

@@ -1,7 +1,8 @@
 import Foundation
 
 extension FeedStore {
-    /// Stores fetched documents in one transaction (group commit): all of them or none.
+    /// Stores fetched documents in one transaction (group commit): all of them or none. With
+    /// `holdingOpen` the commit may wait for the next call's documents (see `groupCommit`).
     ///
     /// Entries are deduplicated by key (DESIGN.md §3): the canonical URL, shared across feeds;
     /// else the feed's guid; else a hash of title and date. A known entry whose title, content
@@ -9,9 +10,9 @@ extension FeedStore {
     /// that retention expired is never brought back.
     /// - Returns: what happened, per document, in order.
     @discardableResult
-    public func ingest(_ feeds: [IncomingFeed], now: Date = Date()) throws(StoreError) -> [IngestCounts] {
+    public func ingest(_ feeds: [IncomingFeed], now: Date = Date(), holdingOpen: Bool = false) throws(StoreError) -> [IngestCounts] {
         let seenAt = Int64(now.timeIntervalSince1970)
-        return try database.transaction { () throws(StoreError) -> [IngestCounts] in
+        return try groupCommit(holdingOpen: holdingOpen) { () throws(StoreError) -> [IngestCounts] in
             var counters = CounterChanges(database: database)
             var results: [IngestCounts] = []
             for feed in feeds {

@@ -1,8 +1,9 @@
 import FeedStore
 import Foundation
 
-// Test helper: ingests batches into the store at argv[1] forever, printing "committed N" after each
-// group commit of 5 feeds x 20 entries. The crash-safety test kills it with SIGKILL at random moments.
+// Test helper: ingests groups of 5 feeds x 20 entries into the store at argv[1] forever, three groups
+// to a commit (two held open), printing "committed N" after each commit. The crash-safety test kills
+// it with SIGKILL at random moments.
 let path = CommandLine.arguments[1]
 let store = try FeedStore(path: path)
 var feedIDs: [Int64] = []
@@ -13,6 +14,7 @@ for index in 0..<5 {
 }
 var batch = 0
 var committed = try StoreReader(path: path).count()
+var held = 0
 while true {
     batch += 1
     let documents = feedIDs.map { feedID in
@@ -23,8 +25,13 @@ while true {
                                  content: text + text, published: Date(), searchText: text)
         })
     }
-    try await store.ingest(documents)
-    committed += 100
+    // Like a refresh round: two groups held open, the third commits all three.
+    let holding = batch % 3 != 0
+    try await store.ingest(documents, holdingOpen: holding)
+    held += 100
+    guard !holding else { continue }
+    committed += held
+    held = 0
     // One write(2) per line: nothing buffered in this process can be lost or torn by SIGKILL.
     FileHandle.standardOutput.write(Data("committed \(committed)\n".utf8))
 }

@@ -1,0 +1,42 @@
+import Foundation
+
+extension FeedStore {
+    /// A held group commit ends once it has written this many entries…
+    static let heldEntryLimit = 10_000
+    /// …or has been open this long, so readers never wait long for what a round stored.
+    static let heldDuration = Duration.seconds(2)
+
+    /// Runs `body` as one group commit. With `holdingOpen`, its transaction stays open for the next
+    /// group's feeds until it is large or old enough (or another write, a backup or
+    /// `finishHeldCommit()` ends it): at 134,000 entries, commits of ~5,000 entries rather than
+    /// ~1,300 took a fifth less time, the same index pages being rewritten less often. A feed is
+    /// still stored whole or not at all: a failing group undoes those held with it, and a crash
+    /// loses the uncommitted ones, which the next round fetches again (their validators went too).
+    func groupCommit(holdingOpen: Bool,
+                     _ body: () throws(StoreError) -> [IngestCounts]) throws(StoreError) -> [IngestCounts] {
+        if database.heldSince == nil { (heldEntries, heldGroups) = (0, 0) }  // another write may have committed it
+        guard holdingOpen || database.heldSince != nil else { return try database.transaction(body) }
+        let results: [IngestCounts]
+        do {
+            results = try database.heldTransaction(body)
+        } catch where heldGroups > 0 {
+            let lost = heldGroups
+            heldGroups = 0
+            throw StoreError(error.kind, code: error.code,
+                             message: "\(error.message) (the \(lost) group commits held open with it were undone too)")
+        }
+        heldEntries += results.reduce(0) { $0 + $1.new + $1.updated }
+        heldGroups += 1
+        if !holdingOpen || heldEntries >= Self.heldEntryLimit
+            || ContinuousClock.now - (database.heldSince ?? .now) >= Self.heldDuration {
+            try finishHeldCommit()
+        }
+        return results
+    }
+
+    /// Commits the group commit held open, if any: at the end of a refresh round.
+    public func finishHeldCommit() throws(StoreError) {
+        (heldEntries, heldGroups) = (0, 0)
+        try database.commitHeld()
+    }
+}

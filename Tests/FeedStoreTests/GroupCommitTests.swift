@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import FeedStore
+
+/// Group commits held open across calls (`holdingOpen`), as a refresh round stores its feeds.
+@Suite struct GroupCommitTests {
+    @Test func heldFeedsAreInvisibleUntilTheCommitEnds() async throws {
+        let fixture = try StoreFixture()
+        let feed = try await fixture.feed("https://a.example/feed")
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [entry("https://a.example/1", title: "One")])],
+                                       now: now, holdingOpen: true)
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [entry("https://a.example/2", title: "Two")])],
+                                       now: now, holdingOpen: true)
+        #expect(try fixture.reader().count() == 0)
+        try await fixture.store.finishHeldCommit()
+        #expect(try fixture.reader().count() == 2)
+        try await fixture.store.finishHeldCommit()  // nothing held: nothing to do
+    }
+
+    @Test func anotherWriteCommitsWhatIsHeldFirst() async throws {
+        let fixture = try StoreFixture()
+        let feed = try await fixture.feed("https://a.example/feed")
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [entry("https://a.example/1", title: "One")])],
+                                       now: now, holdingOpen: true)
+        #expect(try await fixture.store.mark(ArticleFilter(), starred: true) == 1)
+        let stored = try fixture.reader().articles().articles
+        #expect(stored.map(\.title) == ["One"] && stored.first?.isStarred == true)
+    }
+
+    @Test func aGroupWithoutHoldingCommitsEverythingHeld() async throws {
+        let fixture = try StoreFixture()
+        let feed = try await fixture.feed("https://a.example/feed")
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [entry("https://a.example/1", title: "One")])],
+                                       now: now, holdingOpen: true)
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [entry("https://a.example/2", title: "Two")])],
+                                       now: now)
+        #expect(try fixture.reader().count() == 2)
+    }
+
+    @Test func aFailingGroupUndoesTheHeldOnesAndSaysSo() async throws {
+        let fixture = try StoreFixture()
+        let feed = try await fixture.feed("https://a.example/feed")
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [entry("https://a.example/1", title: "One")])],
+                                       now: now, holdingOpen: true)
+        let error = await #expect(throws: StoreError.self) {
+            try await fixture.store.ingest([IncomingFeed(feedID: 999_999, entries: [entry("https://a.example/2", title: "Bad")])],
+                                           now: now, holdingOpen: true)
+        }
+        #expect(error?.message.contains("the 1 group commits held open with it were undone too") == true)
+        try await fixture.store.finishHeldCommit()
+        #expect(try fixture.reader().count() == 0)
+        // The store goes on: the next group commits as usual.
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [entry("https://a.example/3", title: "Three")])],
+                                       now: now)
+        #expect(try fixture.reader().count() == 1)
+    }
+
+    @Test func aHeldCommitEndsWhenItIsOldEnough() async throws {
+        let fixture = try StoreFixture()
+        let feed = try await fixture.feed("https://a.example/feed")
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [entry("https://a.example/1", title: "One")])],
+                                       now: now, holdingOpen: true)
+        try await Task.sleep(for: FeedStore.heldDuration + .milliseconds(100))
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [entry("https://a.example/2", title: "Two")])],
+                                       now: now, holdingOpen: true)
+        #expect(try fixture.reader().count() == 2)
+    }
+}
