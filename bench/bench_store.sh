@@ -31,7 +31,7 @@ o, w, l = statistics.median(ours), statistics.median(walls), statistics.median(l
 print(f"{entries} entries stored (unique URLs); medians of {len(ours)} alternating runs\n")
 print("| stage | seconds (median) | min–max | entries/s |")
 print("|---|---|---|---|")
-print(f"| FeedStore.ingest, group commits of 50 feeds | {o:.2f} | {min(ours):.2f}–{max(ours):.2f} | {entries / o:,.0f} |")
+print(f"| FeedStore.ingest, groups of 50 feeds, commits held to 10,000 entries | {o:.2f} | {min(ours):.2f}–{max(ours):.2f} | {entries / o:,.0f} |")
 print(f"| parse + ingest, overlapped (wall) | {w:.2f} | {min(walls):.2f}–{max(walls):.2f} | {entries / w:,.0f} |")
 print(f"| store_limit.py | {l:.2f} | {min(limit):.2f}–{max(limit):.2f} | {entries / l:,.0f} |")
 print(f"\ningest / store_limit: {o / l:.2f}x   database: {size / 1e6:.0f} MB, {size / entries:,.0f} bytes per entry")

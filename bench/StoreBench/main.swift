@@ -4,8 +4,9 @@ import FeedStore
 import Foundation
 
 // storebench FARM DB: every feed of a generated farm parsed (on another thread) and ingested into a
-// fresh store in group commits of 50 feeds, as the daemon does. Prints one RESULT line of JSON:
-// entries stored, seconds spent inside ingest, and wall seconds from the first parse to the last commit.
+// fresh store in groups of 50 feeds, the commit held open across groups as the daemon does. Prints
+// one RESULT line of JSON: entries stored, seconds spent inside ingest, and wall seconds from the
+// first parse to the last commit.
 let arguments = CommandLine.arguments
 if arguments.count == 4, arguments[1] == "queries" {
     try await QueryBench.run(databasePath: arguments[2], entries: Int(arguments[3]) ?? 1_000_000)
