@@ -86,7 +86,8 @@ final class Database {
         return statement.int64(at: 0)
     }
 
-    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. A
+    /// transaction `heldTransaction` kept open is committed first.
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try commitHeld()
         try execute("BEGIN IMMEDIATE")

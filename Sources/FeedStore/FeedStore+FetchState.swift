@@ -97,7 +97,7 @@ public struct FeedRefresh: Sendable {
 
 extension FeedStore {
     /// Stores several feeds' refreshes (group commit): entries and fetch state, each refresh whole.
-    /// With `holdingOpen` the commit may wait for the next call's feeds (see `heldGroupCommit`).
+    /// With `holdingOpen` the commit may wait for the next call's feeds (see `groupCommit`).
     /// - Returns: the ingest counts of each refresh, zero for those without a document.
     @discardableResult
     public func commit(_ refreshes: [FeedRefresh], holdingOpen: Bool = false) throws(StoreError) -> [IngestCounts] {

@@ -23,7 +23,7 @@ extension FeedStore {
             let lost = heldGroups
             heldGroups = 0
             throw StoreError(error.kind, code: error.code,
-                             message: "\(error.message) (the \(lost) group commits held open with it were undone too)")
+                             message: "\(error.message) (undone with it: \(lost) earlier group\(lost == 1 ? "" : "s") held open)")
         }
         heldEntries += results.reduce(0) { $0 + $1.new + $1.updated }
         heldGroups += 1
