@@ -3,14 +3,19 @@ import Glibc
 
 /// The CLI's side of the control socket: one request at a time, blocking (the CLI has nothing else to do).
 public final class ControlClient {
-    private let descriptor: Int32
+    private let path: String
+    private var descriptor: Int32
     private var framer = LineFramer(maximumLineLength: 256 << 20)
     private var pending: [Data] = []
     private var nextID = 1
+    /// A daemon at its connection limit turns new connections away; a script running many clients
+    /// at once is served in turn instead of failing: this many tries, 20 to 200 ms apart (~6 s).
+    private static let busyRetries = 50
 
     /// Connects to the daemon's socket.
     /// - Throws: `SystemError` when nothing listens there (the CLI reports it with exit status 3).
     public init(path: String) throws(SystemError) {
+        self.path = path
         descriptor = try UnixSocket.connect(path: path)
     }
 
@@ -25,9 +30,31 @@ public final class ControlClient {
         let id = nextID
         nextID += 1
         let request = JSONRPCRequest(id: .number(Double(id)), method: method, params: params)
-        guard UnixSocket.writeAll(descriptor, request.encoded + Data([0x0A])) else { throw SystemError(call: "send") }
+        var attempt = 1
         while true {
-            let line = try readLine()
+            do {
+                return try exchange(request, notification: notification)
+            } catch let error as JSONRPCError where error.code == JSONRPCError.busyCode && attempt < Self.busyRetries {
+                // Turned away before the request was read: connect again a little later.
+                usleep(useconds_t(min(200, 20 * attempt) * 1000))
+                attempt += 1
+                let fresh = try UnixSocket.connect(path: path)
+                close(descriptor)
+                (descriptor, framer, pending) = (fresh, LineFramer(maximumLineLength: 256 << 20), [])
+            }
+        }
+    }
+
+    private func exchange(_ request: JSONRPCRequest, notification: (String, JSONValue) -> Void) throws -> JSONValue {
+        // A daemon turning the connection away may have closed it already: its reason is still there to read.
+        let sent = UnixSocket.writeAll(descriptor, request.encoded + Data([0x0A]))
+        while true {
+            let line: Data
+            do {
+                line = try readLine()
+            } catch where !sent {
+                throw SystemError(call: "send")
+            }
             switch JSONRPCMessage.parse(line) {
             case .notification(let method, let params)?: notification(method, params)
             case .result(_, let value)?: return value

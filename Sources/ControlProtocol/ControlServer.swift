@@ -69,7 +69,7 @@ public final class ControlServer: Sendable {
                     }
                     guard admitted else {
                         UnixSocket.writeAll(connection, JSONRPCMessage.error(
-                            id: .null, .failed("too many connections (\(maximumConnections)); try again")).encoded + Data([0x0A]))
+                            id: .null, .busy("too many connections (\(maximumConnections)); try again")).encoded + Data([0x0A]))
                         close(connection)
                         continue
                     }

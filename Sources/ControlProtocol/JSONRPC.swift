@@ -48,6 +48,9 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
     public static func internalError(_ detail: String) -> JSONRPCError { .init(code: -32603, message: "internal error: \(detail)") }
     /// The operation was understood but failed (a missing feed, a bad search): the message says why.
     public static func failed(_ detail: String) -> JSONRPCError { .init(code: -32000, message: detail) }
+    /// The daemon was serving as many connections as it takes: this one was closed unread (try again).
+    public static func busy(_ detail: String) -> JSONRPCError { .init(code: busyCode, message: detail) }
+    public static let busyCode = -32001
 
     public var description: String { message }
 }
