@@ -124,6 +124,49 @@ import Testing
         try await running.stop()
     }
 
+    @Test func articlesAreFilteredSortedAndPagedThroughTheDaemon() async throws {
+        let running = try await Running(daemon: daemon)
+        let old = "http://127.0.0.1:\(running.port)/old.xml"  // Old 1, 2 and 3, from 6 to 8 January 2020
+        #expect(try ctl(running, ["add", old, "--category", "Archive"]).status == 0)
+        #expect(try ctl(running, ["refresh", "--wait"]).status == 0)
+        func titles(_ arguments: [String]) throws -> (titles: [String], ids: [Int], cursor: String?) {
+            let result = try ctl(running, ["--json", "articles", "--feed", old] + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.error)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+            let articles = try #require(object["articles"] as? [[String: Any]])
+            return (articles.compactMap { $0["title"] as? String }, articles.compactMap { $0["id"] as? Int },
+                    object["next_cursor"] as? String)
+        }
+        #expect(try titles([]).titles == ["Old 3", "Old 2", "Old 1"])
+        #expect(try titles(["--sort", "oldest"]).titles == ["Old 1", "Old 2", "Old 3"])
+        #expect(try titles(["--sort", "title"]).titles == ["Old 1", "Old 2", "Old 3"])
+        #expect(try titles(["--since", "2020-01-07"]).titles == ["Old 3", "Old 2"])
+        #expect(try titles(["--category", "Archive"]).titles.count == 3)
+        #expect(try titles(["--category", "News"]).titles.isEmpty)
+        #expect(try titles(["--search", "old", "--sort", "relevance"]).titles.count == 3)
+
+        // Page by page, one article a page, with the cursor each page gives.
+        var paged: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try titles(["--limit", "1"] + (cursor.map { ["--cursor", $0] } ?? []))
+            paged += page.titles
+            cursor = page.cursor
+        } while cursor != nil && paged.count < 10
+        #expect(paged == ["Old 3", "Old 2", "Old 1"])
+
+        let ids = try titles([]).ids
+        #expect(try ctl(running, ["star", String(ids[0])]).status == 0)
+        #expect(try titles(["--starred"]).titles == ["Old 3"])
+        #expect(try ctl(running, ["unstar", String(ids[0])]).status == 0)
+        #expect(try titles(["--starred"]).titles.isEmpty)
+        #expect(try ctl(running, ["read", "--all", "--feed", old]).output == "Marked 3 articles read\n")
+        #expect(try titles(["--unread"]).titles.isEmpty)
+        #expect(try ctl(running, ["unread", String(ids[1])]).status == 0)
+        #expect(try titles(["--unread"]).titles == ["Old 2"])
+        try await running.stop()
+    }
+
     @Test func anUnreachableDaemonExitsThreeNamingTheSocket() throws {
         let result = try cli.run(["--socket", "/nonexistent/aggregatord.sock", "status"])
         #expect(result.status == 3)
