@@ -29,43 +29,6 @@ public enum HTMLText {
         return text.string
     }
 
-    /// Text written with every whitespace run (ASCII and no-break spaces) as one space, none at the
-    /// edges: collapsing as it goes saves a second pass and a string.
-    private struct CollapsingText {
-        private var bytes: [UInt8] = []
-        private var pendingSpace = false
-
-        mutating func reserve(_ count: Int) { bytes.reserveCapacity(count) }
-
-        /// A space between what came before and what follows (a block element's edge).
-        mutating func space() { pendingSpace = !bytes.isEmpty }
-
-        mutating func append(_ run: UnsafeBufferPointer<UInt8>) {
-            var index = 0
-            while index < run.count {
-                let byte = run[index]
-                if FastText.isASCIIWhitespace(byte) || (byte == 0xC2 && index + 1 < run.count && run[index + 1] == 0xA0) {
-                    space()
-                    index += byte == 0xC2 ? 2 : 1
-                    continue
-                }
-                if pendingSpace {
-                    bytes.append(0x20)
-                    pendingSpace = false
-                }
-                bytes.append(byte)
-                index += 1
-            }
-        }
-
-        mutating func append(_ text: String) {
-            var text = text
-            text.withUTF8 { append($0) }
-        }
-
-        var string: String { String(decoding: bytes, as: UTF8.self) }
-    }
-
     /// Trims and collapses every whitespace run (including no-break spaces) to one space.
     static func collapse(_ text: String) -> String {
         FastText.collapsed(text)

@@ -49,29 +49,47 @@ enum FastText {
                 previousWasSpace = isSpace
             }
             if !needsWork && !previousWasSpace { return text }
-            var output: [UInt8] = []
-            output.reserveCapacity(utf8.count)
-            var pendingSpace = false
-            var index = 0
-            var changed = false
-            while index < utf8.count {
-                let byte = utf8[index]
-                var width = 0
-                if isASCIIWhitespace(byte) { width = 1 }
-                else if byte == 0xC2, index + 1 < utf8.count, utf8[index + 1] == 0xA0 { width = 2 }
-                if width > 0 {
-                    if byte != 0x20 || pendingSpace || output.isEmpty { changed = true }
-                    pendingSpace = !output.isEmpty
-                    index += width
-                    continue
-                }
-                if pendingSpace { output.append(0x20) }
-                pendingSpace = false
-                output.append(byte)
-                index += 1
-            }
-            if pendingSpace { changed = true }
-            return changed ? String(decoding: output, as: UTF8.self) : text
+            var output = CollapsingText()
+            output.reserve(utf8.count)
+            output.append(utf8)
+            return output.string
         }
     }
+}
+
+/// Text written with every whitespace run (ASCII and no-break spaces) as one space, none at the
+/// edges: collapsing as it is written saves a second pass and a string.
+struct CollapsingText {
+    private var bytes: [UInt8] = []
+    private var pendingSpace = false
+
+    mutating func reserve(_ count: Int) { bytes.reserveCapacity(count) }
+
+    /// A space between what came before and what follows (a block element's edge).
+    mutating func space() { pendingSpace = !bytes.isEmpty }
+
+    mutating func append(_ run: UnsafeBufferPointer<UInt8>) {
+        var index = 0
+        while index < run.count {
+            let byte = run[index]
+            if FastText.isASCIIWhitespace(byte) || (byte == 0xC2 && index + 1 < run.count && run[index + 1] == 0xA0) {
+                space()
+                index += byte == 0xC2 ? 2 : 1
+                continue
+            }
+            if pendingSpace {
+                bytes.append(0x20)
+                pendingSpace = false
+            }
+            bytes.append(byte)
+            index += 1
+        }
+    }
+
+    mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
+    var string: String { String(decoding: bytes, as: UTF8.self) }
 }
