@@ -272,17 +272,19 @@ private struct Reader {
         var current = first
         while true {
             while let node = current {
-                if node.pointee.type == XML_TEXT_NODE || node.pointee.type == XML_CDATA_SECTION_NODE {
+                switch node.pointee.type {
+                case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
                     if let content = node.pointee.content { text += String(cString: content) }
-                } else if node.pointee.type == XML_ELEMENT_NODE, let children = node.pointee.children,
-                          !skipped.contains(node.pointee.name.map { String(cString: $0).lowercased() } ?? "") {
-                    if let name = node.pointee.name, String(cString: name).lowercased() == "br" { text += "\n" }
-                    if let next = node.pointee.next { stack.append(next) }
-                    current = children
-                    continue
-                } else if node.pointee.type == XML_ELEMENT_NODE,
-                          node.pointee.name.map({ String(cString: $0).lowercased() }) == "br" {
-                    text += "\n"
+                case XML_ELEMENT_NODE:
+                    let name = node.pointee.name.map { String(cString: $0).lowercased() } ?? ""
+                    if name == "br" { text += "\n" }
+                    if let children = node.pointee.children, !skipped.contains(name) {
+                        if let next = node.pointee.next { stack.append(next) }
+                        current = children
+                        continue
+                    }
+                default:
+                    break
                 }
                 current = node.pointee.next
             }
