@@ -6,9 +6,9 @@ import Foundation
 /// feed, author, date; link), the body's headings, paragraphs, lists, quotes and code, then the
 /// links its text refers to as numbered footnotes.
 struct ArticleView {
-    /// Bold on a terminal.
-    let styled: Bool
     let width: Int
+    /// Bold on a terminal, unchanged elsewhere (HumanOutput's styling).
+    let bold: (String) -> String
 
     func render(_ article: JSONValue, relativeDate: (String?) -> String) -> String {
         var lines = [bold(article["title"]?.string ?? "(untitled)")]
@@ -123,10 +123,6 @@ struct ArticleView {
         }
         if !empty { lines.append(line) }
         return lines
-    }
-
-    private func bold(_ text: String) -> String {
-        styled ? "\u{1B}[1m\(text)\u{1B}[0m" : text
     }
 
     /// An RFC 3339 moment as local date and time, e.g. "2024-06-01 14:00".

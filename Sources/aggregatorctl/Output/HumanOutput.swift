@@ -90,12 +90,10 @@ struct HumanOutput {
             let error = feed["last_error"]?.string.map { " — " + $0 } ?? ""
             return [number(feed["id"]), status == "ok" ? status : paint(status, code: "31"),
                     "\(number(feed["unread"]))/\(number(feed["total"]))", feed["category"]?.string ?? "-",
-                    (feed["title"]?.string ?? feed["url"]?.string ?? "") + (status == "ok" ? "" : error),
-                    relative(feed["next_check_at"]?.string)]
+                    relative(feed["next_check_at"]?.string),
+                    (feed["title"]?.string ?? feed["url"]?.string ?? "") + (status == "ok" ? "" : error)]
         }
-        return table(["ID", "STATUS", "UNREAD", "CATEGORY", "NEXT CHECK", "TITLE"], rows.map {
-            [$0[0], $0[1], $0[2], $0[3], $0[5], $0[4]]
-        })
+        return table(["ID", "STATUS", "UNREAD", "CATEGORY", "NEXT CHECK", "TITLE"], rows)
     }
 
     private func articles(_ result: JSONValue) -> String {
@@ -132,7 +130,7 @@ struct HumanOutput {
 
     private func article(_ article: JSONValue) -> String {
         // Lines longer than ~100 columns are hard to read, even on a wide terminal.
-        ArticleView(styled: styled, width: width.map { min($0, 100) } ?? 78).render(article, relativeDate: relative)
+        ArticleView(width: width.map { min($0, 100) } ?? 78, bold: bold).render(article, relativeDate: relative)
     }
 
     // MARK: - Pieces
