@@ -36,9 +36,7 @@ public struct ControlHandler: Sendable {
             case "categories.rename": return .success(try await renameCategory(params))
             case "feeds.import": return .success(try await importOPML(params))
             case "feeds.export": return .success(try exportOPML())
-            case "categories.list": return .success(["categories": .array(try read { try $0.categories() }.map {
-                ["name": .string($0.name), "feeds": .from($0.feeds), "unread": .from($0.unread), "total": .from($0.total)]
-            })])
+            case "categories.list": return .success(["categories": .array(try read { try $0.categories() }.map(Self.json))])
             case "articles.list": return .success(try await articles(params))
             case "articles.get": return .success(try article(params))
             case "articles.mark": return .success(try await mark(params))
@@ -167,8 +165,7 @@ public struct ControlHandler: Sendable {
         }
         try await store.renameCategory(name, to: newName)
         let category = try read { try $0.categories() }.first { $0.name.caseInsensitiveCompare(newName) == .orderedSame }
-        return ["category": category.map { ["name": .string($0.name), "feeds": .from($0.feeds), "unread": .from($0.unread),
-                                            "total": .from($0.total)] } ?? .null]
+        return ["category": category.map(Self.json) ?? .null]
     }
 
     /// A feed named by id or URL.
@@ -301,6 +298,11 @@ public struct ControlHandler: Sendable {
 
     static func timestamp(_ date: Date) -> String {
         rfc3339(secondsSinceEpoch: Int64(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    static func json(_ category: CategorySummary) -> JSONValue {
+        ["name": .string(category.name), "feeds": .from(category.feeds), "unread": .from(category.unread),
+         "total": .from(category.total)]
     }
 
     static func json(_ feed: FeedSummary) -> JSONValue {

@@ -205,10 +205,7 @@ actor CommitQueue {
             await withCheckedContinuation { putters.append($0) }
         }
         waiting.append(refresh)
-        if let taker {
-            self.taker = nil
-            taker.resume(returning: takeAll())
-        }
+        handOver()
     }
 
     /// Everything waiting, once there is something; empty when closed and drained.
@@ -220,10 +217,14 @@ actor CommitQueue {
     /// No more puts: the committer ends once it has taken the rest.
     func close() {
         isClosed = true
-        if let taker {
-            self.taker = nil
-            taker.resume(returning: takeAll())
-        }
+        handOver()
+    }
+
+    /// Gives everything waiting to a committer that is waiting for it.
+    private func handOver() {
+        guard let taker else { return }
+        self.taker = nil
+        taker.resume(returning: takeAll())
     }
 
     private func takeAll() -> [FeedRefresh] {
