@@ -5,7 +5,9 @@ import Glibc
 public final class ControlClient {
     private let path: String
     private var descriptor: Int32
-    private var framer = LineFramer(maximumLineLength: 256 << 20)
+    /// Results can be large (an OPML export, a page of 1,000 articles): lines up to 256 MiB.
+    private static let maximumLineLength = 256 << 20
+    private var framer = LineFramer(maximumLineLength: maximumLineLength)
     private var pending: [Data] = []
     private var nextID = 1
     /// A daemon at its connection limit turns new connections away; a script running many clients
@@ -40,7 +42,7 @@ public final class ControlClient {
                 attempt += 1
                 let fresh = try UnixSocket.connect(path: path)
                 close(descriptor)
-                (descriptor, framer, pending) = (fresh, LineFramer(maximumLineLength: 256 << 20), [])
+                (descriptor, framer, pending) = (fresh, LineFramer(maximumLineLength: Self.maximumLineLength), [])
             }
         }
     }

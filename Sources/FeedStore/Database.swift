@@ -101,24 +101,29 @@ final class Database {
         }
     }
 
-    /// When the transaction `heldTransaction` keeps open began; nil when none is open.
-    private(set) var heldSince: ContinuousClock.Instant?
+    /// The transaction `heldTransaction` keeps open: when it began, how many calls it holds and how
+    /// many entries they wrote; nil when none is open.
+    private(set) var held: (since: ContinuousClock.Instant, calls: Int, entries: Int)?
 
     /// Runs `body` inside a transaction kept open after it returns, so that the next calls' changes
     /// share one commit (begun when none is open): a refresh round's feeds are written in a few large
-    /// commits rather than many small ones, which rewrite the same index pages each time.
-    /// `commitHeld()` ends it; so does any `transaction`, and closing the connection. When `body`
-    /// fails, everything held is rolled back with it (a savepoint per call would keep the earlier
-    /// calls' changes, but SQLite then journals every page a second time: a third slower).
-    func heldTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        if heldSince == nil {
+    /// commits rather than many small ones, which rewrite the same index pages each time. `entries`
+    /// counts what a result wrote. `commitHeld()` ends it; so does any `transaction`, and closing the
+    /// connection. When `body` fails, everything held is rolled back with it (a savepoint per call
+    /// would keep the earlier calls' changes, but SQLite then journals every page a second time: a
+    /// third slower).
+    func heldTransaction<T>(_ body: () throws(StoreError) -> T, entries: (T) -> Int) throws(StoreError) -> T {
+        if held == nil {
             try execute("BEGIN IMMEDIATE")
-            heldSince = .now
+            held = (.now, 0, 0)
         }
         do {
-            return try body()
+            let result = try body()
+            held?.calls += 1
+            held?.entries += entries(result)
+            return result
         } catch {
-            heldSince = nil
+            held = nil
             try? execute("ROLLBACK")
             throw error
         }
@@ -126,8 +131,8 @@ final class Database {
 
     /// Commits what `heldTransaction` kept open, if anything.
     func commitHeld() throws(StoreError) {
-        guard heldSince != nil else { return }
-        heldSince = nil
+        guard held != nil else { return }
+        held = nil
         do {
             try execute("COMMIT")
         } catch {

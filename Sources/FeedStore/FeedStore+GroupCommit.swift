@@ -14,29 +14,24 @@ extension FeedStore {
     /// loses the uncommitted ones, which the next round fetches again (their validators went too).
     func groupCommit(holdingOpen: Bool,
                      _ body: () throws(StoreError) -> [IngestCounts]) throws(StoreError) -> [IngestCounts] {
-        if database.heldSince == nil { (heldEntries, heldGroups) = (0, 0) }  // another write may have committed it
-        guard holdingOpen || database.heldSince != nil else { return try database.transaction(body) }
+        guard holdingOpen || database.held != nil else { return try database.transaction(body) }
+        let earlier = database.held?.calls ?? 0
         let results: [IngestCounts]
         do {
-            results = try database.heldTransaction(body)
-        } catch where heldGroups > 0 {
-            let lost = heldGroups
-            heldGroups = 0
+            results = try database.heldTransaction(body) { $0.reduce(0) { $0 + $1.new + $1.updated } }
+        } catch where earlier > 0 {
             throw StoreError(error.kind, code: error.code,
-                             message: "\(error.message) (undone with it: \(lost) earlier group\(lost == 1 ? "" : "s") held open)")
+                             message: "\(error.message) (undone with it: \(earlier) earlier group\(earlier == 1 ? "" : "s") held open)")
         }
-        heldEntries += results.reduce(0) { $0 + $1.new + $1.updated }
-        heldGroups += 1
-        if !holdingOpen || heldEntries >= Self.heldEntryLimit
-            || ContinuousClock.now - (database.heldSince ?? .now) >= Self.heldDuration {
-            try finishHeldCommit()
+        if let held = database.held,
+           !holdingOpen || held.entries >= Self.heldEntryLimit || ContinuousClock.now - held.since >= Self.heldDuration {
+            try database.commitHeld()
         }
         return results
     }
 
     /// Commits the group commit held open, if any: at the end of a refresh round.
     public func finishHeldCommit() throws(StoreError) {
-        (heldEntries, heldGroups) = (0, 0)
         try database.commitHeld()
     }
 }

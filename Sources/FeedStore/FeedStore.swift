@@ -6,9 +6,6 @@ public actor FeedStore {
     public nonisolated let path: String
     let database: Database
     private let checkpointer: Checkpointer
-    /// Entries written, and groups, in the group commit held open now (`groupCommit`).
-    var heldEntries = 0
-    var heldGroups = 0
 
     /// Opens the database at `path`, creating it and applying migrations as needed.
     /// - Throws: `StoreError` saying what is wrong with the file and what to do.
