@@ -59,10 +59,9 @@ enum TextRepair {
         return false
     }
 
-    /// The text decoded again when all its characters fit in Latin-1 and those bytes are valid UTF-8.
+    /// The text decoded again when all its characters fit in Latin-1 and those bytes are valid UTF-8
+    /// (`repair` has ruled out characters above U+00FF by their lead bytes already).
     private static func undoMojibake(_ text: String) -> String? {
-        // A character above U+00FF (lead byte C4 or higher) means this is not Latin-1 mojibake.
-        guard !text.utf8.contains(where: { $0 >= 0xC4 }) else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var sawHighByte = false
