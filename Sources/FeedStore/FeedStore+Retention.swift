@@ -32,8 +32,11 @@ extension FeedStore {
                 ORDER BY sort_at DESC, entry_id DESC LIMIT -1 OFFSET ?2
             ) WHERE starred = 0 AND sort_at < ?3
             """)
+        // Only a feed carrying more entries than it keeps can have any to expire (its counter counts
+        // every live entry it carries, those it is primary for among them): most feeds are skipped.
         var feedIDs: [Int64] = []
-        try database.statement("SELECT id FROM feeds ORDER BY id").query { row in feedIDs.append(row.int64(at: 0)) }
+        try database.statement("SELECT id FROM feeds WHERE entry_count > ?1 ORDER BY id")
+            .query([.integer(Int64(policy.keepNewestPerFeed))]) { row in feedIDs.append(row.int64(at: 0)) }
         var expiring: [Int64] = []
         for (index, feedID) in feedIDs.enumerated() {
             try candidates.query([.integer(feedID), .integer(Int64(policy.keepNewestPerFeed)), .integer(cutoff)]) { row in

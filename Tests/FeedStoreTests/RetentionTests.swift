@@ -24,4 +24,22 @@ import Testing
         #expect(counts == [IngestCounts(unchanged: 10)])
         #expect(try fixture.reader().count() == 4)
     }
+
+    @Test func onlyFeedsCarryingMoreThanTheyKeepLoseEntries() async throws {
+        let fixture = try StoreFixture()
+        let small = try await fixture.feed("https://small.example/feed")
+        let large = try await fixture.feed("https://large.example/feed")
+        func old(_ site: String, _ count: Int) -> [IncomingEntry] {
+            (0..<count).map { entry("https://\(site)/\($0)", title: "Old \($0)", published: now.timeIntervalSince1970 - Double(200 - $0) * day) }
+        }
+        // The small feed carries 3 entries of its own and the large feed's newest 2: 5, all it keeps.
+        let largeEntries = old("large.example", 8)
+        try await fixture.store.ingest([IncomingFeed(feedID: large, entries: largeEntries)], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: small, entries: old("small.example", 3) + largeEntries.suffix(2))], now: now)
+
+        let expired = try await fixture.store.expire(RetentionPolicy(maximumAgeDays: 30, keepNewestPerFeed: 5), now: now)
+        #expect(expired == 3)  // the large feed's 3 oldest; the small feed is within its 5
+        #expect(try fixture.reader().count() == 8)
+        #expect(try fixture.reader().count(ArticleFilter(search: "old")) == 8)
+    }
 }
