@@ -22,7 +22,8 @@ public struct RefreshSummary: Sendable, Equatable {
     }
 }
 
-/// Fetch → parse → store for a set of feeds: at most `width` fetches at once and `perHost` per host.
+/// Fetch → parse → store for a set of feeds: at most `width` fetches at once and `perHost` per host
+/// (the fetcher holds back a host's extra fetches and starts each the moment a slot frees).
 /// Results are stored while the round goes on, in group commits of whatever arrived meanwhile. One
 /// bad feed never stops the others.
 public struct RefreshPipeline: Sendable {
@@ -58,7 +59,6 @@ public struct RefreshPipeline: Sendable {
         var summary = RefreshSummary()
         summary.feeds = feeds.count
         let (width, perHost) = bounds.current.withLock { $0 }
-        let gate = HostGate(perHost: perHost)
         // The store commits as results come in, never waiting for a batch to fill, while fetching and
         // parsing go on (committing inside this loop left the store idle half of a cold round). At most
         // 32 parsed documents wait: the 1,000-feed farm's cold round peaks at 50 MB (64: 56 MB, no faster).
@@ -70,7 +70,7 @@ public struct RefreshPipeline: Sendable {
             func startNext() {
                 guard let feed = iterator.next() else { return }
                 inFlight += 1
-                group.addTask { await refreshOne(feed, gate: gate) }
+                group.addTask { await refreshOne(feed, perHost: perHost) }
             }
             for _ in 0..<width { startNext() }
             var done = 0
@@ -120,18 +120,23 @@ public struct RefreshPipeline: Sendable {
     }
 
     /// One feed, within its host's bound; a feed already being fetched is joined, not fetched twice.
-    func refreshOne(_ feed: FeedFetchState, gate: HostGate) async -> (FeedRefresh, owned: Bool) {
+    func refreshOne(_ feed: FeedFetchState, perHost: Int) async -> (FeedRefresh, owned: Bool) {
         if let joined = await inFlight.join(feed.id) { return (joined, false) }
-        let host = URLComponents(string: feed.url)?.host ?? feed.url
-        await gate.enter(host)
-        let refresh = await fetchAndParse(feed)
-        await gate.leave(host)
+        let refresh = await fetchAndParse(feed, perHost: perHost)
         await inFlight.finish(feed.id, with: refresh)
         return (refresh, true)
     }
 
     /// Fetches and parses one feed; never throws: failures become the feed's recorded error.
-    func fetchAndParse(_ feed: FeedFetchState) async -> FeedRefresh {
+    func fetchAndParse(_ feed: FeedFetchState, perHost: Int) async -> FeedRefresh {
+        let fetched: Result<FetchResponse, FetchError>
+        do {
+            fetched = .success(try await fetcher.fetch(FetchRequest(
+                url: feed.url, etag: feed.etag, lastModified: feed.lastModified, limits: limits, perHostLimit: perHost)))
+        } catch {
+            fetched = .failure(error)
+        }
+        // When the answer came, not when the fetch was asked for: it may have waited for its host.
         let checkedAt = Date()
         let random = Double.random(in: 0..<1)
         func failure(_ reason: String, retryAfter: TimeInterval? = nil, gone: Bool = false) -> FeedRefresh {
@@ -144,8 +149,7 @@ public struct RefreshPipeline: Sendable {
         }
         let response: FetchResponse
         do {
-            response = try await fetcher.fetch(FetchRequest(url: feed.url, etag: feed.etag, lastModified: feed.lastModified,
-                                                            limits: limits))
+            response = try fetched.get()
         } catch {
             if case .httpStatus(410, _) = error { return failure(error.description + " (gone: feed disabled)", gone: true) }
             if case .httpStatus(_, let retryAfter) = error { return failure(error.description, retryAfter: retryAfter) }
@@ -234,35 +238,6 @@ actor CommitQueue {
             putters.removeAll()
         }
         return waiting
-    }
-}
-
-/// At most `perHost` fetches per host at once; others wait their turn.
-actor HostGate {
-    private let perHost: Int
-    private var inFlight: [String: Int] = [:]
-    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
-
-    init(perHost: Int) {
-        self.perHost = perHost
-    }
-
-    func enter(_ host: String) async {
-        if inFlight[host, default: 0] < perHost {
-            inFlight[host, default: 0] += 1
-            return
-        }
-        await withCheckedContinuation { waiting[host, default: []].append($0) }
-    }
-
-    func leave(_ host: String) {
-        if var queue = waiting[host], !queue.isEmpty {
-            // Hand the slot straight to the next waiter: the count stays the same.
-            queue.removeFirst().resume()
-            waiting[host] = queue
-        } else {
-            inFlight[host, default: 1] -= 1
-        }
     }
 }
 

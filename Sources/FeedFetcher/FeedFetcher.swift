@@ -50,6 +50,10 @@ private final class CurlLoop: @unchecked Sendable {
     // Touched only by the loop thread once created.
     private let multi: UnsafeMutableRawPointer
     private var active: [Int: Transfer] = [:]
+    /// How many transfers run per host, and those their per-host limit holds back, oldest first.
+    /// The loop starts the next the moment one ends, so a bounded host never waits for a caller.
+    private var runningPerHost: [String: Int] = [:]
+    private var heldBack: [String: [Transfer]] = [:]
     private let inbox = Mutex(Inbox())
     private let userAgent: String
     /// Read as each transfer starts, so a change applies to the next fetches.
@@ -111,27 +115,36 @@ private final class CurlLoop: @unchecked Sendable {
                 return (inbox.added, inbox.cancelled, inbox.stopping)
             }
             for transfer in added {
-                transfer.configure(userAgent: userAgent)
-                active[transfer.id] = transfer
-                curl_multi_add_handle(multi, transfer.easy)
+                if let limit = transfer.request.perHostLimit, runningPerHost[transfer.host, default: 0] >= limit {
+                    heldBack[transfer.host, default: []].append(transfer)
+                } else {
+                    start(transfer)
+                }
             }
             for id in cancelled {
-                guard let transfer = active.removeValue(forKey: id) else { continue }
-                curl_multi_remove_handle(multi, transfer.easy)
-                transfer.finish(.failure(.cancelled))
+                if let transfer = active.removeValue(forKey: id) {
+                    curl_multi_remove_handle(multi, transfer.easy)
+                    transfer.finish(.failure(.cancelled))
+                    _ = ended(transfer)
+                } else if let transfer = releaseHeldBack(id) {
+                    transfer.finish(.failure(.cancelled))
+                }
             }
             if stopping {
                 for transfer in active.values {
                     curl_multi_remove_handle(multi, transfer.easy)
                     transfer.finish(.failure(.cancelled))
                 }
+                for transfer in heldBack.values.joined() { transfer.finish(.failure(.cancelled)) }
                 active.removeAll()
+                heldBack.removeAll()
                 curl_multi_cleanup(multi)
                 finished.signal()
                 return
             }
             curl_multi_perform(multi, &running)
             var remaining: Int32 = 0
+            var startedHeldBack = false
             while let message = curl_multi_info_read(multi, &remaining) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
                 let code = message.pointee.data.result
@@ -142,9 +155,47 @@ private final class CurlLoop: @unchecked Sendable {
                 curl_multi_remove_handle(multi, easy)
                 active.removeValue(forKey: transfer.id)
                 transfer.finish(Self.result(of: transfer, code: code))
+                if ended(transfer) { startedHeldBack = true }
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            // A transfer just started sends its request now rather than after a wait.
+            if !startedHeldBack { curl_multi_poll(multi, nil, 0, 1000, nil) }
         }
+    }
+
+    private func start(_ transfer: Transfer) {
+        transfer.configure(userAgent: userAgent)
+        active[transfer.id] = transfer
+        runningPerHost[transfer.host, default: 0] += 1
+        curl_multi_add_handle(multi, transfer.easy)
+    }
+
+    /// A running transfer ended: the transfers held back for its host start while their limit allows.
+    /// - Returns: whether one started.
+    private func ended(_ transfer: Transfer) -> Bool {
+        let host = transfer.host
+        runningPerHost[host, default: 1] -= 1
+        var started = false
+        while var waiting = heldBack[host], let next = waiting.first,
+              runningPerHost[host, default: 0] < next.request.perHostLimit ?? .max {
+            waiting.removeFirst()
+            heldBack[host] = waiting.isEmpty ? nil : waiting
+            start(next)
+            started = true
+        }
+        if runningPerHost[host] == 0 { runningPerHost[host] = nil }
+        return started
+    }
+
+    /// Takes a held-back transfer out of its queue, if `id` is one.
+    private func releaseHeldBack(_ id: Int) -> Transfer? {
+        for (host, waiting) in heldBack {
+            guard let index = waiting.firstIndex(where: { $0.id == id }) else { continue }
+            var rest = waiting
+            let transfer = rest.remove(at: index)
+            heldBack[host] = rest.isEmpty ? nil : rest
+            return transfer
+        }
+        return nil
     }
 
     // MARK: - Results

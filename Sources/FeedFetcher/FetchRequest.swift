@@ -21,12 +21,32 @@ public struct FetchRequest: Sendable, Equatable {
     public var etag: String?
     public var lastModified: String?
     public var limits: FetchLimits
+    /// At most this many transfers to the URL's host run at once, this one included; the fetcher holds
+    /// the others back, their time limits not yet running, and starts the next one the moment one of
+    /// them ends. Nil: no bound.
+    public var perHostLimit: Int?
 
-    public init(url: String, etag: String? = nil, lastModified: String? = nil, limits: FetchLimits = FetchLimits()) {
+    public init(url: String, etag: String? = nil, lastModified: String? = nil, limits: FetchLimits = FetchLimits(),
+                perHostLimit: Int? = nil) {
         self.url = url
         self.etag = etag
         self.lastModified = lastModified
         self.limits = limits
+        self.perHostLimit = perHostLimit
+    }
+
+    /// The URL's host, lowercased, without user info or port: what `perHostLimit` counts by.
+    var host: String {
+        var authority = Substring(url)
+        if let schemeEnd = authority.range(of: "://") { authority = authority[schemeEnd.upperBound...] }
+        authority = authority.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
+            authority = authority[...end]  // an IPv6 literal, its colons not a port
+        } else if let colon = authority.lastIndex(of: ":") {
+            authority = authority[..<colon]
+        }
+        return authority.lowercased()
     }
 }
 

@@ -6,6 +6,8 @@ import Foundation
 final class Transfer: @unchecked Sendable {
     let id: Int
     let request: FetchRequest
+    /// The request's host, as its per-host limit counts.
+    let host: String
     let easy: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var continuation: CheckedContinuation<Result<FetchResponse, FetchError>, Never>?
@@ -22,6 +24,7 @@ final class Transfer: @unchecked Sendable {
         guard let easy = curl_easy_init() else { return nil }
         self.id = id
         self.request = request
+        host = request.host
         self.easy = easy
     }
 

@@ -118,4 +118,45 @@ import Testing
         }
         #expect(statuses.count == 40 && statuses.allSatisfy { $0 == 200 })
     }
+
+    @Test func aHostsExtraTransfersWaitWithoutTheirTimeLimitsRunning() async throws {
+        let fetcher = self.fetcher
+        // Each answer takes 400 ms and may take 1 s: six, two at a time, take 1.2 s, so the last two
+        // would time out if their clocks ran while they waited.
+        let requests = (0..<6).map { _ in
+            var request = quick("/concurrent/400") { $0.totalTimeout = .seconds(1) }
+            request.perHostLimit = 2
+            return request
+        }
+        let started = Date()
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for request in requests { group.addTask { try await fetcher.fetch(request).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 6))
+        #expect(Date().timeIntervalSince(started) >= 1.15)
+        let most = try await fetcher.fetch(quick("/most-concurrent")).body
+        #expect(String(decoding: most, as: UTF8.self) == "2")
+    }
+
+    @Test func cancellingATransferHeldBackForItsHostEndsIt() async throws {
+        let fetcher = self.fetcher
+        var running = quick("/concurrent/1500")
+        running.perHostLimit = 1
+        var waiting = quick("/feed.xml")
+        waiting.perHostLimit = 1
+        let first = Task { try await fetcher.fetch(running) }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = Date()
+        let second = Task { [waiting] in try await fetcher.fetch(waiting) }
+        try await Task.sleep(for: .milliseconds(200))
+        second.cancel()
+        let result = await second.result
+        #expect(throws: FetchError.cancelled) { try result.get() }
+        #expect(Date().timeIntervalSince(started) < 1)
+        #expect(try await first.value.status == 200)
+        // The host's slot is free again.
+        #expect(try await fetcher.fetch(waiting).status == 200)
+        _ = try await fetcher.fetch(quick("/most-concurrent"))
+    }
 }

@@ -15,6 +15,8 @@ OLD = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Old feed</titl
 <item><title>Old 2</title><link>http://example.org/old/2</link><pubDate>Tue, 07 Jan 2020 10:00:00 GMT</pubDate></item>
 <item><title>Old 3</title><link>http://example.org/old/3</link><pubDate>Wed, 08 Jan 2020 10:00:00 GMT</pubDate></item>
 </channel></rss>"""
+RUNNING = [0, 0]  # requests to /concurrent/ now, and the most at once
+COUNT = threading.Lock()
 BOMB = gzip.compress(b"\0" * (64 << 20), compresslevel=9)  # 64 MiB of zeros in ~64 KiB
 
 
@@ -86,6 +88,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except (BrokenPipeError, ConnectionResetError):
                 pass
             return
+        if path.startswith("/concurrent/"):
+            # Answers after the given milliseconds and remembers the most requests it held at once;
+            # /most-concurrent tells that number and starts counting afresh.
+            with COUNT:
+                RUNNING[0] += 1
+                RUNNING[1] = max(RUNNING[1], RUNNING[0])
+            time.sleep(int(path.rsplit("/", 1)[1]) / 1000)
+            with COUNT:
+                RUNNING[0] -= 1
+            return self.send(200, FEED, [("Content-Type", "application/rss+xml")])
+        if path == "/most-concurrent":
+            with COUNT:
+                most, RUNNING[1] = RUNNING[1], 0
+            return self.send(200, str(most).encode())
         if path == "/hang":
             time.sleep(30)
             return
