@@ -7,8 +7,8 @@ import Synchronization
 /// crosses 1,000 pages: ~15 % of a cold refresh round's ingest, and 35–45 ms added to every other bulk
 /// mark at a million entries. The writer keeps a higher limit of its own in case this one falls behind.
 final class Checkpointer: Sendable {
-    /// The writer checkpoints by itself only past this many WAL pages (32 MB).
-    static let writerLimitPages = 8192
+    /// The writer checkpoints by itself only once the WAL holds this much.
+    static let writerLimitBytes = 32 << 20
     private static let interval = DispatchTimeInterval.milliseconds(200)
 
     /// Shared with the thread, which must not hold the checkpointer itself (its deinit stops the thread).

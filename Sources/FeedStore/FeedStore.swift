@@ -12,7 +12,8 @@ public actor FeedStore {
     public init(path: String) throws(StoreError) {
         self.path = path
         database = try Database(path: path)
-        try database.execute("PRAGMA wal_autocheckpoint = \(Checkpointer.writerLimitPages)")
+        let pageSize = try database.integer("PRAGMA page_size") ?? 4096
+        try database.execute("PRAGMA wal_autocheckpoint = \(Checkpointer.writerLimitBytes / Int(pageSize))")
         // A large group commit grows the log past that; it shrinks back to this once checkpointed.
         try database.execute("PRAGMA journal_size_limit = \(64 << 20)")
         checkpointer = try Checkpointer(path: path)

@@ -22,6 +22,24 @@ import Testing
         #expect(try database.integer("PRAGMA user_version") == Migrations.currentVersion)
     }
 
+    @Test func newDatabasesGetLargePagesAndOldOnesKeepTheirs() async throws {
+        let fresh = try Database(path: path("fresh.db"))
+        #expect(try fresh.integer("PRAGMA page_size") == Int64(Database.newPageSize))
+
+        // A database an earlier build created, on SQLite's default 4 KB pages.
+        let old = path("old-pages.db")
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); "
+            + "db.execute('PRAGMA page_size = 4096'); db.execute('CREATE TABLE earlier(x)'); db.commit()", old]
+        try python.run()
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0)
+        let store = try FeedStore(path: old)
+        #expect(try await store.addFeeds([.init(url: "https://example.org/feed")]) == 1)
+        #expect(try Database(path: old).integer("PRAGMA page_size") == 4096)
+    }
+
     @Test func reopeningKeepsDataAndDoesNotMigrateTwice() async throws {
         let store = try FeedStore(path: path("reopen.db"))
         let added = try await store.addFeeds([.init(url: "https://example.org/feed", category: "Tech")])
