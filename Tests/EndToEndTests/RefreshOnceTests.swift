@@ -31,6 +31,37 @@ import Testing
         #expect(second.output.hasPrefix("feeds=4 ok=1 not_modified=1 failed=2 new_entries=0 "))
     }
 
+    @Test func aRoundFetchesAtMostTheConfiguredNumberFromOneHostAtOnce() throws {
+        let server = try FeedServer()
+        defer { server.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seed = directory.appendingPathComponent("seed.opml")
+        let outlines = (1...6).map { number in
+            let url = server.url("/concurrent/300/\(number)")
+            return #"<outline text="Slow \#(number)" xmlUrl="\#(url)"/>"#
+        }
+        try Data("<opml><body>\(outlines.joined())</body></opml>".utf8).write(to: seed)
+        func mostAtOnce() throws -> String {
+            let python = Process()
+            let output = Pipe()
+            python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            python.arguments = ["python3", "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                                server.url("/most-concurrent")]
+            python.standardOutput = output
+            try python.run()
+            python.waitUntilExit()
+            return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        for (perHost, most) in [("2", "2"), ("6", "6")] {
+            let run = try daemon.run(["--once", "--database", directory.appendingPathComponent("a\(perHost).db").path,
+                                      "--seed-opml", seed.path, "--per-host-connections", perHost])
+            #expect(run.output.hasPrefix("feeds=6 ok=6 not_modified=0 failed=0 new_entries=1 "), "\(run.output)")
+            #expect(try mostAtOnce() == most, "--per-host-connections \(perHost)")
+        }
+    }
+
     @Test func oldEntriesExpireAfterTheRoundAndNeverComeBack() throws {
         let server = try FeedServer()
         defer { server.stop() }

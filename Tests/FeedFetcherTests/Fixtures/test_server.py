@@ -89,12 +89,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 pass
             return
         if path.startswith("/concurrent/"):
-            # Answers after the given milliseconds and remembers the most requests it held at once;
-            # /most-concurrent tells that number and starts counting afresh.
+            # /concurrent/MS[/anything] answers after MS milliseconds and remembers the most requests it
+            # held at once; /most-concurrent tells that number and starts counting afresh.
             with COUNT:
                 RUNNING[0] += 1
                 RUNNING[1] = max(RUNNING[1], RUNNING[0])
-            time.sleep(int(path.rsplit("/", 1)[1]) / 1000)
+            time.sleep(int(path.split("/")[2]) / 1000)
             with COUNT:
                 RUNNING[0] -= 1
             return self.send(200, FEED, [("Content-Type", "application/rss+xml")])
