@@ -33,8 +33,8 @@ extension FeedStore {
         let countSource = try database.statement(
             "UPDATE entry_state SET sources = sources + 1, feed_id = coalesce(feed_id, ?2) WHERE entry_id = ?1")
         var counts = IngestCounts()
-        for (entry, key) in zip(feed.entries, Self.keys(for: feed)) {
-            let fingerprint = Self.fingerprint(of: entry)
+        for (index, entry) in feed.entries.enumerated() {
+            let key = feed.keys[index], fingerprint = feed.fingerprints[index]
             // Most entries of a cold poll are new: try the insert first, look up only on a conflict.
             if let id = try insert(entry, key: key, feedID: feed.feedID, fingerprint: fingerprint, seenAt: seenAt) {
                 try addSource.run([.integer(feed.feedID), .integer(id), SQLValue(entry.guid)])
@@ -110,17 +110,17 @@ extension FeedStore {
 
     // MARK: - Keys
 
-    /// The dedupe key of every entry of a document, in order.
-    static func keys(for feed: IncomingFeed) -> [String] {
-        let links = feed.entries.map { $0.url.flatMap(CanonicalURL.key) }
+    /// The dedupe key of every entry of a document of feed `feedID`, in order.
+    static func keys(feedID: Int64, entries: [IncomingEntry]) -> [String] {
+        let links = entries.map { $0.url.flatMap(CanonicalURL.key) }
         // Some feeds link every item to their home page: the link says nothing about the item there.
-        let sharesOneLink = feed.entries.count >= 2 && links.allSatisfy { $0 != nil && $0 == links[0] }
-        return zip(feed.entries, links).map { entry, link in
+        let sharesOneLink = entries.count >= 2 && links.allSatisfy { $0 != nil && $0 == links[0] }
+        return zip(entries, links).map { entry, link in
             if let link, !sharesOneLink { return link }
-            if let guid = entry.guid, !guid.isEmpty { return "guid:\(feed.feedID):\(guid)" }
+            if let guid = entry.guid, !guid.isEmpty { return "guid:\(feedID):\(guid)" }
             let published = entry.published.map { String(Int64($0.timeIntervalSince1970)) } ?? ""
             let digest = fnv1a([entry.title ?? "", published, sharesOneLink ? (entry.summary ?? "") : ""])
-            return "hash:\(feed.feedID):\(String(UInt64(bitPattern: digest), radix: 16))"
+            return "hash:\(feedID):\(String(UInt64(bitPattern: digest), radix: 16))"
         }
     }
 

@@ -3,12 +3,18 @@ import Foundation
 /// A fetched feed document as the store ingests it: what the parser read, in document order.
 public struct IncomingFeed: Sendable {
     /// The subscribed feed the document came from.
-    public var feedID: Int64
-    public var entries: [IncomingEntry]
+    public let feedID: Int64
+    public let entries: [IncomingEntry]
+    /// Each entry's dedupe key and fingerprint, worked out where the document is made (a fetch task)
+    /// rather than by the store's single writer, which every feed waits for.
+    let keys: [String]
+    let fingerprints: [Int64]
 
     public init(feedID: Int64, entries: [IncomingEntry]) {
         self.feedID = feedID
         self.entries = entries
+        keys = FeedStore.keys(feedID: feedID, entries: entries)
+        fingerprints = entries.map(FeedStore.fingerprint(of:))
     }
 }
 
