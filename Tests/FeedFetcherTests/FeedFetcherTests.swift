@@ -157,6 +157,5 @@ import Testing
         #expect(try await first.value.status == 200)
         // The host's slot is free again.
         #expect(try await fetcher.fetch(waiting).status == 200)
-        _ = try await fetcher.fetch(quick("/most-concurrent"))
     }
 }
