@@ -115,10 +115,10 @@ private final class CurlLoop: @unchecked Sendable {
                 return (inbox.added, inbox.cancelled, inbox.stopping)
             }
             for transfer in added {
-                if let limit = transfer.request.perHostLimit, runningPerHost[transfer.host, default: 0] >= limit {
-                    heldBack[transfer.host, default: []].append(transfer)
-                } else {
+                if hasRoom(for: transfer) {
                     start(transfer)
+                } else {
+                    heldBack[transfer.host, default: []].append(transfer)
                 }
             }
             for id in cancelled {
@@ -162,6 +162,11 @@ private final class CurlLoop: @unchecked Sendable {
         }
     }
 
+    /// Whether the transfer's per-host limit lets it start now.
+    private func hasRoom(for transfer: Transfer) -> Bool {
+        runningPerHost[transfer.host, default: 0] < transfer.request.perHostLimit ?? .max
+    }
+
     private func start(_ transfer: Transfer) {
         transfer.configure(userAgent: userAgent)
         active[transfer.id] = transfer
@@ -175,8 +180,7 @@ private final class CurlLoop: @unchecked Sendable {
         let host = transfer.host
         runningPerHost[host, default: 1] -= 1
         var started = false
-        while var waiting = heldBack[host], let next = waiting.first,
-              runningPerHost[host, default: 0] < next.request.perHostLimit ?? .max {
+        while var waiting = heldBack[host], let next = waiting.first, hasRoom(for: next) {
             waiting.removeFirst()
             heldBack[host] = waiting.isEmpty ? nil : waiting
             start(next)
