@@ -10,6 +10,11 @@ struct Binary {
         url = Bundle.main.bundleURL.appendingPathComponent(name)
     }
 
+    /// A program from outside the package, e.g. `/usr/bin/env` to run `python3`.
+    init(url: URL) {
+        self.url = url
+    }
+
     struct Result {
         let status: Int32
         let output: String

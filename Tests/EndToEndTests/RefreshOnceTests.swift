@@ -43,16 +43,10 @@ import Testing
         }
         try Data("<opml><body>\(outlines.joined())</body></opml>".utf8).write(to: seed)
         func mostAtOnce() throws -> String {
-            let python = Process()
-            let output = Pipe()
-            python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            python.arguments = ["python3", "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
-                                server.url("/most-concurrent")]
-            python.standardOutput = output
-            try python.run()
-            python.waitUntilExit()
-            return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+            try Binary(url: URL(fileURLWithPath: "/usr/bin/env")).run([
+                "python3", "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                server.url("/most-concurrent"),
+            ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         for (perHost, most) in [("2", "2"), ("6", "6")] {
             let run = try daemon.run(["--once", "--database", directory.appendingPathComponent("a\(perHost).db").path,
