@@ -47,7 +47,8 @@ struct Command {
           --category NAME         Articles of feeds in this category (cross-posts included)
           --feed FEED             Articles of this feed (id or URL)
           --unread, --starred     Only unread, only starred articles
-          --since WHEN            Published at or after WHEN (2024-06-01, 2024-06-01T12:00:00Z, RFC 822)
+          --since WHEN            Published at or after WHEN: a date (2024-06-01, 2024-06-01T12:00:00Z,
+                                  RFC 822) or an age (30m, 12h, 7d, 2w, today, yesterday)
           --search QUERY          Words, "phrases", prefix*, -excluded and OR
           --sort ORDER            newest, oldest, title, or relevance (searches: the newest 1,000
                                   matches ranked); default newest, relevance for a search

@@ -141,6 +141,11 @@ import Testing
         #expect(try titles(["--sort", "oldest"]).titles == ["Old 1", "Old 2", "Old 3"])
         #expect(try titles(["--sort", "title"]).titles == ["Old 1", "Old 2", "Old 3"])
         #expect(try titles(["--since", "2020-01-07"]).titles == ["Old 3", "Old 2"])
+        // Ages are counted back from now by the client: 10,000 days reach back to 1999.
+        #expect(try titles(["--since", "10000d"]).titles.count == 3)
+        #expect(try titles(["--since", "yesterday"]).titles.isEmpty)
+        let badSince = try ctl(running, ["articles", "--since", "last tuesday"])
+        #expect(badSince.status == 2 && badSince.error.contains("Invalid value 'last tuesday' for '--since'"))
         #expect(try titles(["--category", "Archive"]).titles.count == 3)
         #expect(try titles(["--category", "News"]).titles.isEmpty)
         #expect(try titles(["--search", "old", "--sort", "relevance"]).titles.count == 3)
