@@ -65,9 +65,9 @@ import Testing
         let listed = try JSONSerialization.jsonObject(with: Data(try ctl(running, ["articles", "--json"]).output.utf8)) as? [String: Any]
         let id = try #require((listed?["articles"] as? [[String: Any]])?.first?["id"] as? Int)
 
-        #expect(try ctl(running, ["read", String(id)]).output == "Marked 1 articles read\n")
+        #expect(try ctl(running, ["read", String(id)]).output == "Marked 1 article read\n")
         #expect(try ctl(running, ["articles", "--unread"]).output == "No articles.\n")
-        #expect(try ctl(running, ["star", "--all", "--category", "News"]).output == "Marked 1 articles starred\n")
+        #expect(try ctl(running, ["star", "--all", "--category", "News"]).output == "Marked 1 article starred\n")
         #expect(try ctl(running, ["show", String(id)]).output.hasPrefix("One\n"))
         #expect(try ctl(running, ["search", "one"]).output.contains("One"))
 
@@ -111,7 +111,7 @@ import Testing
         #expect(try ctl(running, ["move", "1", "Tech"]).output == "Feed 1: Local news (Tech)\n")
         let categories = try ctl(running, ["categories"]).output
         #expect(categories.contains("Tech      1      1       1"), "the move carries the feed's counts: \(categories)")
-        #expect(try ctl(running, ["rename-category", "tech", "Technology"]).output == "Category Technology: 1 feeds, 1 unread\n")
+        #expect(try ctl(running, ["rename-category", "tech", "Technology"]).output == "Category Technology: 1 feed, 1 unread\n")
         #expect(try ctl(running, ["feeds"]).output.contains("Technology"))
         #expect(try ctl(running, ["move", running.server.url("/feed.xml"), ""]).output == "Feed 1: Local news (no category)\n")
 

@@ -48,6 +48,16 @@ import Testing
         #expect(HumanOutput(styled: false, width: 80, now: now).progressLine(["done": 1, "total": 2], failed: 0) == "Refreshing 1/2")
     }
 
+    @Test func countsOfOneAreSingular() {
+        let output = HumanOutput(styled: false, width: nil, now: now)
+        let one: JSONValue = ["feeds": 1, "ok": 1, "not_modified": 0, "failed": 0, "new_entries": 1, "seconds": .number(0.5)]
+        #expect(output.render("refresh", one) == "Refreshed 1 feed: 1 ok, 0 not modified, 0 failed, 1 new entry in 0.5 s\n")
+        let two: JSONValue = ["feeds": 2, "ok": 2, "not_modified": 0, "failed": 0, "new_entries": 0, "seconds": .number(0.5)]
+        #expect(output.render("refresh", two) == "Refreshed 2 feeds: 2 ok, 0 not modified, 0 failed, 0 new entries in 0.5 s\n")
+        #expect(output.render("read", ["changed": 1]) == "Marked 1 article read\n")
+        #expect(output.render("unstar", ["changed": 3]) == "Marked 3 articles unstarred\n")
+    }
+
     @Test func tablesAndListingsFitATerminalButNotAPipe() {
         let feeds: JSONValue = ["feeds": [[
             "id": 1, "status": "ok", "unread": 3, "total": 10, "category": "Tech", "next_check_at": nil,

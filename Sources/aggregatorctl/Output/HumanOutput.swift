@@ -29,20 +29,20 @@ struct HumanOutput {
             "Feed \(number(result["feed"]?["id"])): \(result["feed"]?["title"]?.string ?? result["feed"]?["url"]?.string ?? "")"
                 + " (\(result["feed"]?["category"]?.string ?? "no category"))\n"
         case "rename-category":
-            "Category \(result["category"]?["name"]?.string ?? ""): \(number(result["category"]?["feeds"])) feeds, "
+            "Category \(result["category"]?["name"]?.string ?? ""): \(count(result["category"]?["feeds"], "feed")), "
                 + "\(number(result["category"]?["unread"])) unread\n"
         case "backup": "Backed up the database to \(result["path"]?.string ?? "") (\(bytes(result["bytes"]?.number ?? 0)))\n"
-        case "import": "Imported \(number(result["added"])) feeds (\(number(result["skipped"])) already subscribed, "
+        case "import": "Imported \(count(result["added"], "feed")) (\(number(result["skipped"])) already subscribed, "
             + "\(number(result["invalid"])) not http(s))\n"
         case "export": result["opml"]?.string ?? ""
         case "refresh":
-            if let queued = result["queued"] { "Refresh of \(number(queued)) feeds started (add --wait to wait for it)\n" }
-            else { "Refreshed \(number(result["feeds"])) feeds: \(number(result["ok"])) ok, \(number(result["not_modified"])) "
-                + "not modified, \(number(result["failed"])) failed, \(number(result["new_entries"])) new entries "
+            if let queued = result["queued"] { "Refresh of \(count(queued, "feed")) started (add --wait to wait for it)\n" }
+            else { "Refreshed \(count(result["feeds"], "feed")): \(number(result["ok"])) ok, \(number(result["not_modified"])) "
+                + "not modified, \(number(result["failed"])) failed, \(count(result["new_entries"], "new entry", "new entries")) "
                 + "in \(String(format: "%.1f", result["seconds"]?.number ?? 0)) s\n" }
         case "articles", "search": articles(result)
         case "show": article(result["article"] ?? .null)
-        case "read", "unread", "star", "unstar": "Marked \(number(result["changed"])) articles \(command == "star" ? "starred" : command == "unstar" ? "unstarred" : command)\n"
+        case "read", "unread", "star", "unstar": "Marked \(count(result["changed"], "article")) \(command == "star" ? "starred" : command == "unstar" ? "unstarred" : command)\n"
         default: String(decoding: result.encoded(pretty: true), as: UTF8.self) + "\n"
         }
     }
@@ -59,7 +59,7 @@ struct HumanOutput {
             ("Entries", "\(number(result["entries"])) (\(number(result["unread"])) unread)"),
         ]
         if let round = result["last_round"], !round.isNull {
-            lines.append(("Last round", "\(relative(round["finished"]?.string)): \(number(round["feeds"])) feeds, "
+            lines.append(("Last round", "\(relative(round["finished"]?.string)): \(count(round["feeds"], "feed")), "
                           + "\(number(round["ok"])) ok, \(number(round["not_modified"])) not modified, "
                           + "\(number(round["failed"])) failed, \(number(round["new_entries"])) new, "
                           + String(format: "%.1f s", round["seconds"]?.number ?? 0)))
@@ -180,6 +180,12 @@ struct HumanOutput {
 
     private func number(_ value: JSONValue?) -> String {
         value?.int.map(String.init) ?? value?.string ?? "-"
+    }
+
+    /// "1 feed", "3 feeds", "0 new entries".
+    private func count(_ value: JSONValue?, _ singular: String, _ plural: String? = nil) -> String {
+        let text = number(value)
+        return "\(text) \(text == "1" ? singular : plural ?? singular + "s")"
     }
 
     /// "3h ago", "in 12m", or "-".
