@@ -1,3 +1,4 @@
+import FeedFetcher
 import FeedStore
 import Foundation
 
@@ -18,6 +19,8 @@ public struct Configuration: Sendable, Equatable {
     public var maximumConnectionsPerHost = 2
     /// How long entries are kept (starred ones and each feed's newest always are).
     public var retention = RetentionPolicy()
+    /// Time and size limits on each fetch.
+    public var fetchLimits = FetchLimits()
 
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
@@ -30,13 +33,19 @@ public struct Configuration: Sendable, Equatable {
         ("per-host-connections", "fetches in flight per host (default 2)"),
         ("retention-days", "entries older than this many days expire, starred ones never (default 90; 0 keeps all)"),
         ("retention-keep-per-feed", "each feed's newest this many entries never expire (default 50)"),
+        ("connect-timeout", "longest wait for a feed's server to accept the connection (default 10s)"),
+        ("fetch-timeout", "longest a whole fetch may take, redirects included (default 30s)"),
+        ("low-speed-limit", "bytes a second below which a fetch counts as stalled (default 64; 0: never)"),
+        ("low-speed-time", "how long a fetch may stay stalled before it is abandoned (default 15s)"),
+        ("max-feed-size", "largest feed document accepted, after decompression (default 16M)"),
     ]
 
     /// Keys a running daemon applies when it reloads its configuration (SIGHUP); the others are
     /// read once at start (the database and socket stay open, the seed list is for a first start).
     public static let reloadableKeys: Set<String> = [
         "log-level", "deny-private-networks", "max-connections", "per-host-connections",
-        "retention-days", "retention-keep-per-feed",
+        "retention-days", "retention-keep-per-feed", "connect-timeout", "fetch-timeout", "low-speed-limit",
+        "low-speed-time", "max-feed-size",
     ]
 
     /// The keys whose values differ from `previous`, in the order of `keys`.
@@ -52,7 +61,12 @@ public struct Configuration: Sendable, Equatable {
          "log-level": logLevel.rawValue, "deny-private-networks": String(denyPrivateNetworks),
          "max-connections": String(maximumConnections), "per-host-connections": String(maximumConnectionsPerHost),
          "retention-days": String(retention.maximumAgeDays ?? 0),
-         "retention-keep-per-feed": String(retention.keepNewestPerFeed)]
+         "retention-keep-per-feed": String(retention.keepNewestPerFeed),
+         "connect-timeout": Self.durationText(fetchLimits.connectTimeout),
+         "fetch-timeout": Self.durationText(fetchLimits.totalTimeout),
+         "low-speed-limit": String(fetchLimits.lowSpeedBytesPerSecond),
+         "low-speed-time": Self.durationText(fetchLimits.lowSpeedTime),
+         "max-feed-size": ConfigurationValues.sizeText(bytes: fetchLimits.maximumBodyBytes)]
     }
 
     /// Builds the configuration from its sources.
@@ -102,7 +116,38 @@ public struct Configuration: Sendable, Equatable {
         configuration.retention = RetentionPolicy(
             maximumAgeDays: days == 0 ? nil : days,
             keepNewestPerFeed: try whole("retention-keep-per-feed", values, default: 50, in: 0...1_000_000))
+        var limits = FetchLimits()
+        limits.connectTimeout = try duration("connect-timeout", values, default: limits.connectTimeout)
+        limits.totalTimeout = try duration("fetch-timeout", values, default: limits.totalTimeout)
+        limits.lowSpeedBytesPerSecond = try whole("low-speed-limit", values, default: limits.lowSpeedBytesPerSecond,
+                                                  in: 0...(1 << 30))
+        // libcurl counts a stall in whole seconds.
+        limits.lowSpeedTime = try duration("low-speed-time", values, default: limits.lowSpeedTime, wholeSeconds: true)
+        if let text = values["max-feed-size"] {
+            guard let bytes = ConfigurationValues.bytes(text), (1 << 10...1 << 30).contains(bytes) else {
+                throw .invalidValue(key: "max-feed-size", value: text, expected: "a size from 1K to 1G, such as 16M or 512K")
+            }
+            limits.maximumBodyBytes = bytes
+        }
+        configuration.fetchLimits = limits
         return configuration
+    }
+
+    /// A duration key: `500ms`, `10s`, `2m` (a bare number is seconds), up to 1 hour.
+    private static func duration(_ key: String, _ values: [String: String], default fallback: Duration,
+                                 wholeSeconds: Bool = false) throws(ConfigurationError) -> Duration {
+        guard let text = values[key] else { return fallback }
+        guard let milliseconds = ConfigurationValues.milliseconds(text), (1...3_600_000).contains(milliseconds),
+              !wholeSeconds || milliseconds % 1_000 == 0 else {
+            throw .invalidValue(key: key, value: text, expected: wholeSeconds
+                ? "whole seconds from 1s to 1h, such as 15s" : "a duration from 1ms to 1h, such as 10s, 500ms or 2m")
+        }
+        return .milliseconds(milliseconds)
+    }
+
+    private static func durationText(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return ConfigurationValues.durationText(milliseconds: Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000))
     }
 
     private static func positive(_ key: String, _ values: [String: String], default fallback: Int) throws(ConfigurationError) -> Int {

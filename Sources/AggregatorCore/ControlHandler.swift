@@ -117,7 +117,7 @@ public struct ControlHandler: Sendable {
         let fetcher = pipeline.fetcher
         let response: FetchResponse
         do {
-            response = try await fetcher.fetch(FetchRequest(url: url))
+            response = try await fetcher.fetch(FetchRequest(url: url, limits: pipeline.limits))
         } catch {
             // Subscribe anyway: the scheduler retries with backoff and shows the error on the feed.
             return (url, nil, [], "could not check the feed now: \(error.description)")
@@ -133,7 +133,7 @@ public struct ControlHandler: Sendable {
             origin.path = path
             origin.query = nil
             guard let candidate = origin.string,
-                  let answer = try? await fetcher.fetch(FetchRequest(url: candidate)),
+                  let answer = try? await fetcher.fetch(FetchRequest(url: candidate, limits: pipeline.limits)),
                   let feed = try? ParsedFeed(parsing: answer.body, source: .init(documentURL: answer.finalURL)),
                   feed.format != .unknown else { continue }
             return (candidate, feed.title, [], nil)

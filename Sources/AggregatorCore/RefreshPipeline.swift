@@ -31,9 +31,10 @@ public struct RefreshPipeline: Sendable {
     let fetcher: FeedFetcher
     let logger: Logger
     var policy = RefreshPolicy()
-    var limits = FetchLimits()
-    /// How many fetches run at once, shared by every copy of the pipeline; a reload may change it.
-    private let bounds: Bounds
+    /// How many fetches run at once, and the limits on each, shared by every copy of the pipeline;
+    /// a reload may change them.
+    private let bounds: Shared<(width: Int, perHost: Int)>
+    private let sharedLimits: Shared<FetchLimits>
     /// Fetches in flight, shared by every copy of the pipeline (the scheduler's and the control socket's).
     let inFlight = InFlightFeeds()
 
@@ -42,8 +43,16 @@ public struct RefreshPipeline: Sendable {
         self.store = store
         self.fetcher = fetcher
         self.logger = logger
-        bounds = Bounds((max(1, width), max(1, perHost)))
-        self.limits = limits
+        bounds = Shared((max(1, width), max(1, perHost)))
+        sharedLimits = Shared(limits)
+    }
+
+    /// The time and size limits each fetch runs under (also for `add` and discovery).
+    public var limits: FetchLimits { sharedLimits.current.withLock { $0 } }
+
+    /// Changes the limits on fetches from the next one on.
+    public func setLimits(_ limits: FetchLimits) {
+        sharedLimits.current.withLock { $0 = limits }
     }
 
     /// Changes how many fetches rounds run at once, in all and per host, from the next round on.
@@ -185,10 +194,10 @@ public struct RefreshPipeline: Sendable {
     }
 }
 
-/// The pipeline's fetch bounds, held by reference so every copy of the pipeline sees a change.
-private final class Bounds: Sendable {
-    let current: Mutex<(width: Int, perHost: Int)>
-    init(_ initial: (width: Int, perHost: Int)) { current = Mutex(initial) }
+/// A setting of the pipeline, held by reference so every copy of the pipeline sees a change.
+private final class Shared<Value: Sendable>: Sendable {
+    let current: Mutex<Value>
+    init(_ initial: Value) { current = Mutex(initial) }
 }
 
 /// Refreshes waiting to be stored. The round puts each as it finishes (waiting while `capacity` wait

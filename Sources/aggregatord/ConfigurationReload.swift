@@ -39,6 +39,7 @@ struct ConfigurationReload {
         logger.setMinimumLevel(next.logLevel)
         fetcher.setAddressPolicy(AddressPolicy(denyPrivateNetworks: next.denyPrivateNetworks))
         pipeline.setBounds(width: next.maximumConnections, perHost: next.maximumConnectionsPerHost)
+        pipeline.setLimits(next.fetchLimits)
         await scheduler.setRetention(next.retention)
         // The database, socket and seed list stay as they were opened until the next start.
         var kept = next

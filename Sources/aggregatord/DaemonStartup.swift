@@ -131,7 +131,8 @@ enum DaemonStartup {
     private static func makePipeline(_ configuration: Configuration, store: FeedStore, fetcher: FeedFetcher,
                                      logger: Logger) -> RefreshPipeline {
         RefreshPipeline(store: store, fetcher: fetcher, logger: logger.component("refresh"),
-                        width: configuration.maximumConnections, perHost: configuration.maximumConnectionsPerHost)
+                        width: configuration.maximumConnections, perHost: configuration.maximumConnectionsPerHost,
+                        limits: configuration.fetchLimits)
     }
 
     private static func openStore(configuration: Configuration, logger: Logger) throws -> FeedStore {

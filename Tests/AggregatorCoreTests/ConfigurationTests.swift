@@ -1,4 +1,5 @@
 import AggregatorCore
+import FeedFetcher
 import FeedStore
 import Testing
 
@@ -67,6 +68,42 @@ import Testing
         }
     }
 
+    @Test func fetchLimitsTakeDurationsAndSizesWithUnits() throws {
+        #expect(try Configuration.resolve(flags: [:], environment: environment).fetchLimits == FetchLimits())
+        let file = (path: "a.conf", text: """
+            connect-timeout = 1500ms
+            fetch-timeout = 2m
+            low-speed-limit = 0
+            low-speed-time = 5
+            max-feed-size = 512K
+            """)
+        let limits = try Configuration.resolve(flags: [:], environment: environment, file: file).fetchLimits
+        #expect(limits.connectTimeout == .milliseconds(1_500))
+        #expect(limits.totalTimeout == .seconds(120))
+        #expect(limits.lowSpeedBytesPerSecond == 0)
+        #expect(limits.lowSpeedTime == .seconds(5))
+        #expect(limits.maximumBodyBytes == 512 << 10)
+        let other = try Configuration.resolve(flags: ["fetch-timeout": "0.25s", "max-feed-size": "1G"], environment: environment)
+        #expect(other.fetchLimits.totalTimeout == .milliseconds(250) && other.fetchLimits.maximumBodyBytes == 1 << 30)
+        #expect(try Configuration.resolve(flags: [:], environment: environment, file: file).settingValues["connect-timeout"]
+                    == "1500ms")
+        #expect(other.settingValues["fetch-timeout"] == "250ms" && other.settingValues["max-feed-size"] == "1G")
+    }
+
+    @Test(arguments: [("connect-timeout", "soon"), ("connect-timeout", "0s"), ("fetch-timeout", "2h"),
+                      ("fetch-timeout", "-1s"), ("low-speed-time", "1500ms"), ("max-feed-size", "2G"),
+                      ("max-feed-size", "16 parsecs"), ("max-feed-size", "1.5M"), ("low-speed-limit", "fast")])
+    func badLimitsAreRefusedNamingTheKeyAndTheForm(key: String, value: String) {
+        let error = #expect(throws: ConfigurationError.self) {
+            try Configuration.resolve(flags: [key: value], environment: environment)
+        }
+        guard case .invalidValue(let named, let given, let expected) = error else {
+            Issue.record("not an invalid value: \(String(describing: error))")
+            return
+        }
+        #expect(named == key && given == value && !expected.isEmpty)
+    }
+
     @Test func changedKeysNameWhatDiffersAndWhichOfItAReloadApplies() throws {
         let before = try Configuration.resolve(flags: [:], environment: environment)
         let after = try Configuration.resolve(
@@ -75,5 +112,8 @@ import Testing
         #expect(after.changedKeys(from: before) == ["database", "log-level", "max-connections"])
         #expect(after.changedKeys(from: before).filter(Configuration.reloadableKeys.contains) == ["log-level", "max-connections"])
         #expect(before.changedKeys(from: before).isEmpty)
+        let slower = try Configuration.resolve(flags: ["fetch-timeout": "45s"], environment: environment)
+        #expect(slower.changedKeys(from: before) == ["fetch-timeout"])
+        #expect(Configuration.reloadableKeys.contains("fetch-timeout"))
     }
 }

@@ -33,12 +33,12 @@ import Testing
         }
         #expect(try failingFeeds().isEmpty)
 
-        // Stricter addresses and debug logging apply at once; a new database path waits for a restart.
+        // Stricter addresses, debug logging and fetch limits apply at once; a new database path waits for a restart.
         try Data((common.replacingOccurrences(of: "a.db", with: "b.db")
-                  + "log-level = debug\ndeny-private-networks = true\n").utf8).write(to: config)
+                  + "log-level = debug\ndeny-private-networks = true\nfetch-timeout = 20s\n").utf8).write(to: config)
         kill(process.processIdentifier, SIGHUP)
         let reloaded = try await waitFor("Changed settings that apply only after a restart", in: log)
-        #expect(reloaded.contains(#"msg="Configuration reloaded" changed="log-level=debug,deny-private-networks=true""#))
+        #expect(reloaded.contains(#"msg="Configuration reloaded" changed="log-level=debug,deny-private-networks=true,fetch-timeout=20s""#))
         #expect(reloaded.contains("keys=database"))
         #expect(try ctl(["refresh", "--wait"]).status == 0)
         let failing = try failingFeeds()

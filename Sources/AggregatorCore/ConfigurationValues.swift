@@ -1,0 +1,47 @@
+import Foundation
+
+/// Durations and sizes as a configuration writes them: `500ms`, `10s`, `2m`, `1h` (a bare number
+/// is seconds); `512K`, `16M`, `1G` in binary units (a bare number is bytes).
+enum ConfigurationValues {
+    private static let millisecondsPerUnit: [String: Double] = ["ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "": 1_000]
+    private static let bytesPerUnit: [String: Int] = ["": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
+                                                      "g": 1 << 30, "gib": 1 << 30]
+
+    /// `text` as whole milliseconds, or nil when it is not a duration.
+    static func milliseconds(_ text: String) -> Int? {
+        let (number, unit) = split(text)
+        guard let value = Double(number), value >= 0, let scale = millisecondsPerUnit[unit] else { return nil }
+        let milliseconds = (value * scale).rounded()
+        return milliseconds <= Double(Int32.max) ? Int(milliseconds) : nil
+    }
+
+    /// `text` as bytes, or nil when it is not a size.
+    static func bytes(_ text: String) -> Int? {
+        let (number, unit) = split(text)
+        guard let value = Int(number), value >= 0, let scale = bytesPerUnit[unit],
+              value <= Int(Int32.max) / scale else { return nil }
+        return value * scale
+    }
+
+    /// The shortest exact way to write `milliseconds`: `10s`, `1500ms`, `2m`.
+    static func durationText(milliseconds: Int) -> String {
+        if milliseconds > 0, milliseconds % 60_000 == 0 { return "\(milliseconds / 60_000)m" }
+        if milliseconds % 1_000 == 0 { return "\(milliseconds / 1_000)s" }
+        return "\(milliseconds)ms"
+    }
+
+    /// The shortest exact way to write `bytes`: `16M`, `512K`, `1000`.
+    static func sizeText(bytes: Int) -> String {
+        for (unit, scale) in [("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)] where bytes > 0 && bytes % scale == 0 {
+            return "\(bytes / scale)\(unit)"
+        }
+        return "\(bytes)"
+    }
+
+    /// `"1.5s"` → ("1.5", "s"); units are matched case-insensitively.
+    private static func split(_ text: String) -> (number: Substring, unit: String) {
+        let trimmed = Substring(text.trimmingCharacters(in: .whitespaces))
+        let unitStart = trimmed.firstIndex { !("0"..."9").contains($0) && $0 != "." } ?? trimmed.endIndex
+        return (trimmed[..<unitStart], trimmed[unitStart...].trimmingCharacters(in: .whitespaces).lowercased())
+    }
+}
