@@ -55,6 +55,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/other.xml":
             return self.send(200, FEED.replace(b"One", b"Two").replace(b"/1<", b"/2<"),
                              [("Content-Type", "application/rss+xml")])
+        if path == "/wrong-type.xml":
+            return self.send(200, FEED.replace(b"One", b"Three").replace(b"/1<", b"/3<"), [("Content-Type", "image/png")])
         if path == "/gzip.xml":
             assert "gzip" in self.headers.get("Accept-Encoding", "")
             return self.send(200, gzip.compress(FEED), [("Content-Encoding", "gzip")])
@@ -111,6 +113,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 64  # a whole round connects at once; the default 5 drops the rest's SYNs for a second
 
 
 server = Server(("127.0.0.1", 0), Handler)
