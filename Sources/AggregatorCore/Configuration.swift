@@ -21,6 +21,8 @@ public struct Configuration: Sendable, Equatable {
     public var retention = RetentionPolicy()
     /// Time and size limits on each fetch.
     public var fetchLimits = FetchLimits()
+    /// The bounds of each feed's adaptive interval.
+    public var refreshPolicy = RefreshPolicy()
 
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
@@ -38,6 +40,8 @@ public struct Configuration: Sendable, Equatable {
         ("low-speed-limit", "bytes a second below which a fetch counts as stalled (default 64; 0: never)"),
         ("low-speed-time", "how long a fetch may stay stalled before it is abandoned (default 15s)"),
         ("max-feed-size", "largest feed document accepted, after decompression (default 16M)"),
+        ("min-interval", "shortest time between two checks of a feed, and the first backoff (default 15m)"),
+        ("max-interval", "longest time between two checks of a feed, however rarely it posts or fails (default 24h)"),
     ]
 
     /// Keys a running daemon applies when it reloads its configuration (SIGHUP); the others are
@@ -45,7 +49,7 @@ public struct Configuration: Sendable, Equatable {
     public static let reloadableKeys: Set<String> = [
         "log-level", "deny-private-networks", "max-connections", "per-host-connections",
         "retention-days", "retention-keep-per-feed", "connect-timeout", "fetch-timeout", "low-speed-limit",
-        "low-speed-time", "max-feed-size",
+        "low-speed-time", "max-feed-size", "min-interval", "max-interval",
     ]
 
     /// The keys whose values differ from `previous`, in the order of `keys`.
@@ -66,7 +70,9 @@ public struct Configuration: Sendable, Equatable {
          "fetch-timeout": Self.durationText(fetchLimits.totalTimeout),
          "low-speed-limit": String(fetchLimits.lowSpeedBytesPerSecond),
          "low-speed-time": Self.durationText(fetchLimits.lowSpeedTime),
-         "max-feed-size": ConfigurationValues.sizeText(bytes: fetchLimits.maximumBodyBytes)]
+         "max-feed-size": ConfigurationValues.sizeText(bytes: fetchLimits.maximumBodyBytes),
+         "min-interval": Self.durationText(.seconds(refreshPolicy.minimumInterval)),
+         "max-interval": Self.durationText(.seconds(refreshPolicy.maximumInterval))]
     }
 
     /// Builds the configuration from its sources.
@@ -130,24 +136,41 @@ public struct Configuration: Sendable, Equatable {
             limits.maximumBodyBytes = bytes
         }
         configuration.fetchLimits = limits
+        let day = 86_400_000
+        let minimum = try duration("min-interval", values, default: .seconds(15 * 60), in: 60_000...day)
+        let maximum = try duration("max-interval", values, default: .seconds(24 * 3600), in: 60_000...30 * day)
+        guard minimum <= maximum else {
+            throw .invalidValue(key: "min-interval", value: values["min-interval"] ?? Self.durationText(minimum),
+                                expected: "at most max-interval (\(Self.durationText(maximum)))")
+        }
+        configuration.refreshPolicy.minimumInterval = Self.seconds(minimum)
+        configuration.refreshPolicy.maximumInterval = Self.seconds(maximum)
         return configuration
     }
 
-    /// A duration key: `500ms`, `10s`, `2m` (a bare number is seconds), up to 1 hour.
+    /// A duration key: `500ms`, `10s`, `2m`, `1h`, `7d` (a bare number is seconds), within `range`
+    /// milliseconds (by default 1 ms to 1 hour).
     private static func duration(_ key: String, _ values: [String: String], default fallback: Duration,
+                                 in range: ClosedRange<Int> = 1...3_600_000,
                                  wholeSeconds: Bool = false) throws(ConfigurationError) -> Duration {
         guard let text = values[key] else { return fallback }
-        guard let milliseconds = ConfigurationValues.milliseconds(text), (1...3_600_000).contains(milliseconds),
+        guard let milliseconds = ConfigurationValues.milliseconds(text), range.contains(milliseconds),
               !wholeSeconds || milliseconds % 1_000 == 0 else {
+            let bounds = "from \(ConfigurationValues.durationText(milliseconds: range.lowerBound)) "
+                + "to \(ConfigurationValues.durationText(milliseconds: range.upperBound))"
             throw .invalidValue(key: key, value: text, expected: wholeSeconds
-                ? "whole seconds from 1s to 1h, such as 15s" : "a duration from 1ms to 1h, such as 10s, 500ms or 2m")
+                ? "whole seconds \(bounds), such as 15s" : "a duration \(bounds), such as 10s, 500ms, 2m or 1h")
         }
         return .milliseconds(milliseconds)
     }
 
     private static func durationText(_ duration: Duration) -> String {
+        ConfigurationValues.durationText(milliseconds: Int((seconds(duration) * 1_000).rounded()))
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
         let (seconds, attoseconds) = duration.components
-        return ConfigurationValues.durationText(milliseconds: Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000))
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     private static func positive(_ key: String, _ values: [String: String], default fallback: Int) throws(ConfigurationError) -> Int {

@@ -1,9 +1,10 @@
 import Foundation
 
-/// Durations and sizes as a configuration writes them: `500ms`, `10s`, `2m`, `1h` (a bare number
-/// is seconds); `512K`, `16M`, `1G` in binary units (a bare number is bytes).
+/// Durations and sizes as a configuration writes them: `500ms`, `10s`, `2m`, `1h`, `7d` (a bare
+/// number is seconds); `512K`, `16M`, `1G` in binary units (a bare number is bytes).
 enum ConfigurationValues {
-    private static let millisecondsPerUnit: [String: Double] = ["ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "": 1_000]
+    private static let millisecondsPerUnit: [String: Double] = ["ms": 1, "s": 1_000, "": 1_000, "m": 60_000,
+                                                                 "h": 3_600_000, "d": 86_400_000]
     private static let bytesPerUnit: [String: Int] = ["": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
                                                       "g": 1 << 30, "gib": 1 << 30]
 
@@ -12,7 +13,7 @@ enum ConfigurationValues {
         let (number, unit) = split(text)
         guard let value = Double(number), value >= 0, let scale = millisecondsPerUnit[unit] else { return nil }
         let milliseconds = (value * scale).rounded()
-        return milliseconds <= Double(Int32.max) ? Int(milliseconds) : nil
+        return milliseconds < 1e15 ? Int(milliseconds) : nil
     }
 
     /// `text` as bytes, or nil when it is not a size.
@@ -23,10 +24,12 @@ enum ConfigurationValues {
         return value * scale
     }
 
-    /// The shortest exact way to write `milliseconds`: `10s`, `1500ms`, `2m`.
+    /// The shortest exact way to write `milliseconds`: `10s`, `1500ms`, `2m`, `1d`.
     static func durationText(milliseconds: Int) -> String {
-        if milliseconds > 0, milliseconds % 60_000 == 0 { return "\(milliseconds / 60_000)m" }
-        if milliseconds % 1_000 == 0 { return "\(milliseconds / 1_000)s" }
+        for (unit, scale) in [("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1_000)]
+        where milliseconds > 0 && milliseconds % scale == 0 {
+            return "\(milliseconds / scale)\(unit)"
+        }
         return "\(milliseconds)ms"
     }
 

@@ -30,21 +30,22 @@ public struct RefreshPipeline: Sendable {
     let store: FeedStore
     let fetcher: FeedFetcher
     let logger: Logger
-    var policy = RefreshPolicy()
-    /// How many fetches run at once, and the limits on each, shared by every copy of the pipeline;
-    /// a reload may change them.
+    /// How many fetches run at once, the limits on each and the bounds of feeds' intervals, shared
+    /// by every copy of the pipeline; a reload may change them.
     private let bounds: Shared<(width: Int, perHost: Int)>
     private let sharedLimits: Shared<FetchLimits>
+    private let sharedPolicy: Shared<RefreshPolicy>
     /// Fetches in flight, shared by every copy of the pipeline (the scheduler's and the control socket's).
     let inFlight = InFlightFeeds()
 
     public init(store: FeedStore, fetcher: FeedFetcher, logger: Logger, width: Int = 16, perHost: Int = 2,
-                limits: FetchLimits = FetchLimits()) {
+                limits: FetchLimits = FetchLimits(), policy: RefreshPolicy = RefreshPolicy()) {
         self.store = store
         self.fetcher = fetcher
         self.logger = logger
         bounds = Shared((max(1, width), max(1, perHost)))
         sharedLimits = Shared(limits)
+        sharedPolicy = Shared(policy)
     }
 
     /// The time and size limits each fetch runs under (also for `add` and discovery).
@@ -53,6 +54,14 @@ public struct RefreshPipeline: Sendable {
     /// Changes the limits on fetches from the next one on.
     public func setLimits(_ limits: FetchLimits) {
         sharedLimits.current.withLock { $0 = limits }
+    }
+
+    /// When feeds are checked next, after their next fetch.
+    public var policy: RefreshPolicy { sharedPolicy.current.withLock { $0 } }
+
+    /// Changes how feeds' next checks are set, from the next fetch on (checks already set stay).
+    public func setPolicy(_ policy: RefreshPolicy) {
+        sharedPolicy.current.withLock { $0 = policy }
     }
 
     /// Changes how many fetches rounds run at once, in all and per host, from the next round on.
@@ -147,6 +156,7 @@ public struct RefreshPipeline: Sendable {
         }
         // When the answer came, not when the fetch was asked for: it may have waited for its host.
         let checkedAt = Date()
+        let policy = self.policy
         let random = Double.random(in: 0..<1)
         func failure(_ reason: String, retryAfter: TimeInterval? = nil, gone: Bool = false) -> FeedRefresh {
             let delay = policy.jittered(policy.delay(afterConsecutiveFailures: feed.errorCount + 1, retryAfter: retryAfter),

@@ -40,6 +40,7 @@ struct ConfigurationReload {
         fetcher.setAddressPolicy(AddressPolicy(denyPrivateNetworks: next.denyPrivateNetworks))
         pipeline.setBounds(width: next.maximumConnections, perHost: next.maximumConnectionsPerHost)
         pipeline.setLimits(next.fetchLimits)
+        pipeline.setPolicy(next.refreshPolicy)
         await scheduler.setRetention(next.retention)
         // The database, socket and seed list stay as they were opened until the next start.
         var kept = next

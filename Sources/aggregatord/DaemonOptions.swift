@@ -49,7 +49,8 @@ enum DaemonOptions: Equatable {
     private static let placeholders = [
         "database": "PATH", "socket": "PATH", "seed-opml": "FILE", "log-level": "LEVEL",
         "deny-private-networks": "BOOL", "retention-days": "DAYS", "connect-timeout": "TIME", "fetch-timeout": "TIME",
-        "low-speed-limit": "BYTES", "low-speed-time": "TIME", "max-feed-size": "SIZE",
+        "low-speed-limit": "BYTES", "low-speed-time": "TIME", "max-feed-size": "SIZE", "min-interval": "TIME",
+        "max-interval": "TIME",
     ]
 
     static var helpText: String {

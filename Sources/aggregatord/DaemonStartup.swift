@@ -132,7 +132,7 @@ enum DaemonStartup {
                                      logger: Logger) -> RefreshPipeline {
         RefreshPipeline(store: store, fetcher: fetcher, logger: logger.component("refresh"),
                         width: configuration.maximumConnections, perHost: configuration.maximumConnectionsPerHost,
-                        limits: configuration.fetchLimits)
+                        limits: configuration.fetchLimits, policy: configuration.refreshPolicy)
     }
 
     private static func openStore(configuration: Configuration, logger: Logger) throws -> FeedStore {

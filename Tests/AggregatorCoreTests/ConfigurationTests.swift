@@ -90,6 +90,26 @@ import Testing
         #expect(other.settingValues["fetch-timeout"] == "250ms" && other.settingValues["max-feed-size"] == "1G")
     }
 
+    @Test func intervalsBoundEachFeedsScheduleAndTheMinimumMayNotPassTheMaximum() throws {
+        let defaults = try Configuration.resolve(flags: [:], environment: environment).refreshPolicy
+        #expect(defaults == RefreshPolicy())
+        let set = try Configuration.resolve(flags: ["min-interval": "5m", "max-interval": "7d"], environment: environment)
+        #expect(set.refreshPolicy.minimumInterval == 300 && set.refreshPolicy.maximumInterval == 7 * 86_400)
+        #expect(set.settingValues["min-interval"] == "5m" && set.settingValues["max-interval"] == "7d")
+        let unset = try Configuration.resolve(flags: [:], environment: environment)
+        #expect(set.changedKeys(from: unset) == ["min-interval", "max-interval"])
+        #expect(throws: ConfigurationError.invalidValue(key: "min-interval", value: "2h", expected: "at most max-interval (1h)")) {
+            try Configuration.resolve(flags: ["min-interval": "2h", "max-interval": "1h"], environment: environment)
+        }
+        #expect(throws: ConfigurationError.invalidValue(key: "min-interval", value: "10s",
+                                                        expected: "a duration from 1m to 1d, such as 10s, 500ms, 2m or 1h")) {
+            try Configuration.resolve(flags: ["min-interval": "10s"], environment: environment)
+        }
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.resolve(flags: ["max-interval": "31d"], environment: environment)
+        }
+    }
+
     @Test(arguments: [("connect-timeout", "soon"), ("connect-timeout", "0s"), ("fetch-timeout", "2h"),
                       ("fetch-timeout", "-1s"), ("low-speed-time", "1500ms"), ("max-feed-size", "2G"),
                       ("max-feed-size", "16 parsecs"), ("max-feed-size", "1.5M"), ("low-speed-limit", "fast")])
