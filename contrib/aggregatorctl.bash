@@ -3,7 +3,7 @@ _aggregatorctl() {
     local current=${COMP_WORDS[COMP_CWORD]} previous=${COMP_WORDS[COMP_CWORD-1]}
     local commands="status feeds categories add remove rename move rename-category import export refresh articles search show read unread star unstar watch backup parse help"
     case $previous in
-        --socket|--url|--content-type|--content-language|--since|--limit|--cursor|--title|--search|--max-size) return ;;
+        --socket|--url|--content-type|--content-language|--since|--before|--limit|--cursor|--title|--search|--max-size) return ;;
         --sort) COMPREPLY=($(compgen -W "newest oldest title relevance" -- "$current")); return ;;
         import|export|backup|parse) COMPREPLY=($(compgen -f -- "$current")); return ;;
     esac
@@ -15,7 +15,7 @@ _aggregatorctl() {
         COMPREPLY=($(compgen -W "$commands --socket --json --help --version" -- "$current"))
         return
     fi
-    local filters="--category --feed --unread --starred --since --search --sort --limit --cursor"
+    local filters="--category --feed --unread --starred --since --before --search --sort --limit --cursor"
     case $command in
         feeds) COMPREPLY=($(compgen -W "--category --failing --json" -- "$current")) ;;
         add) COMPREPLY=($(compgen -W "--category --title --json" -- "$current")) ;;

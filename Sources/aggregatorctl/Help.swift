@@ -49,6 +49,7 @@ struct Command {
           --unread, --starred     Only unread, only starred articles
           --since WHEN            Published at or after WHEN: a date (2024-06-01, 2024-06-01T12:00:00Z,
                                   RFC 822) or an age (30m, 12h, 7d, 2w, today, yesterday)
+          --before WHEN           Published before WHEN (e.g. read --all --before 30d)
           --search QUERY          Words, "phrases", prefix*, -excluded and OR
           --sort ORDER            newest, oldest, title, or relevance (searches: the newest 1,000
                                   matches ranked); default newest, relevance for a search

@@ -144,6 +144,9 @@ import Testing
         // Ages are counted back from now by the client: 10,000 days reach back to 1999.
         #expect(try titles(["--since", "10000d"]).titles.count == 3)
         #expect(try titles(["--since", "yesterday"]).titles.isEmpty)
+        #expect(try titles(["--before", "2020-01-07"]).titles == ["Old 1"])
+        #expect(try titles(["--since", "2020-01-07", "--before", "2020-01-08"]).titles == ["Old 2"])
+        #expect(try titles(["--before", "1d"]).titles.count == 3)
         let badSince = try ctl(running, ["articles", "--since", "last tuesday"])
         #expect(badSince.status == 2 && badSince.error.contains("Invalid value 'last tuesday' for '--since'"))
         #expect(try titles(["--category", "Archive"]).titles.count == 3)
@@ -165,7 +168,10 @@ import Testing
         #expect(try titles(["--starred"]).titles == ["Old 3"])
         #expect(try ctl(running, ["unstar", String(ids[0])]).status == 0)
         #expect(try titles(["--starred"]).titles.isEmpty)
-        #expect(try ctl(running, ["read", "--all", "--feed", old]).output == "Marked 3 articles read\n")
+        // Everything of the feed older than a date, then the rest.
+        #expect(try ctl(running, ["read", "--all", "--feed", old, "--before", "2020-01-08"]).output == "Marked 2 articles read\n")
+        #expect(try titles(["--unread"]).titles == ["Old 3"])
+        #expect(try ctl(running, ["read", "--all", "--feed", old]).output == "Marked 1 article read\n")
         #expect(try titles(["--unread"]).titles.isEmpty)
         #expect(try ctl(running, ["unread", String(ids[1])]).status == 0)
         #expect(try titles(["--unread"]).titles == ["Old 2"])

@@ -116,7 +116,10 @@ struct DaemonCommand {
         if let feed = try reader.option("--feed") { filter["feed"] = .string(feed) }
         if reader.flag("--unread") { filter["unread"] = true }
         if reader.flag("--starred") { filter["starred"] = true }
-        if let since = try reader.option("--since") { filter["since"] = .string(try SinceArgument(since).value) }
+        if let since = try reader.option("--since") { filter["since"] = .string(try WhenArgument(since).value) }
+        if let before = try reader.option("--before") {
+            filter["before"] = .string(try WhenArgument(before, option: "--before").value)
+        }
         if let query = try reader.option("--search") { filter["query"] = .string(query) }
         if let sort = try reader.option("--sort") {
             guard ["newest", "oldest", "title", "relevance"].contains(sort) else {

@@ -1,21 +1,23 @@
 import FeedParser
 import Foundation
 
-/// The value of `--since WHEN`: a date the daemon reads as it is (2024-06-01, RFC 3339, RFC 822),
-/// or an age counted back from now (`30m`, `12h`, `7d`, `2w`; `today` and `yesterday` start at
-/// local midnight), sent as the RFC 3339 instant it stands for. The protocol stays dates only.
-struct SinceArgument {
-    /// What goes into the request's `since`.
+/// The value of `--since WHEN` and `--before WHEN`: a date the daemon reads as it is (2024-06-01,
+/// RFC 3339, RFC 822), or an age counted back from now (`30m`, `12h`, `7d`, `2w`; `today` and
+/// `yesterday` start at local midnight), sent as the RFC 3339 instant it stands for. The protocol
+/// stays dates only.
+struct WhenArgument {
+    /// What goes into the request's `since` or `before`.
     let value: String
 
+    /// - Parameter option: the option's name, for the message.
     /// - Throws: `UsageError` when `text` is neither a date nor an age.
-    init(_ text: String, now: Date = Date(), calendar: Calendar = .current) throws(UsageError) {
+    init(_ text: String, option: String = "--since", now: Date = Date(), calendar: Calendar = .current) throws(UsageError) {
         if let instant = Self.instant(ago: text.lowercased(), now: now, calendar: calendar) {
             value = Self.rfc3339(instant)
         } else if FeedDateParser.date(from: text) != nil {
             value = text
         } else {
-            throw UsageError("Invalid value '\(text)' for '--since': use a date (2024-06-01, "
+            throw UsageError("Invalid value '\(text)' for '\(option)': use a date (2024-06-01, "
                 + "2024-06-01T12:00:00Z) or an age (30m, 12h, 7d, 2w, today, yesterday)")
         }
     }
