@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Ingest speed: every entry of an N=1000 farm parsed and ingested with full-text indexing
-# (bench/StoreBench) against ../shared/bench/store_limit.py on the same farm, alternating.
+# (bench/StoreBench) against ../shared/bench/store_limit.py on the same farm, alternating; and
+# against store_limit.py changed only to build the index the FeedStore issue asks for (phrases:
+# detail=full; prefix='3'; remove_diacritics 2), derived from the shared script as it runs.
 #   N=1000 RUNS=3 bash bench/bench_store.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,27 +14,37 @@ if [ ! -d "$farm/feeds" ]; then
     echo "generating the N=$n farm in $farm"
     python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port 18080 > /dev/null
 fi
-db=$(mktemp -d)/bench.db
+work=$(mktemp -d)
+db=$work/bench.db
+variant=$work/store_limit_full_index.py
+sed -e "s|fts5(title, body, content='', detail=column)|fts5(title, body, content='', tokenize='unicode61 remove_diacritics 2', prefix='3')|" \
+    -e "s|os.path.dirname(os.path.abspath(__file__))|'$(cd "$shared/bench" && pwd)'|" "$shared/bench/store_limit.py" > "$variant"
+grep -q "prefix='3'" "$variant" || { echo "store_limit.py has changed: cannot derive its full-index variant" >&2; exit 1; }
 python3 "$shared/bench/store_limit.py" "$farm" "$db" > /dev/null   # warm-up; caches the farm's entries
-ours=(); limit=(); walls=()
+ours=(); limit=(); full=(); walls=()
 for _ in $(seq "$runs"); do
     limit+=("$(python3 "$shared/bench/store_limit.py" "$farm" "$db")")
+    full+=("$(python3 "$variant" "$farm" "$work/full.db")")
     result=$(.build/release/storebench "$farm" "$db" | sed -n 's/^RESULT //p')
     ours+=("$(echo "$result" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ingest_s"])')")
     walls+=("$(echo "$result" | python3 -c 'import json,sys; print(json.load(sys.stdin)["wall_s"])')")
     entries=$(echo "$result" | python3 -c 'import json,sys; print(json.load(sys.stdin)["entries"])')
 done
 size=$(stat -c %s "$db")
-python3 - "$entries" "$size" "${ours[*]}" "${walls[*]}" "${limit[*]}" <<'PY'
+rm -rf "$work"
+python3 - "$entries" "$size" "${ours[*]}" "${walls[*]}" "${limit[*]}" "${full[*]}" <<'PY'
 import statistics, sys
 entries, size = int(sys.argv[1]), int(sys.argv[2])
-ours, walls, limit = ([float(x) for x in arg.split()] for arg in sys.argv[3:6])
-o, w, l = statistics.median(ours), statistics.median(walls), statistics.median(limit)
+ours, walls, limit, full = ([float(x) for x in arg.split()] for arg in sys.argv[3:7])
+o, w, l, f = statistics.median(ours), statistics.median(walls), statistics.median(limit), statistics.median(full)
 print(f"{entries} entries stored (unique URLs); medians of {len(ours)} alternating runs\n")
 print("| stage | seconds (median) | min–max | entries/s |")
 print("|---|---|---|---|")
 print(f"| FeedStore.ingest, groups of 50 feeds, commits held to 10,000 entries | {o:.2f} | {min(ours):.2f}–{max(ours):.2f} | {entries / o:,.0f} |")
 print(f"| parse + ingest, overlapped (wall) | {w:.2f} | {min(walls):.2f}–{max(walls):.2f} | {entries / w:,.0f} |")
 print(f"| store_limit.py | {l:.2f} | {min(limit):.2f}–{max(limit):.2f} | {entries / l:,.0f} |")
-print(f"\ningest / store_limit: {o / l:.2f}x   database: {size / 1e6:.0f} MB, {size / entries:,.0f} bytes per entry")
+print(f"| store_limit.py with the issue's index (detail=full, prefix='3') | {f:.2f} | {min(full):.2f}–{max(full):.2f} | {entries / f:,.0f} |")
+print(f"\ningest / store_limit: {o / l:.2f}x   ingest / store_limit with the issue's index: {o / f:.2f}x   "
+      f"that index alone / store_limit: {f / l:.2f}x")
+print(f"database: {size / 1e6:.0f} MB, {size / entries:,.0f} bytes per entry")
 PY
