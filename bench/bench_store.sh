@@ -2,7 +2,7 @@
 # Ingest speed: every entry of an N=1000 farm parsed and ingested with full-text indexing
 # (bench/StoreBench) against ../shared/bench/store_limit.py on the same farm, alternating; and
 # against store_limit.py changed only to build the index the FeedStore issue asks for (phrases:
-# detail=full; prefix='3'; remove_diacritics 2), derived from the shared script as it runs.
+# detail=full; prefix='3'; remove_diacritics 2: bench/store_limit_full_index.sh).
 #   N=1000 RUNS=3 bash bench/bench_store.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,9 +17,7 @@ fi
 work=$(mktemp -d)
 db=$work/bench.db
 variant=$work/store_limit_full_index.py
-sed -e "s|fts5(title, body, content='', detail=column)|fts5(title, body, content='', tokenize='unicode61 remove_diacritics 2', prefix='3')|" \
-    -e "s|os.path.dirname(os.path.abspath(__file__))|'$(cd "$shared/bench" && pwd)'|" "$shared/bench/store_limit.py" > "$variant"
-grep -q "prefix='3'" "$variant" || { echo "store_limit.py has changed: cannot derive its full-index variant" >&2; exit 1; }
+bench/store_limit_full_index.sh "$shared/bench" "$variant"
 python3 "$shared/bench/store_limit.py" "$farm" "$db" > /dev/null   # warm-up; caches the farm's entries
 ours=(); limit=(); full=(); walls=()
 for _ in $(seq "$runs"); do

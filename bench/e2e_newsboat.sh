@@ -3,6 +3,7 @@
 # gzip, ETag/Last-Modified), and against each stage measured alone, all in one run:
 #   stages       one `curl --parallel --parallel-max 16 --compressed` over every URL (and its conditional
 #                pass), `xmllint --stream --noout` over the XML files, ../shared/bench/store_limit.py
+#                (and, for reference, store_limit.py with the index the issue asks for: store_limit_full_index.sh)
 #   cold/warm    `aggregatord --once` on a fresh database, then again (every feed answers 304)
 #   newsboat     `newsboat -x reload` (reload-threads 1) on a fresh cache, then its third reload
 #                (newsboat 2.21 stores validators only from its second on)
@@ -52,6 +53,7 @@ ours=(.build/release/aggregatord --once --database "$work/agg.db" --seed-opml "$
 printf 'reload-threads 1\ndownload-timeout 60\n' > "$work/nb.conf"
 nb=(newsboat -u "$farm/urls" -c "$work/nb.db" -C "$work/nb.conf" -x reload)
 python3 "$shared/bench/store_limit.py" "$farm" "$work/limit.db" > /dev/null  # caches the farm's entries
+bench/store_limit_full_index.sh "$shared/bench" "$work/store_limit_full_index.py"
 
 serve "$farm"
 for _ in $(seq "$runs"); do
@@ -59,6 +61,7 @@ for _ in $(seq "$runs"); do
     measure "stage-fetch-curl-304" "$shared/bench/fetch_curl.sh" "$work/curl-list" 16 --compressed -H "If-Modified-Since: $farm_date"
     measure "stage-parse-xmllint" sh -c "xargs -a '$work/xml-list' xmllint --stream --noout 2>/dev/null"
     measure "stage-store-limit" python3 "$shared/bench/store_limit.py" "$farm" "$work/limit.db"
+    measure "stage-store-limit-full-index" python3 "$work/store_limit_full_index.py" "$farm" "$work/limit.db"
     rm -f "$work"/agg.db*; measure "aggregatord-cold" "${ours[@]}"
     measure "aggregatord-warm" "${ours[@]}"
     measure "aggregatord-warm-perhost16" "${ours[@]}" --per-host-connections 16
@@ -110,7 +113,9 @@ print(f"\ncold: newsboat / aggregatord = {median('newsboat-cold') / median('aggr
       f"{median('aggregatord-warm') / median('stage-fetch-curl-304'):.2f}x one curl pass of conditional requests "
       f"({median('aggregatord-warm-perhost16') / median('stage-fetch-curl-304'):.2f}x with 16 per host); "
       f"mutated: {median('newsboat-mutated') / median('aggregatord-mutated'):.1f}x")
-print(f"cold / slowest stage alone ({slowest}, {stages[slowest]:.2f} s): {median('aggregatord-cold') / stages[slowest]:.2f}x")
+print(f"cold / slowest stage alone ({slowest}, {stages[slowest]:.2f} s): {median('aggregatord-cold') / stages[slowest]:.2f}x; "
+      f"against store_limit with the issue's index ({median('stage-store-limit-full-index'):.2f} s): "
+      f"{median('aggregatord-cold') / median('stage-store-limit-full-index'):.2f}x")
 if "aggregatord-cold-latency" in rows:
     print(f"with {sys.argv[2]} ms latency: cold {median('aggregatord-cold-latency'):.2f} s "
           f"({median('aggregatord-cold-latency-perhost16'):.2f} s with 16 per host), "
