@@ -136,9 +136,10 @@ public struct Configuration: Sendable, Equatable {
             limits.maximumBodyBytes = bytes
         }
         configuration.fetchLimits = limits
-        let day = 86_400_000
-        let minimum = try duration("min-interval", values, default: .seconds(15 * 60), in: 60_000...day)
-        let maximum = try duration("max-interval", values, default: .seconds(24 * 3600), in: 60_000...30 * day)
+        let millisecondsPerDay = 86_400_000
+        let minimum = try duration("min-interval", values, default: .seconds(15 * 60), in: 60_000...millisecondsPerDay)
+        let maximum = try duration("max-interval", values, default: .seconds(24 * 3600),
+                                   in: 60_000...30 * millisecondsPerDay)
         guard minimum <= maximum else {
             throw .invalidValue(key: "min-interval", value: values["min-interval"] ?? Self.durationText(minimum),
                                 expected: "at most max-interval (\(Self.durationText(maximum)))")

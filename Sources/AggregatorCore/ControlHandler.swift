@@ -115,14 +115,16 @@ public struct ControlHandler: Sendable {
     /// links to (`<link rel="alternate">`), else the first of the usual paths that serves one.
     private func discover(_ url: String) async throws -> (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?) {
         let fetcher = pipeline.fetcher
+        let limits = pipeline.limits
         let response: FetchResponse
         do {
-            response = try await fetcher.fetch(FetchRequest(url: url, limits: pipeline.limits))
+            response = try await fetcher.fetch(FetchRequest(url: url, limits: limits))
         } catch {
             // Subscribe anyway: the scheduler retries with backoff and shows the error on the feed.
             return (url, nil, [], "could not check the feed now: \(error.description)")
         }
-        if let feed = try? ParsedFeed(parsing: response.body, source: .init(documentURL: response.finalURL, contentType: response.contentType)),
+        if let feed = try? ParsedFeed(parsing: response.body, source: .init(
+               documentURL: response.finalURL, contentType: response.contentType, maximumSize: limits.maximumBodyBytes)),
            feed.format != .unknown {
             return (response.permanentRedirect ?? url, feed.title, [], nil)
         }
@@ -133,8 +135,9 @@ public struct ControlHandler: Sendable {
             origin.path = path
             origin.query = nil
             guard let candidate = origin.string,
-                  let answer = try? await fetcher.fetch(FetchRequest(url: candidate, limits: pipeline.limits)),
-                  let feed = try? ParsedFeed(parsing: answer.body, source: .init(documentURL: answer.finalURL)),
+                  let answer = try? await fetcher.fetch(FetchRequest(url: candidate, limits: limits)),
+                  let feed = try? ParsedFeed(parsing: answer.body, source: .init(
+                      documentURL: answer.finalURL, contentType: answer.contentType, maximumSize: limits.maximumBodyBytes)),
                   feed.format != .unknown else { continue }
             return (candidate, feed.title, [], nil)
         }

@@ -147,6 +147,7 @@ public struct RefreshPipeline: Sendable {
 
     /// Fetches and parses one feed; never throws: failures become the feed's recorded error.
     func fetchAndParse(_ feed: FeedFetchState, perHost: Int) async -> FeedRefresh {
+        let limits = self.limits
         let fetched: Result<FetchResponse, FetchError>
         do {
             fetched = .success(try await fetcher.fetch(FetchRequest(
@@ -184,7 +185,8 @@ public struct RefreshPipeline: Sendable {
         }
         let parsed: ParsedFeed
         do {
-            parsed = try ParsedFeed(parsing: response.body, source: .init(documentURL: response.finalURL, contentType: response.contentType))
+            parsed = try ParsedFeed(parsing: response.body, source: .init(
+                documentURL: response.finalURL, contentType: response.contentType, maximumSize: limits.maximumBodyBytes))
         } catch {
             return failure(error.description)
         }

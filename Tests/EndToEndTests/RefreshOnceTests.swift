@@ -74,6 +74,25 @@ import Testing
         #expect(!second.error.contains("expired="), "nothing left to expire is logged at debug only")
     }
 
+    @Test func aLargerMaximumFeedSizeLetsALargerFeedThroughTheFetcherAndTheParser() throws {
+        let server = try FeedServer()
+        defer { server.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seed = directory.appendingPathComponent("seed.opml")
+        try Data(#"<opml><body><outline text="Large" xmlUrl="\#(server.url("/large.xml"))"/></body></opml>"#.utf8)
+            .write(to: seed)
+        func once(_ extra: [String], database: String) throws -> Binary.Result {
+            try daemon.run(["--once", "--database", directory.appendingPathComponent(database).path,
+                            "--seed-opml", seed.path] + extra)
+        }
+        // 18 MiB: refused at the default 16 MiB, stored with 32 MiB allowed.
+        let refused = try once([], database: "a.db")
+        #expect(refused.output.hasPrefix("feeds=1 ok=0 not_modified=0 failed=1 "), "\(refused.output)")
+        let stored = try once(["--max-feed-size", "32M"], database: "b.db")
+        #expect(stored.output.hasPrefix("feeds=1 ok=1 not_modified=0 failed=0 new_entries=1 "), "\(stored.output)")
+    }
+
     @Test func theRunningDaemonRefreshesDueFeedsAndStopsCleanly() async throws {
         let server = try FeedServer()
         defer { server.stop() }  // also keeps it alive for the whole test

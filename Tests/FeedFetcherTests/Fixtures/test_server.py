@@ -55,6 +55,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/other.xml":
             return self.send(200, FEED.replace(b"One", b"Two").replace(b"/1<", b"/2<"),
                              [("Content-Type", "application/rss+xml")])
+        if path == "/large.xml":  # a valid feed of 18 MiB, over the default 16 MiB cap
+            large = FEED.replace(b"<title>One</title>", b"<title>Large</title><description>" + b"words " * (3 << 20)
+                                 + b"</description>")
+            return self.send(200, large, [("Content-Type", "application/rss+xml")])
         if path == "/wrong-type.xml":
             return self.send(200, FEED.replace(b"One", b"Three").replace(b"/1<", b"/3<"), [("Content-Type", "image/png")])
         if path == "/gzip.xml":
