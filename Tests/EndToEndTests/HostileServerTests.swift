@@ -44,8 +44,9 @@ import Testing
         try Data("<opml><body>\(outlines)</body></opml>".utf8).write(to: seed)
         let socket = directory.appendingPathComponent("ctl.sock").path
         let log = directory.appendingPathComponent("daemon.log")
-        // Every host here is 127.0.0.1: the per-host bound is lifted so that politeness, not
-        // hostility, is not what orders them. Short limits keep the round to a few seconds.
+        // Every server here is 127.0.0.1: the per-host bound is lifted so that no feed waits for a
+        // slot behind another (that would be politeness, not a hostile server holding it up).
+        // Short limits keep the round to a few seconds.
         let process = try daemon.start([
             "--database", directory.appendingPathComponent("a.db").path, "--socket", socket, "--seed-opml", seed.path,
             "--per-host-connections", "16", "--fetch-timeout", "5s", "--connect-timeout", "2s",
