@@ -104,6 +104,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with COUNT:
                 RUNNING[0] -= 1
             return self.send(200, FEED, [("Content-Type", "application/rss+xml")])
+        if path.startswith("/numbered/"):
+            # /numbered/MS/N answers after MS milliseconds with feed N: 20 items of its own.
+            _, _, delay, number = path.split("/")
+            time.sleep(int(delay) / 1000)
+            items = "".join("<item><title>Feed %s item %d</title><link>http://example.org/n/%s/%d</link></item>"
+                            % (number, i, number, i) for i in range(20))
+            body = ('<?xml version="1.0"?><rss version="2.0"><channel><title>Feed %s</title>%s</channel></rss>'
+                    % (number, items)).encode()
+            return self.send(200, body, [("Content-Type", "application/rss+xml")])
         if path == "/most-concurrent":
             with COUNT:
                 most, RUNNING[1] = RUNNING[1], 0
