@@ -137,9 +137,10 @@ public struct Configuration: Sendable, Equatable {
         }
         configuration.fetchLimits = limits
         let millisecondsPerDay = 86_400_000
-        let minimum = try duration("min-interval", values, default: .seconds(15 * 60), in: 60_000...millisecondsPerDay)
+        let minimum = try duration("min-interval", values, default: .seconds(15 * 60), in: 60_000...millisecondsPerDay,
+                                   examples: "30m, 2h or 1d")
         let maximum = try duration("max-interval", values, default: .seconds(24 * 3600),
-                                   in: 60_000...30 * millisecondsPerDay)
+                                   in: 60_000...30 * millisecondsPerDay, examples: "6h, 1d or 7d")
         guard minimum <= maximum else {
             throw .invalidValue(key: "min-interval", value: values["min-interval"] ?? Self.durationText(minimum),
                                 expected: "at most max-interval (\(Self.durationText(maximum)))")
@@ -152,7 +153,7 @@ public struct Configuration: Sendable, Equatable {
     /// A duration key: `500ms`, `10s`, `2m`, `1h`, `7d` (a bare number is seconds), within `range`
     /// milliseconds (by default 1 ms to 1 hour).
     private static func duration(_ key: String, _ values: [String: String], default fallback: Duration,
-                                 in range: ClosedRange<Int> = 1...3_600_000,
+                                 in range: ClosedRange<Int> = 1...3_600_000, examples: String = "10s, 500ms or 2m",
                                  wholeSeconds: Bool = false) throws(ConfigurationError) -> Duration {
         guard let text = values[key] else { return fallback }
         guard let milliseconds = ConfigurationValues.milliseconds(text), range.contains(milliseconds),
@@ -160,7 +161,7 @@ public struct Configuration: Sendable, Equatable {
             let bounds = "from \(ConfigurationValues.durationText(milliseconds: range.lowerBound)) "
                 + "to \(ConfigurationValues.durationText(milliseconds: range.upperBound))"
             throw .invalidValue(key: key, value: text, expected: wholeSeconds
-                ? "whole seconds \(bounds), such as 15s" : "a duration \(bounds), such as 10s, 500ms, 2m or 1h")
+                ? "whole seconds \(bounds), such as 15s" : "a duration \(bounds), such as \(examples)")
         }
         return .milliseconds(milliseconds)
     }

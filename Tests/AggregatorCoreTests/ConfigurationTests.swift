@@ -102,7 +102,7 @@ import Testing
             try Configuration.resolve(flags: ["min-interval": "2h", "max-interval": "1h"], environment: environment)
         }
         #expect(throws: ConfigurationError.invalidValue(key: "min-interval", value: "10s",
-                                                        expected: "a duration from 1m to 1d, such as 10s, 500ms, 2m or 1h")) {
+                                                        expected: "a duration from 1m to 1d, such as 30m, 2h or 1d")) {
             try Configuration.resolve(flags: ["min-interval": "10s"], environment: environment)
         }
         #expect(throws: ConfigurationError.self) {
