@@ -1,6 +1,7 @@
 import AggregatorCore
 import FeedFetcher
 import FeedStore
+import Foundation
 import Testing
 
 @Suite struct ConfigurationTests {
@@ -122,6 +123,25 @@ import Testing
             return
         }
         #expect(named == key && given == value && !expected.isEmpty)
+    }
+
+    /// The configuration file `make install` ships documents every key with its default, and
+    /// reads back, uncommented, as exactly the defaults.
+    @Test func theShippedFileDocumentsEveryKeyWithItsDefault() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("aggregatord.conf").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        // "# key = default" lines: a name of lowercase letters and dashes, then " =".
+        let settings = text.split(separator: "\n").filter { $0.hasPrefix("# ") }.map { $0.dropFirst(2) }.filter { line in
+            let name = line.prefix { $0.isLowercase || $0 == "-" }
+            return !name.isEmpty && line.dropFirst(name.count).hasPrefix(" =")
+        }
+        let names = Set(settings.map { String($0.prefix { $0 != " " }) })
+        #expect(names == Set(Configuration.keys.map(\.name)), "\(path)")
+        let uncommented = settings.filter { !["database", "socket", "seed-opml"].contains(String($0.prefix { $0 != " " })) }
+        let shipped = try Configuration.resolve(flags: [:], environment: environment,
+                                                file: (path: path, text: uncommented.joined(separator: "\n")))
+        #expect(shipped == (try Configuration.resolve(flags: [:], environment: environment)))
     }
 
     @Test func changedKeysNameWhatDiffersAndWhichOfItAReloadApplies() throws {
