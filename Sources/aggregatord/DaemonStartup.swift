@@ -31,7 +31,7 @@ enum DaemonStartup {
         let signals = SignalWatcher()
         let environment = ProcessInfo.processInfo.environment
         let systemd = SystemdNotifier(environment: environment)
-        let store = try systemd.extendingStartTimeout(stillRunning: {
+        let (store, claim) = try systemd.extendingStartTimeout(stillRunning: {
             // Only a schema migration of a large database takes this long (minutes at a million entries).
             logger.info("Still opening the database (a schema migration may be running)",
                         ["database": configuration.databasePath])
@@ -92,13 +92,15 @@ enum DaemonStartup {
         fetcher.stop()
         if ProcessInfo.processInfo.environment["LISTEN_FDS"] == nil { unlink(configuration.socketPath) }
         withExtendedLifetime(signals) {}  // the dispatch sources must outlive the wait above
+        withExtendedLifetime(claim) {}  // no other daemon opens the database until this one is done
         logger.info("Stopped")
     }
 
     /// `--once`: refreshes every feed, expires old entries, prints the summary line on stdout, and
     /// says whether no feed failed.
     static func refreshOnce(configuration: Configuration, logger: Logger) async throws -> Bool {
-        let store = try openStore(configuration: configuration, logger: logger)
+        let (store, claim) = try openStore(configuration: configuration, logger: logger)
+        defer { withExtendedLifetime(claim) {} }
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
         let fetcher = makeFetcher(configuration)
         let pipeline = makePipeline(configuration, store: store, fetcher: fetcher, logger: logger)
@@ -135,13 +137,15 @@ enum DaemonStartup {
                         limits: configuration.fetchLimits, policy: configuration.refreshPolicy)
     }
 
-    private static func openStore(configuration: Configuration, logger: Logger) throws -> FeedStore {
+    /// The store, and this process's claim on its file (held as long as the store is used).
+    private static func openStore(configuration: Configuration, logger: Logger) throws -> (FeedStore, DatabaseClaim?) {
         let directory = (configuration.databasePath as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o700])
         }
-        return try FeedStore(path: configuration.databasePath)
+        let claim = try DatabaseClaim.claim(databasePath: configuration.databasePath)
+        return (try FeedStore(path: configuration.databasePath), claim)
     }
 
     /// The system or user configuration file, when one exists.

@@ -1,5 +1,6 @@
 import ControlProtocol
 import Foundation
+import Glibc
 import Testing
 
 @Suite struct DaemonLifecycleTests {
@@ -49,6 +50,33 @@ import Testing
         #expect(text.contains("feeds=2"))
         kill(second.processIdentifier, SIGTERM)
         #expect(try await waitForExit(second) == 0)
+    }
+
+    @Test func aSecondDaemonOnTheSameDatabaseIsRefusedUntilTheFirstHasGone() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("a.db").path
+        func arguments(_ socket: String) -> [String] {
+            ["--database", database, "--seed-opml", "", "--socket", directory.appendingPathComponent(socket).path]
+        }
+        let log = directory.appendingPathComponent("first.log")
+        let first = try daemon.start(arguments("first.sock"), logFile: log)
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        _ = try await waitFor("msg=Started", in: log)
+
+        // Another socket does not make it another daemon: the database is taken, by that pid.
+        let second = try daemon.run(arguments("second.sock"))
+        #expect(second.status == 1)
+        #expect(second.error.contains("database \(database) is in use by another aggregatord (pid \(first.processIdentifier))"),
+                "\(second.error)")
+        let once = try daemon.run(["--once"] + arguments("once.sock"))
+        #expect(once.status == 1 && once.error.contains("is in use by another aggregatord"), "\(once.error)")
+
+        // However the first ends, even killed, the database is free again.
+        kill(first.processIdentifier, SIGKILL)
+        _ = try await waitForExit(first)
+        let after = try daemon.run(["--once"] + arguments("once.sock"))
+        #expect(after.status == 0, "\(after.error)")
     }
 
     @Test func aFileThatIsNotADatabaseStopsStartupWithAReason() throws {
