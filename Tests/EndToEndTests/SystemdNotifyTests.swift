@@ -76,6 +76,8 @@ import Testing
         }
         #expect(stopping)
         #expect(try await waitForExit(process) == 0)
-        #expect(Date().timeIntervalSince(stopped) < 10)
+        // The daemon's own log says where a slow stop spent its time (seen once in a loaded full run).
+        #expect(Date().timeIntervalSince(stopped) < 10,
+                "\((try? String(contentsOf: directory.appendingPathComponent("log"), encoding: .utf8)) ?? "")")
     }
 }
