@@ -44,13 +44,9 @@ public struct Configuration: Sendable, Equatable {
         ("max-interval", "longest time between two checks of a feed, however rarely it posts or fails (default 24h)"),
     ]
 
-    /// Keys a running daemon applies when it reloads its configuration (SIGHUP); the others are
-    /// read once at start (the database and socket stay open, the seed list is for a first start).
-    public static let reloadableKeys: Set<String> = [
-        "log-level", "deny-private-networks", "max-connections", "per-host-connections",
-        "retention-days", "retention-keep-per-feed", "connect-timeout", "fetch-timeout", "low-speed-limit",
-        "low-speed-time", "max-feed-size", "min-interval", "max-interval",
-    ]
+    /// Keys a running daemon applies when it reloads its configuration (SIGHUP): all but those read
+    /// once at start (the database and socket stay open, the seed list is for a first start).
+    public static let reloadableKeys = Set(keys.map(\.name)).subtracting(["database", "socket", "seed-opml"])
 
     /// The keys whose values differ from `previous`, in the order of `keys`.
     public func changedKeys(from previous: Configuration) -> [String] {
