@@ -61,6 +61,11 @@ struct Binary {
     }
 }
 
+/// Runs a Python `script` with `arguments` (as `sys.argv[1:]`), for checks the tests make from outside.
+func runPython(_ script: String, _ arguments: [String]) throws -> Binary.Result {
+    try Binary(url: URL(fileURLWithPath: "/usr/bin/env")).run(["python3", "-c", script] + arguments)
+}
+
 /// A fresh directory for one test's files, removed by the caller.
 func temporaryDirectory() throws -> URL {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")

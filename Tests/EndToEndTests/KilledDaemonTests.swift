@@ -45,10 +45,9 @@ import Testing
         kill(process.processIdentifier, SIGTERM)
         #expect(try await waitForExit(process) == 0)
 
-        let check = try Binary(url: URL(fileURLWithPath: "/usr/bin/env")).run([
-            "python3", "-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
-            database,
-        ])
+        let check = try runPython(
+            "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
+            [database])
         #expect(check.output == "ok\n", "\(check.output)\(check.error)")
     }
 }

@@ -43,10 +43,8 @@ import Testing
         }
         try Data("<opml><body>\(outlines.joined())</body></opml>".utf8).write(to: seed)
         func mostAtOnce() throws -> String {
-            try Binary(url: URL(fileURLWithPath: "/usr/bin/env")).run([
-                "python3", "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
-                server.url("/most-concurrent"),
-            ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+            try runPython("import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                          [server.url("/most-concurrent")]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         for (perHost, most) in [("2", "2"), ("6", "6")] {
             let run = try daemon.run(["--once", "--database", directory.appendingPathComponent("a\(perHost).db").path,
