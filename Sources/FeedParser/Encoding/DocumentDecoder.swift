@@ -32,8 +32,10 @@ enum DocumentDecoder {
                 : "document is not valid \(expected ?? "utf-8"); read as \(name)"
             return Decoded(utf8: utf8, encoding: name, problem: problem)
         }
-        // iso-8859-2 decodes every byte, so this is not reached; keep the bytes rather than lose them.
-        return Decoded(utf8: Data(body), encoding: "iso-8859-2", problem: "no encoding could read the document")
+        // iso-8859-2 decodes every byte, so this is not reached. Should it be, ill-formed sequences
+        // become U+FFFD: the parser is only ever handed well-formed UTF-8.
+        return Decoded(utf8: Data(String(decoding: body, as: UTF8.self).utf8), encoding: "iso-8859-2",
+                       problem: "no encoding could read the document")
     }
 
     // MARK: - Sources of the encoding
@@ -136,41 +138,8 @@ enum DocumentDecoder {
         return Iconv.convert(bytes, from: encoding, lenient: lenient)
     }
 
-    /// UTF-8 validity with a fast path for ASCII runs.
+    /// Whether `data` is well-formed UTF-8.
     static func isValidUTF8(_ data: Data) -> Bool {
-        data.withUnsafeBytes { raw -> Bool in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var index = 0
-            let count = bytes.count
-            let base = UnsafeRawPointer(bytes.baseAddress)
-            while index < count {
-                // Eight ASCII bytes at a time: most of a feed is markup and ASCII text.
-                if let base, index + 8 <= count,
-                   base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-                    index += 8
-                    continue
-                }
-                let byte = bytes[index]
-                if byte < 0x80 { index += 1; continue }
-                let length: Int
-                var minimum: UInt32
-                var value: UInt32
-                switch byte {
-                case 0xC2...0xDF: length = 2; value = UInt32(byte & 0x1F); minimum = 0x80
-                case 0xE0...0xEF: length = 3; value = UInt32(byte & 0x0F); minimum = 0x800
-                case 0xF0...0xF4: length = 4; value = UInt32(byte & 0x07); minimum = 0x10000
-                default: return false
-                }
-                guard index + length <= count else { return false }
-                for offset in 1..<length {
-                    let continuation = bytes[index + offset]
-                    guard continuation & 0xC0 == 0x80 else { return false }
-                    value = value << 6 | UInt32(continuation & 0x3F)
-                }
-                guard value >= minimum, value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value) else { return false }
-                index += length
-            }
-            return true
-        }
+        data.withUnsafeBytes { UTF8Text.validate($0.bindMemory(to: UInt8.self)).isValid }
     }
 }

@@ -91,7 +91,7 @@ struct SAXAttributes {
     private static func decode(start: UnsafePointer<UInt8>?, end: UnsafePointer<UInt8>?) -> String {
         guard let start, let end, end > start else { return "" }
         let bytes = UnsafeBufferPointer(start: start, count: end - start)
-        guard bytes.contains(UInt8(ascii: "&")) else { return String(decoding: bytes, as: UTF8.self) }
+        guard bytes.contains(UInt8(ascii: "&")) else { return UTF8Text.string(bytes) }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)
         var index = 0
@@ -106,6 +106,6 @@ struct SAXAttributes {
                 index += 1
             }
         }
-        return String(decoding: decoded, as: UTF8.self)
+        return UTF8Text.string(decoded)
     }
 }

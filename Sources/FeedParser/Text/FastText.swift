@@ -20,7 +20,7 @@ enum FastText {
             else if end - 2 >= start, bytes[end - 2] == 0xC2, bytes[end - 1] == 0xA0 { end -= 2 }
             else { break }
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        return UTF8Text.string(UnsafeBufferPointer(rebasing: bytes[start..<end]))
     }
 
     static func trimmed(_ text: String) -> String {
@@ -91,5 +91,5 @@ struct CollapsingText {
         text.withUTF8 { append($0) }
     }
 
-    var string: String { String(decoding: bytes, as: UTF8.self) }
+    var string: String { UTF8Text.string(bytes) }
 }
