@@ -9,22 +9,29 @@ public enum JSONText {
         var value = value
         bytes.append(UInt8(ascii: "\""))
         value.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return }
+            let raw = UnsafeRawPointer(base)
+            let count = utf8.count
             var runStart = 0
             var index = 0
-            let base = UnsafeRawPointer(utf8.baseAddress)
-            while index < utf8.count {
-                // Skip eight bytes at a time when none of them can need escaping (the usual case).
-                if let base, index + 8 <= utf8.count,
-                   !wordMayNeedEscape(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                    index += 8
+            while index < count {
+                // Eight bytes at a time; the mask's lowest bit marks the first byte to look at.
+                if index + 8 <= count {
+                    let mask = escapeCandidates(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                    if mask == 0 {
+                        index += 8
+                        continue
+                    }
+                    index += mask.littleEndian.trailingZeroBitCount / 8
+                } else if !byteMayNeedEscape[Int(base[index])] {
+                    index += 1
                     continue
                 }
-                let byte = utf8[index]
+                let position = index
+                let byte = base[position]
                 index += 1
-                guard byteMayNeedEscape[Int(byte)] else { continue }
-                let position = index - 1
-                if byte == 0xE2, !(position + 2 < utf8.count && utf8[position + 1] == 0x80
-                                    && (utf8[position + 2] == 0xA8 || utf8[position + 2] == 0xA9)) { continue }
+                if byte == 0xE2, !(position + 2 < count && base[position + 1] == 0x80
+                                    && (base[position + 2] == 0xA8 || base[position + 2] == 0xA9)) { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
                 switch byte {
                 case 0x22: append("\\\"", to: &bytes)
@@ -33,18 +40,17 @@ public enum JSONText {
                 case 0x0D: append("\\r", to: &bytes)
                 case 0x09: append("\\t", to: &bytes)
                 case 0xE2:
-                    append(utf8[position + 2] == 0xA8 ? "\\u2028" : "\\u2029", to: &bytes)
-                    runStart = position + 3
+                    append(base[position + 2] == 0xA8 ? "\\u2028" : "\\u2029", to: &bytes)
                     index = position + 3
-                    continue
                 default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                    let hex: StaticString = "0123456789abcdef"
+                    let digits = hex.utf8Start
+                    bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
                 }
-                runStart = position + 1
+                runStart = index
             }
-            if runStart < utf8.count {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            if runStart < count {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
             }
         }
         bytes.append(UInt8(ascii: "\""))
@@ -66,15 +72,15 @@ public enum JSONText {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    /// Whether any of eight bytes is a control, a quote, a backslash or 0xE2 (SWAR: no byte loop).
+    /// The high bit of each of eight bytes that is a control, a quote, a backslash or 0xE2 (SWAR: no
+    /// byte loop). Bits above the lowest may be false alarms (a borrow carries up); the lowest never is.
     @inline(__always)
-    private static func wordMayNeedEscape(_ word: UInt64) -> Bool {
+    private static func escapeCandidates(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
-        let hasControl = (word &- ones &* 0x20) & ~word & highs != 0
-        return hasControl || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
-            || hasZeroByte(word ^ (ones &* 0xE2))
+        func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+        let controls = (word &- ones &* 0x20) & ~word & highs
+        return controls | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C)) | zeroBytes(word ^ (ones &* 0xE2))
     }
 
     /// Quotes, backslashes, controls, and 0xE2 (the lead byte of U+2028/U+2029).

@@ -45,4 +45,27 @@ import Testing
         #expect(decoded == [value: value])
         #expect(try JSONValue(parsing: data) == .object([value: .string(value)]))
     }
+
+    /// The escaper reads eight bytes at a time: every character that needs escaping must be caught
+    /// at every offset within a word, next to others, and in the tail shorter than a word.
+    @Test(arguments: ["\"", "\\", "\n", "\r", "\t", "\u{01}", "\u{1F}", "\u{2028}", "\u{2029}"])
+    func everyEscapeIsFoundAtEveryOffset(special: String) throws {
+        for offset in 0..<20 {
+            for length in [offset + 1, offset + 8, offset + 17] {
+                let value = String(repeating: "a", count: offset) + special + "é–" + special
+                    + String(repeating: "b", count: length - offset)
+                var bytes: [UInt8] = []
+                JSONText.appendString(value, to: &bytes)
+                let decoded = try JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed) as? String
+                #expect(decoded == value, "offset \(offset), length \(length)")
+                #expect(!bytes.contains(0x0A) && !bytes.contains(0x01), "a control left raw at offset \(offset)")
+            }
+        }
+    }
+
+    @Test func charactersSharingTheLineSeparatorsLeadByteStayAsTheyAre() {
+        var bytes: [UInt8] = []
+        JSONText.appendString("12345678–9 “quoted” \u{2028}", to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == #""12345678–9 “quoted” \u2028""#)
+    }
 }

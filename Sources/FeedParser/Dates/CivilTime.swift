@@ -85,20 +85,23 @@ public func rfc3339(secondsSinceEpoch seconds: Int64) -> String {
 /// The same text, appended to `bytes` (JSON output writes it without making a string first).
 public func appendRFC3339(secondsSinceEpoch seconds: Int64, to bytes: inout [UInt8]) {
     let time = CivilTime(secondsSinceEpoch: seconds)
+    // Filled in place: one append of a template, then digits written through one buffer pointer.
     let start = bytes.count
-    bytes.append(contentsOf: repeatElement(0, count: 20))
-    func put(_ value: Int, at offset: Int, digits: Int) {
-        var remaining = value
-        for position in stride(from: start + offset + digits - 1, through: start + offset, by: -1) {
-            bytes[position] = UInt8(48 + remaining % 10)
-            remaining /= 10
+    let template: StaticString = "0000-00-00T00:00:00Z"
+    template.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    bytes.withUnsafeMutableBufferPointer { buffer in
+        func put(_ value: Int, at offset: Int, digits: Int) {
+            var remaining = value
+            for position in stride(from: start + offset + digits - 1, through: start + offset, by: -1) {
+                buffer[position] = UInt8(48 + remaining % 10)
+                remaining /= 10
+            }
         }
+        put(time.year, at: 0, digits: 4)
+        put(time.month, at: 5, digits: 2)
+        put(time.day, at: 8, digits: 2)
+        put(time.hour, at: 11, digits: 2)
+        put(time.minute, at: 14, digits: 2)
+        put(time.second, at: 17, digits: 2)
     }
-    put(time.year, at: 0, digits: 4)
-    put(time.month, at: 5, digits: 2)
-    put(time.day, at: 8, digits: 2)
-    put(time.hour, at: 11, digits: 2)
-    put(time.minute, at: 14, digits: 2)
-    put(time.second, at: 17, digits: 2)
-    for (offset, separator) in zip([4, 7, 10, 13, 16, 19], Array("--T::Z".utf8)) { bytes[start + offset] = separator }
 }
