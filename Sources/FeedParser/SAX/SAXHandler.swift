@@ -1,9 +1,14 @@
 /// An element's name: its local name in lower case (feeds disagree on case), its namespace URI
 /// ("" when none), and a small number unique to the pair within one parse, for cheap lookups.
-struct ElementName {
+/// A class: made once per distinct name, then handed to every event as one reference.
+final class ElementName {
     let id: Int
     let name: String
     let namespace: String
+
+    init(id: Int, name: String, namespace: String) {
+        (self.id, self.name, self.namespace) = (id, name, namespace)
+    }
 }
 
 /// Receives the events of a `SAXPushParser`. Called on the parsing thread, in document order.
@@ -34,7 +39,7 @@ struct SAXAttributes {
     }
 
     /// The value of the attribute `name` in `namespace` ("" for an unprefixed attribute).
-    func value(_ name: String, namespace: String = "") -> String? {
+    func value(_ name: StaticString, namespace: String = "") -> String? {
         guard let raw else { return nil }
         for index in 0..<count {
             let base = index * 5
@@ -70,16 +75,13 @@ struct SAXAttributes {
     }
 
     /// Compares a NUL-terminated name with `name`, ignoring ASCII case (feeds disagree on `HREF` vs `href`).
-    private func matches(_ pointer: UnsafePointer<UInt8>, _ name: String) -> Bool {
-        var utf8 = name.utf8.makeIterator()
-        var offset = 0
-        while true {
-            let byte = pointer[offset]
-            let expected = utf8.next()
-            if byte == 0 { return expected == nil }
-            guard let expected, Self.lowercased(byte) == Self.lowercased(expected) else { return false }
-            offset += 1
+    private func matches(_ pointer: UnsafePointer<UInt8>, _ name: StaticString) -> Bool {
+        let expected = name.utf8Start
+        let count = name.utf8CodeUnitCount
+        for offset in 0..<count where Self.lowercased(pointer[offset]) != Self.lowercased(expected[offset]) {
+            return false  // also where `pointer` ends first: its NUL matches no letter of a name
         }
+        return pointer[count] == 0
     }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {

@@ -203,7 +203,8 @@ final class EntryBuilder {
     }
 
     func finish() -> ParsedEntry {
-        var result = entry
+        var result = ParsedEntry()
+        swap(&result, &entry)  // moved out, not copied: a copy retains every string of the entry
         if result.link == nil { result.link = guidLink }
         if result.summary == nil, !contentIsBinary { result.summary = result.content }
         result.image = thumbnail ?? mediaImage

@@ -123,11 +123,11 @@ extension FeedBuilder {
     }
 
     /// How an element's text is captured: Atom text constructs say so with `type` (or 0.3's `mode`).
-    func captureMode(for role: Role, key: String, attributes: SAXAttributes) -> Capture {
+    func captureMode(for role: Role, key: String, attributes: KeptAttributes) -> Capture {
         switch role {
         case .title, .subtitle, .summary, .content:
-            let type = attributes.value("type")?.lowercased().trimmingWhitespace
-            let mode = attributes.value("mode")?.lowercased()
+            let type = attributes.type?.lowercased().trimmingWhitespace
+            let mode = attributes.mode?.lowercased()
             if mode == "xml" && (type?.contains("html") ?? false) { return .xhtml }
             switch type {
             case "xhtml", "application/xhtml+xml": return .xhtml
@@ -142,23 +142,19 @@ extension FeedBuilder {
         }
     }
 
-    /// The attributes `assign` needs later, copied out of libxml2's buffers.
+    /// The attributes `captureMode` and `assign` need, copied out of libxml2's buffers.
     static func keep(_ attributes: SAXAttributes, for role: Role?) -> KeptAttributes {
-        var kept = KeptAttributes()
-        guard attributes.count > 0, let role else { return kept }
+        guard attributes.count > 0, let role else { return KeptAttributes() }
         switch role {
         case .title, .subtitle, .summary, .content:
-            kept.type = attributes.value("type")
-            kept.mode = attributes.value("mode")
-            kept.src = attributes.value("src")
+            return KeptAttributes(type: attributes.value("type"), mode: attributes.value("mode"), src: attributes.value("src"))
         case .guid:
-            kept.isPermaLink = attributes.value("isPermaLink")
+            return KeptAttributes(isPermaLink: attributes.value("isPermaLink"))
         case .category:
-            kept.scheme = attributes.value("domain") ?? attributes.value("scheme")
+            return KeptAttributes(scheme: attributes.value("domain") ?? attributes.value("scheme"))
         default:
-            break
+            return KeptAttributes()
         }
-        return kept
     }
 
     // MARK: - Attribute-only elements

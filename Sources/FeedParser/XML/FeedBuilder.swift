@@ -68,15 +68,53 @@ final class FeedBuilder: SAXHandler {
     enum Capture { case text, html, xhtml }
 
     /// The few attributes `assign` needs after the start tag is gone, copied out of libxml2's buffers.
+    /// Most elements keep none: then this is one nil reference, and a frame stays small and cheap
+    /// to push, pop and destroy.
     struct KeptAttributes {
-        var type: String?
-        var mode: String?
-        var src: String?
-        var isPermaLink: String?
-        var scheme: String?
+        private final class Values {
+            var type: String?
+            var mode: String?
+            var src: String?
+            var isPermaLink: String?
+            var scheme: String?
+        }
+
+        private var values: Values?
+
+        var type: String? { values?.type }
+        var mode: String? { values?.mode }
+        var src: String? { values?.src }
+        var isPermaLink: String? { values?.isPermaLink }
+        var scheme: String? { values?.scheme }
+
+        init(type: String? = nil, mode: String? = nil, src: String? = nil, isPermaLink: String? = nil,
+             scheme: String? = nil) {
+            guard type != nil || mode != nil || src != nil || isPermaLink != nil || scheme != nil else { return }
+            let values = Values()
+            (values.type, values.mode, values.src, values.isPermaLink, values.scheme) = (type, mode, src, isPermaLink, scheme)
+            self.values = values
+        }
     }
 
-    var currentBase: String? { frames.last?.base ?? documentURL }
+    var currentBase: String? { frames.isEmpty ? documentURL : frames[frames.count - 1].base ?? documentURL }
+
+    /// What a new element needs to know of the innermost open one.
+    struct Parent {
+        let role: Role?
+        let capture: Capture?
+        let isEchoed: Bool
+        let isAtom10: Bool
+        let textStart: Int
+    }
+
+    /// The innermost frame's flags, read in place: copying the whole frame (`frames.last`) would
+    /// retain and release every string it holds, on every event.
+    var parent: Parent? {
+        guard !frames.isEmpty else { return nil }
+        let index = frames.count - 1
+        return Parent(role: frames[index].role, capture: frames[index].capture, isEchoed: frames[index].isEchoed,
+                      isAtom10: frames[index].isAtom10, textStart: frames[index].textStart)
+    }
     var isInEntry: Bool { entry != nil }
 
     /// The innermost open container; kept as its own stack so lookups stay O(1) however deep the document.
@@ -104,6 +142,7 @@ final class FeedBuilder: SAXHandler {
         }
         else if !formatIsFinal { noticeNamespaces(attributes.declaredNamespaces) }
 
+        let parent = self.parent
         var base = currentBase
         if let declared = attributes.base,
            URLResolver.isAcceptableBase(declared) {
@@ -114,7 +153,7 @@ final class FeedBuilder: SAXHandler {
         }
 
         // Atom 1.0 wraps inline XHTML in one <div> that is not part of the content.
-        if let parent = frames.last, parent.capture == .xhtml || parent.capture == .html, parent.role != nil,
+        if let parent, parent.capture == .xhtml || parent.capture == .html, parent.role != nil,
            parent.isAtom10,
            name == "div", namespace == "http://www.w3.org/1999/xhtml", text.count == parent.textStart
             || text[parent.textStart...].allSatisfy({ $0 == 32 || $0 == 10 || $0 == 9 || $0 == 13 }) {
@@ -123,7 +162,7 @@ final class FeedBuilder: SAXHandler {
             return
         }
         // Inside inline XHTML every tag is content, echoed as written.
-        if let parent = frames.last, parent.capture == .xhtml || (parent.isEchoed && parent.capture != nil) {
+        if let parent, parent.capture == .xhtml || (parent.isEchoed && parent.capture != nil) {
             echoStartTag(name: name, attributes: attributes)
             frames.append(Frame(key: name, role: nil, container: nil, textStart: text.count, base: base,
                                 capture: parent.capture, isEchoed: true, attributes: KeptAttributes()))
@@ -136,7 +175,7 @@ final class FeedBuilder: SAXHandler {
         if container == .entry { startEntry(attributes: attributes, base: base) }
         if container == .person { personName = nil; personEmail = nil }
 
-        if role == nil, let parent = frames.last, parent.capture == .html {
+        if role == nil, let parent, parent.capture == .html {
             // Unescaped markup inside an HTML field (an RSS description holding raw <p> tags).
             echoStartTag(name: name, attributes: attributes)
             frames.append(Frame(key: name, role: nil, container: nil, textStart: text.count, base: base,
@@ -144,11 +183,12 @@ final class FeedBuilder: SAXHandler {
             return
         }
         // Text inside a value is kept (as plain text), except under a nested container such as <image>.
-        let inherited: Capture? = container == nil ? frames.last?.capture.map { _ in .text } : nil
-        let capture = role.map { captureMode(for: $0, key: key, attributes: attributes) } ?? inherited
+        let inherited: Capture? = container == nil ? parent?.capture.map { _ in .text } : nil
+        let kept = Self.keep(attributes, for: role)
+        let capture = role.map { captureMode(for: $0, key: key, attributes: kept) } ?? inherited
         if let container { containers.append(container) }
         frames.append(Frame(key: key, role: role, container: container, textStart: text.count, base: base,
-                            capture: capture, isEchoed: false, attributes: Self.keep(attributes, for: role),
+                            capture: capture, isEchoed: false, attributes: kept,
                             isAtom10: namespace == Namespaces.atom10))
     }
 
@@ -193,8 +233,8 @@ final class FeedBuilder: SAXHandler {
     }
 
     func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let frame = frames.last, frame.capture != nil else { return }
-        if frame.capture == .xhtml {
+        guard let capture = frames.isEmpty ? nil : frames[frames.count - 1].capture else { return }
+        if capture == .xhtml {
             appendEscaped(bytes)
         } else {
             text.append(contentsOf: bytes)
@@ -202,9 +242,9 @@ final class FeedBuilder: SAXHandler {
     }
 
     func undeclaredEntity(named name: String) {
-        guard let frame = frames.last, frame.capture != nil else { return }
+        guard let capture = frames.isEmpty ? nil : frames[frames.count - 1].capture else { return }
         let decoded = HTMLEntities.character(named: name)
-        if frame.capture == .xhtml || decoded == nil {
+        if capture == .xhtml || decoded == nil {
             append(decoded.map(XMLText.escaped) ?? "&\(name);")
         } else if let decoded {
             append(decoded)
