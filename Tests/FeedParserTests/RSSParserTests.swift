@@ -70,6 +70,16 @@ import Testing
         #expect(feed.entries.map(\.title) == ["Bold move", "Use <blink> wisely", "AT&T"])
     }
 
+    @Test func referencesInAnHTMLTitleAreDecodedOnceTagsAreGone() throws {
+        let feed = try parse("""
+            <rss><channel><item><title>&lt;b&gt;Café &amp;eacute; &amp;#150; &amp;#x2014; fish &amp; chips &amp;amp;&lt;/b&gt; \
+            &amp;copy</title></item></channel></rss>
+            """)
+        // Named, decimal (cp1252's en dash for a C1 control) and hex references; a bare "&" and an
+        // unterminated one stay as written.
+        #expect(feed.entries.first?.title == "Café é – — fish & chips & &copy")
+    }
+
     @Test func aSecondSummaryLikeElementBecomesContent() throws {
         let feed = try parse("""
             <rss xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><item>

@@ -11,24 +11,35 @@ enum HTMLEntities {
 
     /// `text` with every named (HTML 4) and numeric character reference decoded; others left as written.
     static func decode(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        var rest = Substring(text)
-        while let ampersand = rest.firstIndex(of: "&") {
-            result += rest[..<ampersand]
-            let after = rest.index(after: ampersand)
-            if let semicolon = rest[after...].prefix(40).firstIndex(of: ";"),
-               let decoded = decodeReference(rest[after..<semicolon]) {
-                result += decoded
-                rest = rest[rest.index(after: semicolon)...]
-            } else {
-                result += "&"
-                rest = rest[after...]
+        var source = text
+        return source.withUTF8 { bytes -> String in
+            guard bytes.contains(UInt8(ascii: "&")) else { return text }
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count)
+            var runStart = 0
+            var index = 0
+            while index < bytes.count {
+                guard bytes[index] == UInt8(ascii: "&") else {
+                    index += 1
+                    continue
+                }
+                // A reference body is a few ASCII letters or digits: look no further than 40 bytes for its end.
+                let bodyStart = index + 1
+                let limit = min(bytes.count, bodyStart + 40)
+                guard let semicolon = (bodyStart..<limit).first(where: { bytes[$0] == UInt8(ascii: ";") }),
+                      let decoded = decodeReference(Substring(UTF8Text.string(UnsafeBufferPointer(
+                          rebasing: bytes[bodyStart..<semicolon])))) else {
+                    index = bodyStart  // kept as written
+                    continue
+                }
+                result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                result.append(contentsOf: decoded.utf8)
+                index = semicolon + 1
+                runStart = index
             }
+            result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+            return UTF8Text.string(result)
         }
-        result += rest
-        return result
     }
 
     /// The text of one reference body (`amp`, `#38`, `#x26`), or nil when it is not one.

@@ -18,8 +18,10 @@ enum HTMLTitle {
     static func looksLikeHTML(_ text: String) -> Bool {
         // The markers are found on the UTF-8 bytes (a title is scanned for every entry); only the short
         // names after them are read as characters.
-        let utf8 = text.utf8
         let isMarker = { (byte: UInt8) in byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") }
+        var source = text
+        guard source.withUTF8({ $0.contains(where: isMarker) }) else { return false }  // most titles
+        let utf8 = text.utf8
         var sawMarker = false
         var index = utf8.startIndex
         while let marker = utf8[index...].firstIndex(where: isMarker) {
