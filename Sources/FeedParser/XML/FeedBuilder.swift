@@ -189,7 +189,7 @@ final class FeedBuilder: SAXHandler {
         if let container { containers.append(container) }
         frames.append(Frame(key: key, role: role, container: container, textStart: text.count, base: base,
                             capture: capture, isEchoed: false, attributes: kept,
-                            isAtom10: namespace == Namespaces.atom10))
+                            isAtom10: info.isAtom10))
     }
 
     private func startEntry(attributes: SAXAttributes, base: String?) {
@@ -236,6 +236,8 @@ final class FeedBuilder: SAXHandler {
         guard let capture = frames.isEmpty ? nil : frames[frames.count - 1].capture else { return }
         if capture == .xhtml {
             appendEscaped(bytes)
+        } else if bytes.count == 1 {
+            text.append(bytes[0])  // libxml2 reports each character reference alone: skip the bulk copy's setup
         } else {
             text.append(contentsOf: bytes)
         }
@@ -255,6 +257,7 @@ final class FeedBuilder: SAXHandler {
     struct ElementInfo {
         let key: String
         let kind: ElementKind
+        let isAtom10: Bool
     }
 
     /// The element's info, worked out once per distinct element name of the document.
@@ -262,7 +265,8 @@ final class FeedBuilder: SAXHandler {
         if element.id < elementInfo.count, let known = elementInfo[element.id] { return known }
         let prefix = element.namespace == atomNamespace ? "atom" : Namespaces.prefix(for: element.namespace)
         let key = prefix.map { $0.isEmpty ? element.name : $0 + ":" + element.name } ?? "?:" + element.name
-        let info = ElementInfo(key: key, kind: ElementKind.byKey[key] ?? .other)
+        let info = ElementInfo(key: key, kind: ElementKind.byKey[key] ?? .other,
+                               isAtom10: element.namespace == Namespaces.atom10)
         if element.id >= elementInfo.count {
             elementInfo.append(contentsOf: repeatElement(nil, count: element.id - elementInfo.count + 1))
         }

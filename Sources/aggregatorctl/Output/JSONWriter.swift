@@ -21,7 +21,9 @@ struct JSONWriter {
     }
 
     mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        // Keys and brackets are a few bytes: appended one by one, they skip the bulk copy's setup.
+        let start = text.utf8Start
+        for offset in 0..<text.utf8CodeUnitCount { bytes.append(start[offset]) }
     }
 
     mutating func string(_ value: String?) {
@@ -56,6 +58,7 @@ struct JSONWriter {
         if !first { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
         raw(name)
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 }
