@@ -23,6 +23,18 @@ enum FastText {
         return UTF8Text.string(UnsafeBufferPointer(rebasing: bytes[start..<end]))
     }
 
+    /// `text` lower-cased, then trimmed: an attribute value compared with `"html"` or `"alternate"`.
+    /// Such values nearly always are already, and are then returned without building a string.
+    static func lowercasedToken(_ text: String) -> String {
+        var copy = text
+        let isAlready = copy.withUTF8 { utf8 in
+            guard let first = utf8.first, let last = utf8.last else { return true }
+            return !isASCIIWhitespace(first) && !isASCIIWhitespace(last)
+                && utf8.allSatisfy { $0 < 0x80 && !(65...90).contains($0) }
+        }
+        return isAlready ? text : text.lowercased().trimmingWhitespace
+    }
+
     static func trimmed(_ text: String) -> String {
         var copy = text
         return copy.withUTF8 { utf8 in

@@ -39,7 +39,7 @@ extension FeedBuilder {
             personEmail = plain(raw)
         case .guid:
             guard let entry, let guid = plain(raw) else { return }
-            if frame.attributes.isPermaLink?.lowercased().trimmingWhitespace == "false" {
+            if frame.attributes.isPermaLink.map(FastText.lowercasedToken) == "false" {
                 entry.entry.id = guid
             } else {
                 let url = URLResolver.resolve(guid, against: frame.base)
@@ -107,7 +107,7 @@ extension FeedBuilder {
         // Foundation's `contains` goes through NSString for every such element.
         let isMediaType = frame.attributes.type?.utf8.contains(UInt8(ascii: "/")) ?? false
         guard frame.attributes.mode != nil || isMediaType else { return raw }
-        let type = frame.attributes.type?.lowercased().trimmingWhitespace ?? ""
+        let type = frame.attributes.type.map(FastText.lowercasedToken) ?? ""
         let isBinary = frame.isAtom10 && isMediaType && !type.hasPrefix("text/") && !type.hasSuffix("xml")
         guard frame.attributes.mode?.lowercased() == "base64" || isBinary,
               let data = Data(base64Encoded: raw.trimmingWhitespace, options: .ignoreUnknownCharacters) else {

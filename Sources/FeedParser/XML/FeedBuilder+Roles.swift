@@ -126,8 +126,8 @@ extension FeedBuilder {
     func captureMode(for role: Role, key: String, attributes: KeptAttributes) -> Capture {
         switch role {
         case .title, .subtitle, .summary, .content:
-            let type = attributes.type?.lowercased().trimmingWhitespace
-            let mode = attributes.mode?.lowercased()
+            let type = attributes.type.map(FastText.lowercasedToken)
+            let mode = attributes.mode.map(FastText.lowercasedToken)
             if mode == "xml" && (type?.contains("html") ?? false) { return .xhtml }
             switch type {
             case "xhtml", "application/xhtml+xml": return .xhtml
@@ -167,8 +167,8 @@ extension FeedBuilder {
 
     private func takeAtomLink(_ attributes: SAXAttributes, base: String?) {
         guard let href = attributes.value("href") else { return }
-        let rel = attributes.value("rel")?.lowercased().trimmingWhitespace ?? "alternate"
-        let type = attributes.value("type")?.lowercased().trimmingWhitespace
+        let rel = attributes.value("rel").map(FastText.lowercasedToken) ?? "alternate"
+        let type = attributes.value("type").map(FastText.lowercasedToken)
         let url = URLResolver.resolve(href, against: base)
         switch rel {
         case "alternate":

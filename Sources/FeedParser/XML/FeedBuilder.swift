@@ -209,7 +209,7 @@ final class FeedBuilder: SAXHandler {
         guard let frame = frames.popLast() else { return }
         if frame.container != nil { containers.removeLast() }
         if frame.isEchoed {
-            if !Self.voidElements.contains(frame.key.lowercased()) { append("</\(frame.key)>") }
+            if !Self.voidElements.contains(frame.key) { append("</\(frame.key)>") }  // names are lower case
             return
         }
         if let role = frame.role {
@@ -298,7 +298,7 @@ final class FeedBuilder: SAXHandler {
             let attributeName = attribute.namespace == Namespaces.xml ? "xml:" + attribute.name : attribute.name
             tag += " \(attributeName)=\"\(XMLText.escaped(attribute.value))\""
         }
-        tag += Self.voidElements.contains(name.lowercased()) ? " />" : ">"
+        tag += Self.voidElements.contains(name) ? " />" : ">"
         append(tag)
     }
 
