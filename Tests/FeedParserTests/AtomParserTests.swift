@@ -30,6 +30,18 @@ import Testing
         #expect(iso(entry.published) == "2004-01-01T23:00:00Z")
     }
 
+    @Test func inlineXHTMLIsEchoedWithAttributeValuesEscaped() throws {
+        let feed = try parse("""
+            <feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml">\
+            <div xmlns="http://www.w3.org/1999/xhtml"><a href="x?a=1&amp;b=2" title="say &quot;hi&quot; &lt;now&gt; 'ok'" \
+            xml:lang="en">bye</a><br/><img src="i.png" alt="a &gt; b"/></div></content></entry></feed>
+            """)
+        #expect(feed.entries.first?.content == """
+            <a href="x?a=1&amp;b=2" title="say &quot;hi&quot; &lt;now&gt; 'ok'" xml:lang="en">bye</a>\
+            <br /><img src="i.png" alt="a &gt; b" />
+            """)
+    }
+
     @Test func plainTextTitlesAreTakenLiterally() throws {
         let feed = try parse(#"<feed xmlns="http://www.w3.org/2005/Atom"><title type="text">&lt;b&gt;</title></feed>"#)
         #expect(feed.title == "<b>")

@@ -1,3 +1,5 @@
+import Glibc
+
 /// An element's name: its local name in lower case (feeds disagree on case), its namespace URI
 /// ("" when none), and a small number unique to the pair within one parse, for cheap lookups.
 /// A class: made once per distinct name, then handed to every event as one reference.
@@ -63,16 +65,22 @@ struct SAXAttributes {
         return nil
     }
 
-    /// Every attribute as (local name, namespace URI, value).
-    var all: [(name: String, namespace: String, value: String)] {
-        guard let raw else { return [] }
-        return (0..<count).map { index in
+    /// Calls `body` with each attribute's local name, whether it is in the `xml:` namespace, and its
+    /// value as libxml2 left it (see `decode`), all straight from libxml2's buffers.
+    func forEach(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ isXML: Bool, _ value: UnsafeBufferPointer<UInt8>) -> Void) {
+        guard let raw else { return }
+        for index in 0..<count {
             let base = index * 5
-            return (raw[base].map { String(cString: $0) } ?? "",
-                    raw[base + 2].map { String(cString: $0) } ?? "",
-                    Self.decode(start: raw[base + 3], end: raw[base + 4]))
+            guard let name = raw[base] else { continue }
+            let isXML = raw[base + 2].map { strcmp($0, Self.xmlNamespace) == 0 } ?? false
+            let value = raw[base + 3].flatMap { start in
+                raw[base + 4].map { UnsafeBufferPointer(start: start, count: max(0, $0 - start)) }
+            } ?? UnsafeBufferPointer(start: nil, count: 0)
+            body(UnsafeBufferPointer(start: name, count: strlen(name)), isXML, value)
         }
     }
+
+    private static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
 
     /// Compares a NUL-terminated name with `name`, ignoring ASCII case (feeds disagree on `HREF` vs `href`).
     private func matches(_ pointer: UnsafePointer<UInt8>, _ name: StaticString) -> Bool {

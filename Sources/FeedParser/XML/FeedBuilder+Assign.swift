@@ -1,7 +1,7 @@
 import Foundation
 
 extension FeedBuilder {
-    /// Stores the text of a finished element according to its role.
+    /// Stores the text of a finished element (trimmed) according to its role.
     func assign(_ raw: String, to role: Role, frame: Frame) {
         switch role {
         case .title:
@@ -72,10 +72,10 @@ extension FeedBuilder {
 
     // MARK: - Value cleaning
 
-    /// Trimmed, encoding-repaired text; nil when empty.
+    /// Encoding-repaired text; nil when empty. An element's text arrives trimmed (`endElement`),
+    /// and so does decoded base64.
     func plain(_ raw: String) -> String? {
-        let trimmed = raw.trimmingWhitespace
-        return trimmed.isEmpty ? nil : TextRepair.repair(trimmed)
+        raw.isEmpty ? nil : TextRepair.repair(raw)
     }
 
     /// A title as plain text (SCHEMA.md §5).
@@ -113,7 +113,7 @@ extension FeedBuilder {
               let data = Data(base64Encoded: raw.trimmingWhitespace, options: .ignoreUnknownCharacters) else {
             return raw
         }
-        return String(decoding: data, as: UTF8.self)
+        return FastText.trimmed(String(decoding: data, as: UTF8.self))
     }
 
     /// feedparser's repairs of `<link>` text: `&amp;` in entries, and `&name;` losing its `;`.

@@ -292,14 +292,40 @@ final class FeedBuilder: SAXHandler {
         text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
 
+    /// Writes a start tag inside captured markup as written, attribute values escaped.
     private func echoStartTag(name: String, attributes: SAXAttributes) {
-        var tag = "<" + name
-        for attribute in attributes.all {
-            let attributeName = attribute.namespace == Namespaces.xml ? "xml:" + attribute.name : attribute.name
-            tag += " \(attributeName)=\"\(XMLText.escaped(attribute.value))\""
+        append("<" + name)
+        attributes.forEach { attributeName, isXML, value in
+            text.append(UInt8(ascii: " "))
+            if isXML { append("xml:") }
+            text.append(contentsOf: attributeName)
+            append("=\"")
+            appendAttributeValue(value)
+            text.append(UInt8(ascii: "\""))
         }
-        tag += Self.voidElements.contains(name) ? " />" : ">"
-        append(tag)
+        append(Self.voidElements.contains(name) ? " />" : ">")
+    }
+
+    /// An attribute value with `&`, `<`, `>` and `"` as references. libxml2 leaves `&amp;` as `&#38;`
+    /// in values (no entity substitution): that one is an ampersand too.
+    private func appendAttributeValue(_ value: UnsafeBufferPointer<UInt8>) {
+        var index = 0
+        while index < value.count {
+            let byte = value[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "&"):
+                append("&amp;")
+                let isEncodedAmpersand = index + 4 <= value.count && value[index] == UInt8(ascii: "#")
+                    && value[index + 1] == UInt8(ascii: "3") && value[index + 2] == UInt8(ascii: "8")
+                    && value[index + 3] == UInt8(ascii: ";")
+                if isEncodedAmpersand { index += 4 }
+            case UInt8(ascii: "<"): append("&lt;")
+            case UInt8(ascii: ">"): append("&gt;")
+            case UInt8(ascii: "\""): append("&quot;")
+            default: text.append(byte)
+            }
+        }
     }
 
     static let voidElements: Set<String> = [
