@@ -21,6 +21,8 @@ private final class OutlineCollector: SAXHandler {
     private(set) var feeds: [OPMLFeed] = []
     private(set) var sawOPMLRoot = false
     private var depth = 0
+    // One slot per open element: whether it is an <outline>.
+    private var openIsOutline: [Bool] = []
     // One slot per open <outline>: true for a folder (which pushed onto `categories`).
     private var outlineIsFolder: [Bool] = []
     // Names of the open folders that have one; the last is the category of feeds inside.
@@ -30,6 +32,7 @@ private final class OutlineCollector: SAXHandler {
         let name = element.name
         depth += 1
         if depth == 1 { sawOPMLRoot = name == "opml" }
+        openIsOutline.append(sawOPMLRoot && name == "outline")
         guard sawOPMLRoot, name == "outline" else { return }
         let text = nonEmpty(attributes.value("text"))
         let title = nonEmpty(attributes.value("title"))
@@ -44,10 +47,9 @@ private final class OutlineCollector: SAXHandler {
         outlineIsFolder.append(false)
     }
 
-    func endElement(_ element: ElementName) {
-        let name = element.name
+    func endElement() {
         depth -= 1
-        guard sawOPMLRoot, name == "outline", let wasFolder = outlineIsFolder.popLast() else { return }
+        guard openIsOutline.popLast() == true, let wasFolder = outlineIsFolder.popLast() else { return }
         if wasFolder { categories.removeLast() }
     }
 

@@ -17,8 +17,8 @@ final class ElementName {
 protocol SAXHandler: AnyObject {
     /// An element opened.
     func startElement(_ element: ElementName, attributes: SAXAttributes)
-    /// The innermost open element closed.
-    func endElement(_ element: ElementName)
+    /// The innermost open element closed (the handler knows which: events come in document order).
+    func endElement()
     /// Text content (character data, CDATA, and predefined or numeric references, already decoded).
     func characters(_ text: UnsafeBufferPointer<UInt8>)
     /// A reference to an entity the document never declared, such as HTML's `&eacute;`.

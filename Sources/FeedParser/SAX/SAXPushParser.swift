@@ -32,9 +32,8 @@ final class SAXPushParser {
                     },
                     declarationCount: Int(namespaceCount)))
         }
-        sax.endElementNs = { context, localName, _, uri in
-            let box = Box.from(context)
-            box.handler.endElement(box.element(localName, uri))
+        sax.endElementNs = { context, _, _, _ in
+            Box.from(context).handler.endElement()
         }
         sax.characters = { context, bytes, length in
             guard let bytes, length > 0 else { return }
@@ -110,21 +109,23 @@ final class SAXPushParser {
             Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
         }
 
-        // A direct-mapped cache in front of the dictionary: a feed repeats a few dozen names.
-        @exclusivity(unchecked) private var recent = [(PointerPair, ElementName)?](repeating: nil, count: 64)
+        // A direct-mapped cache in front of the dictionary: a feed repeats a few dozen names. The
+        // keys are plain pointers in an array of their own, so a probe copies no reference.
+        @exclusivity(unchecked) private var recentKeys = [PointerPair](repeating: PointerPair(name: nil, uri: nil), count: 64)
+        @exclusivity(unchecked) private var recentNames = [ElementName?](repeating: nil, count: 64)
 
         func element(_ name: UnsafePointer<UInt8>?, _ uri: UnsafePointer<UInt8>?) -> ElementName {
             let key = PointerPair(name: name, uri: uri)
             let slot = Int(truncatingIfNeeded: (UInt(bitPattern: name) >> 3) ^ (UInt(bitPattern: uri) >> 5)) & 63
-            if let (cachedKey, cached) = recent[slot], cachedKey == key { return cached }
+            if recentKeys[slot] == key, let cached = recentNames[slot] { return cached }
             if let known = elements[key] {
-                recent[slot] = (key, known)
+                (recentKeys[slot], recentNames[slot]) = (key, known)
                 return known
             }
             let element = ElementName(id: elements.count, name: name.map { String(cString: $0).lowercased() } ?? "",
                                       namespace: uri.map { String(cString: $0) } ?? "")
             elements[key] = element
-            recent[slot] = (key, element)
+            (recentKeys[slot], recentNames[slot]) = (key, element)
             return element
         }
     }

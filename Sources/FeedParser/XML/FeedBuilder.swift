@@ -201,7 +201,7 @@ final class FeedBuilder: SAXHandler {
         entry = started
     }
 
-    func endElement(_ element: ElementName) {
+    func endElement() {
         if skippedDepth > 0 {
             skippedDepth -= 1
             return
