@@ -9,7 +9,7 @@ public enum HTMLText {
     /// The readable text of `html`: tags dropped, entities decoded, scripts and styles skipped,
     /// block elements separated by a space and whitespace runs collapsed to one space.
     public static func plainText(fromHTML html: String) -> String {
-        guard html.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) else {
+        guard FastText.contains(UInt8(ascii: "<"), in: html) || FastText.contains(UInt8(ascii: "&"), in: html) else {
             return collapse(html)
         }
         var text = CollapsingText()

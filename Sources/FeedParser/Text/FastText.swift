@@ -1,3 +1,5 @@
+import Glibc
+
 /// Whitespace handling on UTF-8 bytes: the parser's hot path, where going through Unicode scalars
 /// cost more than the XML parsing itself.
 enum FastText {
@@ -21,6 +23,16 @@ enum FastText {
             else { break }
         }
         return UTF8Text.string(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+    }
+
+    /// Whether `text` holds the byte `byte` (an ASCII character), looked for by memchr: the
+    /// UTF-8 view's own `contains` steps through an iterator, byte by byte.
+    static func contains(_ byte: UInt8, in text: String) -> Bool {
+        var copy = text
+        return copy.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return false }
+            return memchr(base, Int32(byte), utf8.count) != nil
+        }
     }
 
     /// `text` lower-cased, then trimmed: an attribute value compared with `"html"` or `"alternate"`.

@@ -105,7 +105,7 @@ extension FeedBuilder {
         guard frame.attributes.mode != nil || (frame.isAtom10 && frame.attributes.type != nil) else { return raw }
         // "text", "html" and "xhtml", the usual values, are no media type: checked on the bytes, as
         // Foundation's `contains` goes through NSString for every such element.
-        let isMediaType = frame.attributes.type?.utf8.contains(UInt8(ascii: "/")) ?? false
+        let isMediaType = frame.attributes.type.map { FastText.contains(UInt8(ascii: "/"), in: $0) } ?? false
         guard frame.attributes.mode != nil || isMediaType else { return raw }
         let type = frame.attributes.type.map(FastText.lowercasedToken) ?? ""
         let isBinary = frame.isAtom10 && isMediaType && !type.hasPrefix("text/") && !type.hasSuffix("xml")
@@ -118,7 +118,7 @@ extension FeedBuilder {
 
     /// feedparser's repairs of `<link>` text: `&amp;` in entries, and `&name;` losing its `;`.
     static func repairLink(_ link: String, inEntry: Bool) -> String {
-        guard link.utf8.contains(UInt8(ascii: "&")) else { return link }
+        guard FastText.contains(UInt8(ascii: "&"), in: link) else { return link }
         var value = inEntry ? link.replacingOccurrences(of: "&amp;", with: "&") : link
         var result = ""
         while let ampersand = value.firstIndex(of: "&") {
