@@ -9,6 +9,10 @@ final class OrderedWorkQueue<Output>: @unchecked Sendable {
     private var finished: [Int: Output] = [:]
     private var nextToClaim = 0
     private var nextToConsume = 0
+    // Who is asleep, so a thread wakes the others only when one of them can go on: a wake-up is a
+    // context switch, and a broadcast after every file woke three threads for each.
+    private var consumerIsWaiting = false
+    private var waitingWorkers = 0
     private let count: Int
     private let window: Int
     private let work: @Sendable (Int) -> Output
@@ -26,10 +30,14 @@ final class OrderedWorkQueue<Output>: @unchecked Sendable {
         }
         for index in 0..<count {
             condition.lock()
-            while finished[index] == nil { condition.wait() }
+            while finished[index] == nil {
+                consumerIsWaiting = true
+                condition.wait()
+            }
+            consumerIsWaiting = false
             let output = finished.removeValue(forKey: index)!
             nextToConsume = index + 1
-            condition.broadcast()
+            if waitingWorkers > 0 { condition.broadcast() }
             condition.unlock()
             consume(index, output)
         }
@@ -38,7 +46,11 @@ final class OrderedWorkQueue<Output>: @unchecked Sendable {
     private func workerLoop() {
         while true {
             condition.lock()
-            while nextToClaim < count && nextToClaim >= nextToConsume + window { condition.wait() }
+            while nextToClaim < count && nextToClaim >= nextToConsume + window {
+                waitingWorkers += 1
+                condition.wait()
+                waitingWorkers -= 1
+            }
             guard nextToClaim < count else {
                 condition.unlock()
                 return
@@ -49,7 +61,7 @@ final class OrderedWorkQueue<Output>: @unchecked Sendable {
             let output = work(index)
             condition.lock()
             finished[index] = output
-            condition.broadcast()
+            if consumerIsWaiting && index == nextToConsume { condition.broadcast() }
             condition.unlock()
         }
     }
