@@ -54,8 +54,7 @@ extension ParsedFeed {
     private static func parseXML(_ bytes: UnsafeRawBufferPointer, source: Source) -> (feed: ParsedFeed, error: String?) {
         let builder = FeedBuilder(documentURL: source.documentURL, contentLanguage: source.contentLanguage)
         let parser = SAXPushParser(handler: builder, encoding: "UTF-8")
-        parser.feed(bytes)
-        parser.finish()
+        parser.feed(bytes, isLast: true)
         return (builder.finish(), parser.firstError)
     }
 

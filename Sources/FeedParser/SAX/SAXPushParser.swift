@@ -68,17 +68,19 @@ final class SAXPushParser {
         xmlFreeParserCtxt(context)
     }
 
-    /// Feeds the next piece of the document.
-    func feed(_ bytes: UnsafeRawBufferPointer) {
+    /// Feeds the next piece of the document; `isLast` ends it too (as `finish` does).
+    func feed(_ bytes: UnsafeRawBufferPointer, isLast: Bool = false) {
         var offset = 0
         // xmlParseChunk takes an Int32 length: hand over large buffers in pieces.
-        while offset < bytes.count {
+        repeat {
             let length = min(bytes.count - offset, 1 << 20)
-            let start = bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self)
-            xmlParseChunk(context, start, Int32(length), 0)
+            let start = bytes.baseAddress.map { $0.advanced(by: offset).assumingMemoryBound(to: CChar.self) }
             offset += length
+            // Told that nothing follows, libxml2 skips looking ahead for the end of each token.
+            let terminate: Int32 = isLast && offset == bytes.count ? 1 : 0
+            xmlParseChunk(context, start, Int32(length), terminate)
             if context.pointee.disableSAX != 0 { break }  // a fatal error: nothing more will come
-        }
+        } while offset < bytes.count
     }
 
     /// Ends the document: flushes buffered text and closes what is still open.
