@@ -23,15 +23,15 @@ public enum JSONText {
                         continue
                     }
                     index += mask.littleEndian.trailingZeroBitCount / 8
-                } else if !byteMayNeedEscape[Int(base[index])] {
+                } else if !mayNeedEscape(base[index]) {
                     index += 1
                     continue
                 }
                 let position = index
                 let byte = base[position]
                 index += 1
-                if byte == 0xE2, !(position + 2 < count && base[position + 1] == 0x80
-                                    && (base[position + 2] == 0xA8 || base[position + 2] == 0xA9)) { continue }
+                if byte >= 0x80, !(byte == 0xE2 && position + 2 < count && base[position + 1] == 0x80
+                                   && (base[position + 2] == 0xA8 || base[position + 2] == 0xA9)) { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
                 switch byte {
                 case 0x22: append("\\\"", to: &bytes)
@@ -72,19 +72,23 @@ public enum JSONText {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    /// The high bit of each of eight bytes that is a control, a quote, a backslash or 0xE2 (SWAR: no
-    /// byte loop). Bits above the lowest may be false alarms (a borrow carries up); the lowest never is.
+    /// The high bit of each of eight bytes that is a control, a quote, a backslash or not ASCII (SWAR:
+    /// no byte loop; the rare non-ASCII byte is then checked for U+2028/U+2029 one by one). Bits above
+    /// the lowest may be false alarms (a borrow carries up); the lowest never is.
     @inline(__always)
     private static func escapeCandidates(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
-        let controls = (word &- ones &* 0x20) & ~word & highs
-        return controls | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C)) | zeroBytes(word ^ (ones &* 0xE2))
+        let controlsOrHigh = ((word &- ones &* 0x20) | word) & highs
+        return controlsOrHigh | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
     }
 
     /// Quotes, backslashes, controls, and 0xE2 (the lead byte of U+2028/U+2029).
-    private static let byteMayNeedEscape: [Bool] = (0..<256).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }
+    @inline(__always)
+    private static func mayNeedEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2
+    }
 }
 
 extension JSONValue {
