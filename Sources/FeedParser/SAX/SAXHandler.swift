@@ -59,7 +59,7 @@ struct SAXAttributes {
         for index in 0..<count {
             let offset = index * 5
             guard let localName = raw[offset], matches(localName, "base") else { continue }
-            if let uri = raw[offset + 2], String(cString: uri) != "http://www.w3.org/XML/1998/namespace" { continue }
+            if let uri = raw[offset + 2], strcmp(uri, Self.xmlNamespace) != 0 { continue }
             return Self.decode(start: raw[offset + 3], end: raw[offset + 4])
         }
         return nil
@@ -73,14 +73,17 @@ struct SAXAttributes {
             let base = index * 5
             guard let name = raw[base] else { continue }
             let isXML = raw[base + 2].map { strcmp($0, Self.xmlNamespace) == 0 } ?? false
-            let value = raw[base + 3].flatMap { start in
-                raw[base + 4].map { UnsafeBufferPointer(start: start, count: max(0, $0 - start)) }
-            } ?? UnsafeBufferPointer(start: nil, count: 0)
-            body(UnsafeBufferPointer(start: name, count: strlen(name)), isXML, value)
+            body(UnsafeBufferPointer(start: name, count: strlen(name)), isXML, Self.bytes(from: raw[base + 3], to: raw[base + 4]))
         }
     }
 
     private static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
+
+    /// A value's bytes: libxml2 gives where it starts and where it ends.
+    private static func bytes(from start: UnsafePointer<UInt8>?, to end: UnsafePointer<UInt8>?) -> UnsafeBufferPointer<UInt8> {
+        guard let start, let end, end > start else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: start, count: end - start)
+    }
 
     /// Compares a NUL-terminated name with `name`, ignoring ASCII case (feeds disagree on `HREF` vs `href`).
     private func matches(_ pointer: UnsafePointer<UInt8>, _ name: StaticString) -> Bool {
@@ -99,8 +102,8 @@ struct SAXAttributes {
     /// Attribute values are not NUL-terminated, and without entity substitution libxml2 leaves
     /// `&amp;` as `&#38;` in them: undo that one escape.
     private static func decode(start: UnsafePointer<UInt8>?, end: UnsafePointer<UInt8>?) -> String {
-        guard let start, let end, end > start else { return "" }
-        let bytes = UnsafeBufferPointer(start: start, count: end - start)
+        let bytes = Self.bytes(from: start, to: end)
+        guard !bytes.isEmpty else { return "" }
         guard bytes.contains(UInt8(ascii: "&")) else { return UTF8Text.string(bytes) }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)

@@ -72,14 +72,14 @@ final class FeedBuilder: SAXHandler {
     /// to push, pop and destroy.
     struct KeptAttributes {
         private final class Values {
-            var type: String?
-            var mode: String?
-            var src: String?
-            var isPermaLink: String?
-            var scheme: String?
+            let type, mode, src, isPermaLink, scheme: String?
+
+            init(type: String?, mode: String?, src: String?, isPermaLink: String?, scheme: String?) {
+                (self.type, self.mode, self.src, self.isPermaLink, self.scheme) = (type, mode, src, isPermaLink, scheme)
+            }
         }
 
-        private var values: Values?
+        private let values: Values?
 
         var type: String? { values?.type }
         var mode: String? { values?.mode }
@@ -89,10 +89,8 @@ final class FeedBuilder: SAXHandler {
 
         init(type: String? = nil, mode: String? = nil, src: String? = nil, isPermaLink: String? = nil,
              scheme: String? = nil) {
-            guard type != nil || mode != nil || src != nil || isPermaLink != nil || scheme != nil else { return }
-            let values = Values()
-            (values.type, values.mode, values.src, values.isPermaLink, values.scheme) = (type, mode, src, isPermaLink, scheme)
-            self.values = values
+            let isEmpty = type == nil && mode == nil && src == nil && isPermaLink == nil && scheme == nil
+            values = isEmpty ? nil : Values(type: type, mode: mode, src: src, isPermaLink: isPermaLink, scheme: scheme)
         }
     }
 
