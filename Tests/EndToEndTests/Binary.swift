@@ -66,6 +66,14 @@ func runPython(_ script: String, _ arguments: [String]) throws -> Binary.Result 
     try Binary(url: URL(fileURLWithPath: "/usr/bin/env")).run(["python3", "-c", script] + arguments)
 }
 
+/// Writes `seed.opml` into `directory`, listing `feeds` (title, URL) without folders, for `--seed-opml`.
+func writeSeedOPML(_ feeds: [(title: String, url: String)], in directory: URL) throws -> URL {
+    let seed = directory.appendingPathComponent("seed.opml")
+    let outlines = feeds.map { #"<outline text="\#($0.title)" xmlUrl="\#($0.url)"/>"# }.joined()
+    try Data("<opml><body>\(outlines)</body></opml>".utf8).write(to: seed)
+    return seed
+}
+
 /// A fresh directory for one test's files, removed by the caller.
 func temporaryDirectory() throws -> URL {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")

@@ -13,9 +13,7 @@ import Testing
         let server = try FeedServer()
         defer { server.stop() }
         let socket = directory.appendingPathComponent("ctl.sock").path
-        let seed = directory.appendingPathComponent("seed.opml")
-        try Data(#"<opml><body><outline text="Local" xmlUrl="\#(server.url("/feed.xml"))"/></body></opml>"#.utf8)
-            .write(to: seed)
+        let seed = try writeSeedOPML([("Local", server.url("/feed.xml"))], in: directory)
         let config = directory.appendingPathComponent("aggregatord.conf")
         let common = "database = \(directory.path)/a.db\nsocket = \(socket)\nseed-opml = \(seed.path)\n"
         try Data((common + "log-level = info\n").utf8).write(to: config)

@@ -39,9 +39,7 @@ import Testing
             Case(title: "link-local", url: "http://169.254.169.254/latest/meta-data/", error: "is link-local"),
             Case(title: "HTML page", url: server.url("/nolinks.html"), error: "not a feed"),
         ]
-        let seed = directory.appendingPathComponent("seed.opml")
-        let outlines = cases.map { #"<outline text="\#($0.title)" xmlUrl="\#($0.url)"/>"# }.joined()
-        try Data("<opml><body>\(outlines)</body></opml>".utf8).write(to: seed)
+        let seed = try writeSeedOPML(cases.map { ($0.title, $0.url) }, in: directory)
         let socket = directory.appendingPathComponent("ctl.sock").path
         let log = directory.appendingPathComponent("daemon.log")
         // Every server here is 127.0.0.1: the per-host bound is lifted so that no feed waits for a

@@ -17,9 +17,7 @@ import Testing
         // 100 feeds of 20 items each, 100 ms apiece, one at a time: a round of ten seconds, whose
         // group commits (every 2 s) land before each kill, so each run stores part of it.
         let feeds = 100
-        let seed = directory.appendingPathComponent("seed.opml")
-        let outlines = (1...feeds).map { #"<outline text="Feed \#($0)" xmlUrl="\#(server.url("/numbered/100/\($0)"))"/>"# }
-        try Data("<opml><body>\(outlines.joined())</body></opml>".utf8).write(to: seed)
+        let seed = try writeSeedOPML((1...feeds).map { ("Feed \($0)", server.url("/numbered/100/\($0)")) }, in: directory)
         let database = directory.appendingPathComponent("a.db").path
         let socket = directory.appendingPathComponent("ctl.sock").path
         let arguments = ["--database", database, "--socket", socket, "--seed-opml", seed.path,

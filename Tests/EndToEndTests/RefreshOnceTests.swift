@@ -36,12 +36,7 @@ import Testing
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let seed = directory.appendingPathComponent("seed.opml")
-        let outlines = (1...6).map { number in
-            let url = server.url("/concurrent/300/\(number)")
-            return #"<outline text="Slow \#(number)" xmlUrl="\#(url)"/>"#
-        }
-        try Data("<opml><body>\(outlines.joined())</body></opml>".utf8).write(to: seed)
+        let seed = try writeSeedOPML((1...6).map { ("Slow \($0)", server.url("/concurrent/300/\($0)")) }, in: directory)
         func mostAtOnce() throws -> String {
             try runPython("import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
                           [server.url("/most-concurrent")]).output.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -59,8 +54,7 @@ import Testing
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let seed = directory.appendingPathComponent("seed.opml")
-        try Data(#"<opml><body><outline text="Old" xmlUrl="\#(server.url("/old.xml"))"/></body></opml>"#.utf8).write(to: seed)
+        let seed = try writeSeedOPML([("Old", server.url("/old.xml"))], in: directory)
         let arguments = ["--once", "--database", directory.appendingPathComponent("a.db").path, "--seed-opml", seed.path,
                          "--retention-days", "30", "--retention-keep-per-feed", "1"]
         let first = try daemon.run(arguments)
@@ -77,9 +71,7 @@ import Testing
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let seed = directory.appendingPathComponent("seed.opml")
-        try Data(#"<opml><body><outline text="Large" xmlUrl="\#(server.url("/large.xml"))"/></body></opml>"#.utf8)
-            .write(to: seed)
+        let seed = try writeSeedOPML([("Large", server.url("/large.xml"))], in: directory)
         func once(_ extra: [String], database: String) throws -> Binary.Result {
             try daemon.run(["--once", "--database", directory.appendingPathComponent(database).path,
                             "--seed-opml", seed.path] + extra)
