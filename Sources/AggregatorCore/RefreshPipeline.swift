@@ -32,9 +32,7 @@ public struct RefreshPipeline: Sendable {
     let logger: Logger
     /// How many fetches run at once, the limits on each and the bounds of feeds' intervals, shared
     /// by every copy of the pipeline; a reload may change them.
-    private let bounds: Shared<(width: Int, perHost: Int)>
-    private let sharedLimits: Shared<FetchLimits>
-    private let sharedPolicy: Shared<RefreshPolicy>
+    private let settings: SharedSettings
     /// Fetches in flight, shared by every copy of the pipeline (the scheduler's and the control socket's).
     let inFlight = InFlightFeeds()
 
@@ -43,30 +41,28 @@ public struct RefreshPipeline: Sendable {
         self.store = store
         self.fetcher = fetcher
         self.logger = logger
-        bounds = Shared((max(1, width), max(1, perHost)))
-        sharedLimits = Shared(limits)
-        sharedPolicy = Shared(policy)
+        settings = SharedSettings(Settings(width: max(1, width), perHost: max(1, perHost), limits: limits, policy: policy))
     }
 
     /// The time and size limits each fetch runs under (also for `add` and discovery).
-    public var limits: FetchLimits { sharedLimits.current.withLock { $0 } }
+    public var limits: FetchLimits { settings.current.withLock { $0.limits } }
 
     /// Changes the limits on fetches from the next one on.
     public func setLimits(_ limits: FetchLimits) {
-        sharedLimits.current.withLock { $0 = limits }
+        settings.current.withLock { $0.limits = limits }
     }
 
     /// When feeds are checked next, after their next fetch.
-    public var policy: RefreshPolicy { sharedPolicy.current.withLock { $0 } }
+    public var policy: RefreshPolicy { settings.current.withLock { $0.policy } }
 
     /// Changes how feeds' next checks are set, from the next fetch on (checks already set stay).
     public func setPolicy(_ policy: RefreshPolicy) {
-        sharedPolicy.current.withLock { $0 = policy }
+        settings.current.withLock { $0.policy = policy }
     }
 
     /// Changes how many fetches rounds run at once, in all and per host, from the next round on.
     public func setBounds(width: Int, perHost: Int) {
-        bounds.current.withLock { $0 = (max(1, width), max(1, perHost)) }
+        settings.current.withLock { ($0.width, $0.perHost) = (max(1, width), max(1, perHost)) }
     }
 
     /// Refreshes `feeds` and returns the round's summary. Cancelling the caller cancels every fetch.
@@ -76,7 +72,7 @@ public struct RefreshPipeline: Sendable {
         let started = Date()
         var summary = RefreshSummary()
         summary.feeds = feeds.count
-        let (width, perHost) = bounds.current.withLock { $0 }
+        let (width, perHost) = settings.current.withLock { ($0.width, $0.perHost) }
         // The store commits as results come in, never waiting for a batch to fill, while fetching and
         // parsing go on (committing inside this loop left the store idle half of a cold round). At most
         // 32 parsed documents wait: the 1,000-feed farm's cold round peaks at 50 MB (64: 56 MB, no faster).
@@ -206,10 +202,18 @@ public struct RefreshPipeline: Sendable {
     }
 }
 
-/// A setting of the pipeline, held by reference so every copy of the pipeline sees a change.
-private final class Shared<Value: Sendable>: Sendable {
-    let current: Mutex<Value>
-    init(_ initial: Value) { current = Mutex(initial) }
+/// What a reload may change in the pipeline.
+private struct Settings: Sendable {
+    var width: Int
+    var perHost: Int
+    var limits: FetchLimits
+    var policy: RefreshPolicy
+}
+
+/// The pipeline's settings, held by reference so every copy of the pipeline sees a change.
+private final class SharedSettings: Sendable {
+    let current: Mutex<Settings>
+    init(_ initial: Settings) { current = Mutex(initial) }
 }
 
 /// Refreshes waiting to be stored. The round puts each as it finishes (waiting while `capacity` wait
