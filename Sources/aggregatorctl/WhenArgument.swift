@@ -13,7 +13,7 @@ struct WhenArgument {
     /// - Throws: `UsageError` when `text` is neither a date nor an age.
     init(_ text: String, option: String = "--since", now: Date = Date(), calendar: Calendar = .current) throws(UsageError) {
         if let instant = Self.instant(ago: text.lowercased(), now: now, calendar: calendar) {
-            value = Self.rfc3339(instant)
+            value = rfc3339(secondsSinceEpoch: Int64(instant.timeIntervalSince1970.rounded(.down)))
         } else if FeedDateParser.date(from: text) != nil {
             value = text
         } else {
@@ -37,11 +37,5 @@ struct WhenArgument {
             else { return nil }
             return now.addingTimeInterval(-Double(count * seconds))
         }
-    }
-
-    private static func rfc3339(_ date: Date) -> String {
-        var format = Date.ISO8601FormatStyle()
-        format.timeZone = TimeZone(identifier: "UTC")!
-        return format.format(date)
     }
 }
