@@ -125,4 +125,27 @@ import Testing
         #expect(feed.entries.first?.id == "http://example.org/1")
         #expect(iso(feed.entries.first?.updated) == "2004-01-01T00:00:00Z")
     }
+
+    @Test func channelDescriptionOutranksITunesSubtitleAndSummary() throws {
+        let itunes = #"xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd""#
+        let described = try parse("""
+            <rss version="2.0" \(itunes)><channel><itunes:subtitle>Short</itunes:subtitle>
+            <description>The description</description><itunes:summary>Long</itunes:summary></channel></rss>
+            """)
+        #expect(described.subtitle == "The description")
+        let summaryOnly = try parse("""
+            <rss version="2.0" \(itunes)><channel><itunes:summary>Long</itunes:summary></channel></rss>
+            """)
+        #expect(summaryOnly.subtitle == "Long")
+    }
+
+    @Test func aPersonWrittenInsideRSSAuthorGivesItsName() throws {
+        let feed = try parse("""
+            <rss version="2.0"><channel><item><title>Post</title>
+            <author><email>jo@example.org</email><title>Editor</title></author></item>
+            <item><title>Other</title><author>Plain Name</author></item></channel></rss>
+            """)
+        #expect(feed.entries.map(\.title) == ["Post", "Other"])
+        #expect(feed.entries.map(\.author) == ["jo@example.org", "Plain Name"])
+    }
 }

@@ -20,10 +20,10 @@ final class SAXPushParser {
         box = Box(handler: handler)
         var sax = xmlSAXHandler()
         sax.initialized = aggregator_sax2_magic()
-        sax.startElementNs = { context, localName, _, uri, namespaceCount, namespaces, attributeCount, _, attributes in
+        sax.startElementNs = { context, localName, prefix, uri, namespaceCount, namespaces, attributeCount, _, attributes in
             Box.with(context) { box in
                 box.handler.startElement(
-                    box.element(localName, uri),
+                    box.element(localName, prefix: prefix, uri),
                     attributes: SAXAttributes(
                         raw: attributes.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: UnsafePointer<UInt8>?.self) },
                         count: Int(attributeCount),
@@ -97,13 +97,16 @@ final class SAXPushParser {
     private final class Box {
         let handler: SAXHandler
         @exclusivity(unchecked) var firstError: String?
-        // libxml2 interns names in a per-parse dictionary, so a pair of pointers identifies an
-        // element name: this saves building the same Swift strings for every element.
+        // libxml2 interns names in a per-parse dictionary, so its pointers identify an element
+        // name: this saves building the same Swift strings for every element.
         @exclusivity(unchecked) private var elements: [PointerPair: ElementName] = [:]
 
+        /// An element's local name and namespace URI; for a prefix that no `xmlns` declared, the
+        /// prefix instead of the (missing) URI.
         private struct PointerPair: Hashable {
             let name: UnsafePointer<UInt8>?
             let uri: UnsafePointer<UInt8>?
+            var undeclaredPrefix: UnsafePointer<UInt8>? = nil
         }
 
         init(handler: SAXHandler) { self.handler = handler }
@@ -124,16 +127,19 @@ final class SAXPushParser {
         @exclusivity(unchecked) private var recentKeys = [PointerPair](repeating: PointerPair(name: nil, uri: nil), count: 64)
         @exclusivity(unchecked) private var recentNames = [ElementName?](repeating: nil, count: 64)
 
-        func element(_ name: UnsafePointer<UInt8>?, _ uri: UnsafePointer<UInt8>?) -> ElementName {
-            let key = PointerPair(name: name, uri: uri)
+        func element(_ name: UnsafePointer<UInt8>?, prefix: UnsafePointer<UInt8>?,
+                     _ uri: UnsafePointer<UInt8>?) -> ElementName {
+            let key = PointerPair(name: name, uri: uri, undeclaredPrefix: uri == nil ? prefix : nil)
             let slot = Int(truncatingIfNeeded: (UInt(bitPattern: name) >> 3) ^ (UInt(bitPattern: uri) >> 5)) & 63
             if recentKeys[slot] == key, let cached = recentNames[slot] { return cached }
             if let known = elements[key] {
                 (recentKeys[slot], recentNames[slot]) = (key, known)
                 return known
             }
+            let namespace = uri.map { String(cString: $0) }
+                ?? key.undeclaredPrefix.map { Namespaces.uri(forUndeclaredPrefix: String(cString: $0)) } ?? ""
             let element = ElementName(id: elements.count, name: name.map { String(cString: $0).lowercased() } ?? "",
-                                      namespace: uri.map { String(cString: $0) } ?? "")
+                                      namespace: namespace)
             elements[key] = element
             (recentKeys[slot], recentNames[slot]) = (key, element)
             return element

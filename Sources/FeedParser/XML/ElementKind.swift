@@ -1,6 +1,6 @@
 /// The elements the feed builder knows, by their "prefix:name" key (canonical namespace prefixes).
 enum ElementKind {
-    case item, image, ignoredContainer, person
+    case item, image, ignoredContainer, person, mediaGroup
     case title, mediaTitle, rssLink, atomLink
     case description, summary, mediaDescription, subtitle, content, language
     case dateUpdated, datePublished, author, guid, atomID
@@ -16,6 +16,7 @@ enum ElementKind {
             (.image, ["image", "atom:image"]),
             (.ignoredContainer, ["textinput", "atom:source", "atom:contributor", "media:credit"]),
             (.person, ["atom:author", "itunes:owner"]),
+            (.mediaGroup, ["media:group"]),
             (.title, ["title", "dc:title", "atom:title"]),
             (.mediaTitle, ["media:title"]),
             (.rssLink, ["link"]),

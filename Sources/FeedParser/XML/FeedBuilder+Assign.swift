@@ -12,7 +12,10 @@ extension FeedBuilder {
             let url = URLResolver.resolve(Self.repairLink(link, inEntry: entry != nil), against: frame.base)
             if let entry { entry.entry.link = url } else { feed.link = url }
         case .subtitle:
-            if let value = markup(raw, frame: frame) { feed.subtitle = value }
+            let rank = Self.subtitleRank(frame.key)
+            guard rank >= feedSubtitleRank, let value = markup(raw, frame: frame) else { return }
+            feed.subtitle = value
+            feedSubtitleRank = rank
         case .summary:
             entry?.addSummary(markup(raw, frame: frame))
         case .content:
@@ -32,7 +35,10 @@ extension FeedBuilder {
                 feedPublished = seconds
             }
         case .authorText:
-            if let author = plain(raw).flatMap(Self.authorName(fromRSS:)) { setAuthor(author) }
+            // Written as a person (a nested <name>), the name is the author, not all the text inside.
+            if let author = personName ?? personEmail ?? plain(raw).flatMap(Self.authorName(fromRSS:)) {
+                setAuthor(author)
+            }
         case .personName:
             personName = plain(raw).map(HTMLText.collapse)
         case .personEmail:
@@ -67,6 +73,16 @@ extension FeedBuilder {
             if let period = plain(raw)?.lowercased() { feed.updatePeriod = period }
         case .updateFrequency:
             if let frequency = plain(raw).flatMap({ Int($0) }), frequency > 0 { feed.updateFrequency = frequency }
+        }
+    }
+
+    /// A channel's description (or Atom subtitle) outranks a podcast's `itunes:subtitle`, which
+    /// outranks its `itunes:summary`: the lesser ones fill in only when the better is missing.
+    static func subtitleRank(_ key: String) -> Int {
+        switch key {
+        case "itunes:summary": 1
+        case "itunes:subtitle": 2
+        default: 3
         }
     }
 

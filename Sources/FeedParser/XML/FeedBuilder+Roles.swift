@@ -53,7 +53,8 @@ extension FeedBuilder {
         case .description:
             return (inEntry ? .summary : .subtitle, nil)
         case .summary:
-            return (inEntry ? .summary : nil, nil)
+            // A podcast's `itunes:summary` describes the channel when it has nothing better (`assign`).
+            return (inEntry ? .summary : key == "itunes:summary" ? .subtitle : nil, nil)
         case .mediaDescription:
             return (inEntry && entry?.entry.summary == nil ? .summary : nil, nil)
         case .subtitle:
@@ -117,7 +118,7 @@ extension FeedBuilder {
             if let href = nonEmpty(attributes.value("href")) { feed.link = URLResolver.resolve(href, against: base) }
             if let date = attributes.value("lastmod").flatMap(FeedDateParser.secondsSinceEpoch) { feedUpdated = date }
             return (nil, nil)
-        case .url, .personName, .personEmail, .other:
+        case .url, .personName, .personEmail, .mediaGroup, .other:
             return (nil, nil)
         }
     }

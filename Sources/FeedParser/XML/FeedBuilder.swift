@@ -30,6 +30,8 @@ final class FeedBuilder: SAXHandler {
     @exclusivity(unchecked) var atomNamespace: String?
     @exclusivity(unchecked) var personName: String?
     @exclusivity(unchecked) var personEmail: String?
+    /// How good the feed's subtitle so far is (`subtitleRank`); 0 before there is one.
+    @exclusivity(unchecked) var feedSubtitleRank = 0
 
     init(documentURL: String?, contentLanguage: String?) {
         self.documentURL = documentURL.flatMap { $0.isEmpty ? nil : $0 }
@@ -63,6 +65,8 @@ final class FeedBuilder: SAXHandler {
         let attributes: KeptAttributes
         /// In the Atom 1.0 namespace (which strips XHTML's wrapping div and base64-decodes binary content).
         var isAtom10 = false
+        /// Whether its children are fields of the feed or entry being read (see `childrenAreFields`).
+        var ownsFields = false
     }
 
     enum Capture { case text, html, xhtml }
@@ -103,6 +107,7 @@ final class FeedBuilder: SAXHandler {
         let isEchoed: Bool
         let isAtom10: Bool
         let textStart: Int
+        let ownsFields: Bool
     }
 
     /// The innermost frame's flags, read in place: copying the whole frame (`frames.last`) would
@@ -111,7 +116,8 @@ final class FeedBuilder: SAXHandler {
         guard !frames.isEmpty else { return nil }
         let index = frames.count - 1
         return Parent(role: frames[index].role, capture: frames[index].capture, isEchoed: frames[index].isEchoed,
-                      isAtom10: frames[index].isAtom10, textStart: frames[index].textStart)
+                      isAtom10: frames[index].isAtom10, textStart: frames[index].textStart,
+                      ownsFields: frames[index].ownsFields)
     }
     var isInEntry: Bool { entry != nil }
 
@@ -169,7 +175,9 @@ final class FeedBuilder: SAXHandler {
 
         let info = self.info(for: element)
         let key = info.key
-        let (role, container) = classify(info.kind, key: key, attributes: attributes, base: base)
+        let (role, container) = parent?.ownsFields ?? true
+            ? classify(info.kind, key: key, attributes: attributes, base: base)
+            : (nestedRole(info, in: parent?.role), Self.isContainer(info.kind) ? .ignored : nil)
         if container == .entry { startEntry(attributes: attributes, base: base) }
         if container == .person { personName = nil; personEmail = nil }
 
@@ -185,9 +193,42 @@ final class FeedBuilder: SAXHandler {
         let kept = Self.keep(attributes, for: role)
         let capture = role.map { captureMode(for: $0, key: key, attributes: kept) } ?? inherited
         if let container { containers.append(container) }
+        if role == .authorText { personName = nil; personEmail = nil }
         frames.append(Frame(key: key, role: role, container: container, textStart: text.count, base: base,
                             capture: capture, isEchoed: false, attributes: kept,
-                            isAtom10: info.isAtom10))
+                            isAtom10: info.isAtom10,
+                            ownsFields: frames.isEmpty || Self.childrenAreFields(of: info.kind, container: container)))
+    }
+
+    /// Whether an element's children are fields of what is being read: the root's, a channel's and a
+    /// container's are, and those of a group that stands in for its entry (`media:group`,
+    /// `media:content` holding `media:title`). Anything else nested is someone else's field:
+    /// a `<title>` inside `<author>` is a job title, an `<og>` block's `<title>` is not the item's.
+    static func childrenAreFields(of kind: ElementKind, container: Container?) -> Bool {
+        switch kind {
+        case .channel, .mediaGroup, .mediaContent, .itunesCategory: true  // itunes:category nests subcategories
+        default: container != nil
+        }
+    }
+
+    /// Whether `kind` holds fields of its own (an image's URL, a person's name): nested where it does
+    /// not belong, it and its text are skipped whole.
+    static func isContainer(_ kind: ElementKind) -> Bool {
+        switch kind {
+        case .item, .image, .ignoredContainer, .person, .mediaGroup: true
+        default: false
+        }
+    }
+
+    /// The one role a nested element may have: a name or address inside an RSS `<author>` that is
+    /// written as a person (`<author><name>Jo</name><title>Engineer</title></author>`).
+    private func nestedRole(_ info: ElementInfo, in parentRole: Role?) -> Role? {
+        guard parentRole == .authorText else { return nil }
+        switch info.kind {
+        case .personName: return .personName
+        case .personEmail: return .personEmail
+        default: return info.key == "name" ? .personName : info.key == "email" ? .personEmail : nil
+        }
     }
 
     private func startEntry(attributes: SAXAttributes, base: String?) {

@@ -25,6 +25,23 @@ enum Namespaces {
         "http://www.w3.org/2001/xml-events": "xhtml",
     ]
 
+    /// The namespaces that well-known prefixes stand for by convention. Feeds in the wild use them
+    /// without declaring them, and browsers and other readers take them as meant.
+    private static let conventionalURIs: [String: String] = [
+        "atom": atom10,
+        "content": "http://purl.org/rss/1.0/modules/content/",
+        "dc": "http://purl.org/dc/elements/1.1/",
+        "itunes": "http://www.itunes.com/dtds/podcast-1.0.dtd",
+        "media": "http://search.yahoo.com/mrss/",
+    ]
+
+    /// The namespace of an element whose `prefix` no `xmlns` declared: the conventional one for a
+    /// well-known prefix, else a name no field matches (an unknown `foo:title` is not the title).
+    static func uri(forUndeclaredPrefix prefix: String) -> String {
+        let lowered = prefix.lowercased()
+        return conventionalURIs[lowered] ?? "undeclared:" + lowered
+    }
+
     /// The canonical prefix for `uri`; nil for a namespace feeds don't use for their fields.
     static func prefix(for uri: String) -> String? {
         if let known = prefixes[uri] { return known }
