@@ -57,6 +57,32 @@ import Testing
         #expect(utc(text) == expected)
     }
 
+    /// The numeric forms of Chinese, Japanese and Korean sites; without a zone, UTC.
+    @Test(arguments: [
+        ("2020/1/10 14:33:00", "2020-01-10T14:33:00Z"),
+        ("2020/01/10", "2020-01-10T00:00:00Z"),
+        ("2020-01-10 14:33", "2020-01-10T14:33:00Z"),
+        ("2020.01.10", "2020-01-10T00:00:00Z"),
+        ("2020.1.10 9:05", "2020-01-10T09:05:00Z"),
+        ("2020年1月10日 14:33", "2020-01-10T14:33:00Z"),
+        ("2020年01月10日", "2020-01-10T00:00:00Z"),
+        ("2020/1/10 14:33:00 +0800", "2020-01-10T06:33:00Z"),
+        ("2020/1/10 14:33:00+08:00", "2020-01-10T06:33:00Z"),
+        ("2020/1/10 14:33:00.250 Z", "2020-01-10T14:33:00Z"),
+        ("2020/1/10T14:33 GMT", "2020-01-10T14:33:00Z"),
+    ])
+    func numericFormsOfCJKSites(text: String, expected: String) {
+        #expect(utc(text) == expected)
+    }
+
+    @Test(arguments: [
+        "2020/13/10", "2020/2/30", "2020/1/10 24:00", "2020/1/10 14:3", "2020/1-10", "2020年1月10", "20/1/10",
+        "2020/1/10 14:33 +8:00:00", "2020/1/10 14:33 later", "2020/001/10",
+    ])
+    func malformedNumericFormsAreNil(text: String) {
+        #expect(FeedDateParser.date(from: text) == nil)
+    }
+
     @Test(arguments: [
         "not a date", "", "Tue, 10 Jun 2003 04:00:00", "Tue, 31 Jun 2003 04:00:00 GMT",
         "Sun, 16 Dec 2012 1:2:3:4 GMT", "Sun, 99 Jun 2009 12:00:00 GMT", "9999-12-31T23:59:59-99:99",

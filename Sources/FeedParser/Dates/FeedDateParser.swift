@@ -1,7 +1,8 @@
 import Foundation
 
 /// Parses the date syntaxes found in real feeds (SCHEMA.md §6): W3C-DTF, RFC 822 and its
-/// corruptions, partial ISO 8601, asctime, Perforce, Greek and Hungarian forms.
+/// corruptions, partial ISO 8601, asctime, Perforce, Greek and Hungarian forms, and the numeric
+/// forms of Chinese, Japanese and Korean sites (`2020/1/10 14:33`, `2020年1月10日`), zone-less ones as UTC.
 ///
 /// The forms are tried in a fixed order and the first that reads the whole value wins. A value
 /// no form reads, or one outside years 1–9999, gives nil, never "now": fields a partial form
@@ -17,7 +18,7 @@ public enum FeedDateParser {
         let trimmed = FastText.trimmed(text)
         guard !trimmed.isEmpty, trimmed.utf8.count < 200 else { return nil }
         if let seconds = fastPath(trimmed) { return inRange(seconds) ? seconds : nil }
-        let parsers: [(String) -> Int64?] = [w3dtf, rfc822, iso8601, asctime, perforce, hungarian, greek]
+        let parsers: [(String) -> Int64?] = [w3dtf, rfc822, iso8601, asctime, perforce, hungarian, greek, numeric]
         for parser in parsers {
             if let seconds = parser(trimmed) {
                 return inRange(seconds) ? seconds : nil
