@@ -37,7 +37,8 @@ let package = Package(
         .testTarget(name: "AggregatorCoreTests", dependencies: ["AggregatorCore", "FeedStore"]),
         .testTarget(name: "aggregatordTests", dependencies: ["aggregatord"]),
         .testTarget(name: "aggregatorctlTests", dependencies: ["aggregatorctl"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol"],
+                    resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )
