@@ -28,16 +28,19 @@ let package = Package(
         .executableTarget(name: "storebench", dependencies: ["AggregatorCore", "FeedParser", "FeedStore"],
                           path: "bench/StoreBench"),
 
+        // What several test suites share: the misbehaving feed server, running the built executables.
+        .target(name: "TestSupport", path: "Tests/TestSupport", resources: [.copy("test_server.py")]),
+
         .testTarget(name: "FeedParserTests", dependencies: ["FeedParser"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "FeedFetcherTests", dependencies: ["FeedFetcher"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FeedFetcherTests", dependencies: ["FeedFetcher", "TestSupport"]),
         .testTarget(name: "FeedStoreTests", dependencies: ["FeedStore", "StoreCrashHelper"]),
         // Run by FeedStoreTests as a child process that is killed mid-ingest.
         .executableTarget(name: "StoreCrashHelper", dependencies: ["FeedStore"], path: "Tests/StoreCrashHelper"),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
-        .testTarget(name: "AggregatorCoreTests", dependencies: ["AggregatorCore", "FeedStore"]),
+        .testTarget(name: "AggregatorCoreTests", dependencies: ["AggregatorCore", "FeedStore", "FeedFetcher", "TestSupport"]),
         .testTarget(name: "aggregatordTests", dependencies: ["aggregatord"]),
         .testTarget(name: "aggregatorctlTests", dependencies: ["aggregatorctl"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol"],
+        .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol", "TestSupport"],
                     resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// SIGHUP: the daemon reads its configuration file again and applies what it can without a restart.
@@ -10,7 +11,7 @@ import Testing
     @Test func sighupAppliesTheNewFileAndKeepsRunningOnABadOne() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try FeedServer()
+        let server = try FeedTestServer()
         defer { server.stop() }
         let socket = directory.appendingPathComponent("ctl.sock").path
         let seed = try writeSeedOPML([("Local", server.url("/feed.xml"))], in: directory)

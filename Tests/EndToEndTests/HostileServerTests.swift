@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// One round of the running daemon over two good feeds and every kind of misbehaving server, read
@@ -17,7 +18,7 @@ import Testing
     }
 
     @Test func everyMisbehaviourIsRecordedOnItsFeedAndNoneHoldsUpTheGoodOnes() async throws {
-        let server = try FeedServer()
+        let server = try FeedTestServer()
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

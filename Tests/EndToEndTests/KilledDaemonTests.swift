@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The daemon killed with SIGKILL in the middle of its rounds, again and again, on one database:
@@ -10,7 +11,7 @@ import Testing
     let cli = Binary("aggregatorctl")
 
     @Test func killedMidRoundTheDaemonRestartsOnAConsistentDatabaseAndLosesNothing() async throws {
-        let server = try FeedServer()
+        let server = try FeedTestServer()
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Ways real feeds were misread, each a fixture in `Fixtures/` read back through `aggregatorctl parse`.

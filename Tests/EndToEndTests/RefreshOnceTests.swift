@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `aggregatord --once` against a local server: fetch, parse, store, conditional GET, failures recorded.
@@ -6,7 +7,7 @@ import Testing
     let daemon = Binary("aggregatord")
 
     @Test func refreshOnceStoresEntriesThenGetsNotModifiedAndReportsFailures() throws {
-        let server = try FeedServer()
+        let server = try FeedTestServer()
         defer { server.stop() }  // also keeps it alive for the whole test
         let port = server.port
         let directory = try temporaryDirectory()
@@ -32,7 +33,7 @@ import Testing
     }
 
     @Test func aRoundFetchesAtMostTheConfiguredNumberFromOneHostAtOnce() throws {
-        let server = try FeedServer()
+        let server = try FeedTestServer()
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -50,7 +51,7 @@ import Testing
     }
 
     @Test func oldEntriesExpireAfterTheRoundAndNeverComeBack() throws {
-        let server = try FeedServer()
+        let server = try FeedTestServer()
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -67,7 +68,7 @@ import Testing
     }
 
     @Test func aLargerMaximumFeedSizeLetsALargerFeedThroughTheFetcherAndTheParser() throws {
-        let server = try FeedServer()
+        let server = try FeedTestServer()
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -84,7 +85,7 @@ import Testing
     }
 
     @Test func theRunningDaemonRefreshesDueFeedsAndStopsCleanly() async throws {
-        let server = try FeedServer()
+        let server = try FeedTestServer()
         defer { server.stop() }  // also keeps it alive for the whole test
         let port = server.port
         let directory = try temporaryDirectory()

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// Plays systemd's side of NOTIFY_SOCKET: a datagram socket the daemon reports its state to.

@@ -1,13 +1,14 @@
 import FeedFetcher
 import Foundation
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct FeedFetcherTests {
-    let server: TestServer
+    let server: FeedTestServer
     let fetcher = FeedFetcher(userAgent: UserAgent.header(version: "test"))
 
     init() throws {
-        server = try TestServer()
+        server = try FeedTestServer()
     }
 
     private func quick(_ path: String, _ adjust: (inout FetchLimits) -> Void = { _ in }) -> FetchRequest {

@@ -1,28 +1,27 @@
 import Foundation
-import Testing
 
 /// One of the package's built executables, run as a child process the way a user runs it.
-struct Binary {
-    let url: URL
+public struct Binary {
+    public let url: URL
 
     /// `swift test` builds the executables beside the test bundle (`.build/<triple>/debug/`).
-    init(_ name: String) {
+    public init(_ name: String) {
         url = Bundle.main.bundleURL.appendingPathComponent(name)
     }
 
     /// A program from outside the package, e.g. `/usr/bin/env` to run `python3`.
-    init(url: URL) {
+    public init(url: URL) {
         self.url = url
     }
 
-    struct Result {
-        let status: Int32
-        let output: String
-        let error: String
+    public struct Result: Sendable {
+        public let status: Int32
+        public let output: String
+        public let error: String
     }
 
     /// Runs to completion and returns the exit status and what was printed.
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    public func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -42,7 +41,7 @@ struct Binary {
 
     /// Starts the program in the background with its stderr going to `logFile` (and stdout to
     /// `standardOutput` when given).
-    func start(_ arguments: [String], logFile: URL, environment: [String: String] = [:],
+    public func start(_ arguments: [String], logFile: URL, environment: [String: String] = [:],
                standardOutput: URL? = nil) throws -> Process {
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let process = Process()
@@ -62,12 +61,12 @@ struct Binary {
 }
 
 /// Runs a Python `script` with `arguments` (as `sys.argv[1:]`), for checks the tests make from outside.
-func runPython(_ script: String, _ arguments: [String]) throws -> Binary.Result {
+public func runPython(_ script: String, _ arguments: [String]) throws -> Binary.Result {
     try Binary(url: URL(fileURLWithPath: "/usr/bin/env")).run(["python3", "-c", script] + arguments)
 }
 
 /// Writes `seed.opml` into `directory`, listing `feeds` (title, URL) without folders, for `--seed-opml`.
-func writeSeedOPML(_ feeds: [(title: String, url: String)], in directory: URL) throws -> URL {
+public func writeSeedOPML(_ feeds: [(title: String, url: String)], in directory: URL) throws -> URL {
     let seed = directory.appendingPathComponent("seed.opml")
     let outlines = feeds.map { #"<outline text="\#($0.title)" xmlUrl="\#($0.url)"/>"# }.joined()
     try Data("<opml><body>\(outlines)</body></opml>".utf8).write(to: seed)
@@ -75,26 +74,26 @@ func writeSeedOPML(_ feeds: [(title: String, url: String)], in directory: URL) t
 }
 
 /// A fresh directory for one test's files, removed by the caller.
-func temporaryDirectory() throws -> URL {
+public func temporaryDirectory() throws -> URL {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory
 }
 
-/// Waits until `file` contains `text`, up to `timeout` seconds; returns the file's text.
-func waitFor(_ text: String, in file: URL, timeout: TimeInterval = 20) async throws -> String {
+/// Waits until `file` contains `text`, up to `timeout` seconds; returns the file's text, or throws.
+public func waitFor(_ text: String, in file: URL, timeout: TimeInterval = 20) async throws -> String {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         let contents = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
         if contents.contains(text) { return contents }
         try await Task.sleep(for: .milliseconds(50))
     }
-    Issue.record("'\(text)' did not appear in \(file.lastPathComponent) within \(timeout) s")
-    return (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+    throw TestSupportError("'\(text)' did not appear in \(file.lastPathComponent) within \(timeout) s")
 }
 
-/// Waits for `process` to exit, up to `timeout` seconds; kills it and fails the test when it does not.
-func waitForExit(_ process: Process, timeout: TimeInterval = 10) async throws -> Int32? {
+/// Waits for `process` to exit, up to `timeout` seconds, and returns its status; kills it and throws
+/// when it does not.
+public func waitForExit(_ process: Process, timeout: TimeInterval = 10) async throws -> Int32 {
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning && Date() < deadline {
         try await Task.sleep(for: .milliseconds(20))
@@ -102,8 +101,16 @@ func waitForExit(_ process: Process, timeout: TimeInterval = 10) async throws ->
     guard !process.isRunning else {
         process.interrupt()
         kill(process.processIdentifier, SIGKILL)
-        Issue.record("process did not exit within \(timeout) s")
-        return nil
+        throw TestSupportError("process did not exit within \(timeout) s (killed)")
     }
     return process.terminationStatus
+}
+
+/// A helper that could not do its job; thrown, it fails the test that called it with this message.
+public struct TestSupportError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
 }

@@ -1,17 +1,17 @@
 import Foundation
 import Glibc
-import Testing
 
-/// The misbehaving feed server of FeedFetcherTests (Python), started on a free port of 127.0.0.1
-/// for end-to-end tests and stopped by `stop()` or when released.
-final class FeedServer: @unchecked Sendable {  // immutable after init
-    let port: Int
+/// A misbehaving feed server (`test_server.py`: feeds, redirects, status codes, slow and endless
+/// answers), started on a free port of 127.0.0.1 and stopped by `stop()` or when released.
+public final class FeedTestServer: @unchecked Sendable {  // immutable after init
+    public let port: Int
     private let process = Process()
     private let input = Pipe()
 
-    init() throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("FeedFetcherTests/Fixtures/test_server.py")
+    public init() throws {
+        guard let script = Bundle.module.url(forResource: "test_server", withExtension: "py") else {
+            throw TestSupportError("test_server.py is missing from TestSupport's resources")
+        }
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path]
@@ -24,12 +24,14 @@ final class FeedServer: @unchecked Sendable {  // immutable after init
             if chunk.isEmpty { break }
             line.append(chunk)
         }
-        port = try #require(Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let port = Int(text) else { throw TestSupportError("the test server did not say its port: \(text)") }
+        self.port = port
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
-    func stop() {
+    public func stop() {
         try? input.fileHandleForWriting.close()
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
@@ -41,7 +43,7 @@ final class FeedServer: @unchecked Sendable {  // immutable after init
 }
 
 /// A `sockaddr_un` for `path`, for tests that talk to Unix sockets directly.
-func unixAddress(_ path: String) -> sockaddr_un {
+public func unixAddress(_ path: String) -> sockaddr_un {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &address.sun_path) { buffer in
