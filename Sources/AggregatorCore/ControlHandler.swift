@@ -104,7 +104,7 @@ public struct ControlHandler: Sendable {
         guard try await store.feedID(url: found.url) == nil else { throw JSONRPCError.failed("already subscribed to \(found.url)") }
         try await store.addFeeds([.init(url: found.url, title: params.string("title") ?? found.title,
                                         category: params.string("category"))])
-        await scheduler.wake()
+        scheduler.wake()
         let id = try await store.feedID(url: found.url)
         let feed = try id.flatMap { id in try read { try $0.feeds(id: id).first } }
         return ["feed": feed.map(Self.json) ?? .null, "warning": .from(found.warning),
@@ -192,7 +192,7 @@ public struct ControlHandler: Sendable {
         }
         let valid = outlines.filter { ["http", "https"].contains(URLComponents(string: $0.url)?.scheme?.lowercased() ?? "") }
         let added = try await store.addFeeds(valid.map(\.newFeed))
-        await scheduler.wake()
+        scheduler.wake()
         return ["added": .from(added), "skipped": .from(valid.count - added), "invalid": .from(outlines.count - valid.count)]
     }
 
@@ -256,13 +256,16 @@ public struct ControlHandler: Sendable {
 
     private func refresh(_ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
         var feeds = try await store.feedsToFetch()
+        var named: Set<Int64>?
         if let wanted = params.value("feeds")?.array, !wanted.isEmpty {
             var ids: Set<Int64> = []
             for value in wanted { ids.insert(try await feedID(value)) }
             feeds = feeds.filter { ids.contains($0.id) }
+            named = ids
         }
         guard params.bool("wait") ?? false else {
-            await scheduler.wake()
+            // Fetched by the scheduler's next round, which starts now, whether they are due or not.
+            await scheduler.refreshSoon(named.map { Array($0) })
             return ["queued": .from(feeds.count)]
         }
         let urls = Dictionary(feeds.map { ($0.id, $0.url) }, uniquingKeysWith: { first, _ in first })

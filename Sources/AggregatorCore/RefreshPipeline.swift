@@ -35,12 +35,16 @@ public struct RefreshPipeline: Sendable {
     private let settings: SharedSettings
     /// Fetches in flight, shared by every copy of the pipeline (the scheduler's and the control socket's).
     let inFlight = InFlightFeeds()
+    /// When a feed was checked, and so when it is due next, is read from this clock (the scheduler's).
+    let clock: any SchedulerClock
 
     public init(store: FeedStore, fetcher: FeedFetcher, logger: Logger, width: Int = 16, perHost: Int = 2,
-                limits: FetchLimits = FetchLimits(), policy: RefreshPolicy = RefreshPolicy()) {
+                limits: FetchLimits = FetchLimits(), policy: RefreshPolicy = RefreshPolicy(),
+                clock: any SchedulerClock = SystemClock()) {
         self.store = store
         self.fetcher = fetcher
         self.logger = logger
+        self.clock = clock
         settings = SharedSettings(Settings(width: max(1, width), perHost: max(1, perHost), limits: limits, policy: policy))
     }
 
@@ -152,7 +156,7 @@ public struct RefreshPipeline: Sendable {
             fetched = .failure(error)
         }
         // When the answer came, not when the fetch was asked for: it may have waited for its host.
-        let checkedAt = Date()
+        let checkedAt = clock.now
         let policy = self.policy
         let random = Double.random(in: 0..<1)
         func failure(_ reason: String, retryAfter: TimeInterval? = nil, gone: Bool = false) -> FeedRefresh {

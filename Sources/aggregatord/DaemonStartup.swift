@@ -107,7 +107,7 @@ enum DaemonStartup {
         let summary = await pipeline.refresh(try await store.feedsToFetch())
         fetcher.stop()
         await Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
-                        retention: configuration.retention).expireOldEntriesIfDue()
+                        retention: configuration.retention).expireOldEntriesIfDue(now: Date())
         print(summary.line)
         return summary.failed == 0
     }

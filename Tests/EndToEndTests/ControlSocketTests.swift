@@ -287,6 +287,34 @@ import Testing
         return json[range.upperBound...].prefix { $0.isNumber }
     }
 
+    /// `refresh` without `--wait` fetches the feeds named (or all) now, though none is due: the first
+    /// round left the feed's next check 15 minutes away (its Cache-Control max-age).
+    @Test func refreshWithoutWaitFetchesTheNamedFeedsNow() async throws {
+        let running = try await Running(daemon: daemon)
+        let log = running.directory.appendingPathComponent("daemon.log")
+        let queued = try ctl(running, ["refresh", "1"])
+        #expect(queued.output == "Refresh of 1 feed started (add --wait to wait for it)\n")
+        // The second round: the feed answered 304 to the validators of the first.
+        #expect(try await roundsLogged(in: log, atLeast: 2).last?.contains("feeds=1 ok=0 not_modified=1") == true)
+        #expect(try ctl(running, ["refresh"]).status == 0)
+        #expect(try await roundsLogged(in: log, atLeast: 3).count == 3)
+        try await running.stop()
+    }
+
+    /// The daemon's "Refresh round done" lines, once there are `count` of them (up to 10 s).
+    private func roundsLogged(in log: URL, atLeast count: Int) async throws -> [Substring] {
+        let deadline = Date().addingTimeInterval(10)
+        var rounds: [Substring] = []
+        while Date() < deadline {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            rounds = text.split(separator: "\n").filter { $0.contains("msg=\"Refresh round done\"") }
+            if rounds.count >= count { return rounds }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("\(rounds.count) refresh rounds logged, expected \(count)")
+        return rounds
+    }
+
     @Test func watchPrintsEntriesAsTheyAreStored() async throws {
         let running = try await Running(daemon: daemon)
         let output = running.directory.appendingPathComponent("watch.out")

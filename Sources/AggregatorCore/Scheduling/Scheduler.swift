@@ -2,30 +2,39 @@ import FeedStore
 import Foundation
 import Synchronization
 
-/// Owns when feeds are refreshed (DESIGN.md §4): sleeps until the earliest due feed, refreshes
-/// every due feed in one round, records the round, and starts no round once cancelled.
+/// Owns when feeds are refreshed (docs/ARCHITECTURE.md, "Scheduling"): sleeps until the earliest
+/// due feed or until woken, refreshes every due feed (and every feed asked for) in one round, records
+/// the round, and starts no round once cancelled. Between rounds nothing runs: the sleep is one timer
+/// raced against a wake-up call, not a loop that looks at the clock.
 public actor Scheduler {
     private let store: FeedStore
     private let pipeline: RefreshPipeline
     private let logger: Logger
+    private let clock: any SchedulerClock
     /// The last finished round, for `status`.
     public private(set) var lastRound: (finished: Date, summary: RefreshSummary)?
-    /// When the next round is due, for `status`.
+    /// When the next round is due, for `status`; nil while there is no feed to check.
     public private(set) var nextDue: Date?
-    private var wakeRequested = false
+    private let wakeSignal = WakeSignal()
+    /// Feeds asked for by name since the last round: the next round fetches them, due or not.
+    private var requested: Set<Int64> = []
+    /// Every feed was asked for since the last round.
+    private var isEverythingRequested = false
     /// How long entries are kept; a reload may change it.
     public private(set) var retention: RetentionPolicy
     private var lastRetention: Date?
     /// Retention runs after a round at most this often: expiring is cheap, but not free at a million entries.
     static let retentionInterval: TimeInterval = 3600
-    /// When the scheduler last showed it is alive (each sleep step, each finished feed): the watchdog's source.
+    /// Whether the scheduler is alive (each round's progress, each sleep that ends on time): the watchdog's source.
     public nonisolated let heartbeat = Heartbeat()
 
-    public init(store: FeedStore, pipeline: RefreshPipeline, logger: Logger, retention: RetentionPolicy = RetentionPolicy()) {
+    public init(store: FeedStore, pipeline: RefreshPipeline, logger: Logger, retention: RetentionPolicy = RetentionPolicy(),
+                clock: any SchedulerClock = SystemClock()) {
         self.store = store
         self.pipeline = pipeline
         self.logger = logger
         self.retention = retention
+        self.clock = clock
     }
 
     /// Applies `policy` from the next retention run on; it runs after the next round.
@@ -34,9 +43,17 @@ public actor Scheduler {
         retention = policy
     }
 
-    /// Ends the current sleep: the next round starts now (for feeds that are due).
-    public func wake() {
-        wakeRequested = true
+    /// Ends the current sleep: the scheduler reads the feeds again and refreshes those now due
+    /// (after feeds were added, say).
+    public nonisolated func wake() {
+        wakeSignal.signal()
+    }
+
+    /// Has the next round, starting now, fetch `feedIDs` whether they are due or not; every feed
+    /// when nil. Feeds already being fetched are joined, not fetched twice.
+    public func refreshSoon(_ feedIDs: [Int64]?) {
+        if let feedIDs { requested.formUnion(feedIDs) } else { isEverythingRequested = true }
+        wakeSignal.signal()
     }
 
     /// Runs rounds until the calling task is cancelled (SIGTERM/SIGINT cancel the daemon's root task).
@@ -45,47 +62,59 @@ public actor Scheduler {
         while !Task.isCancelled {
             heartbeat.beat()
             do {
-                let now = Date()
+                let now = clock.now
                 let feeds = try await store.feedsToFetch()
-                let due = feeds.filter { ($0.nextCheckAt ?? .distantPast) <= now }
+                // Asked-for feeds are taken only now, after the `await`: one asked for meanwhile counts.
+                let (everything, named) = (isEverythingRequested, requested)
+                (isEverythingRequested, requested) = (false, [])
+                let due = feeds.filter { everything || named.contains($0.id) || ($0.nextCheckAt ?? .distantPast) <= now }
                 if !due.isEmpty {
                     let heartbeat = self.heartbeat
                     let summary = await pipeline.refresh(due) { _, _ in heartbeat.beat() }
                     guard !Task.isCancelled else { return }
-                    lastRound = (Date(), summary)
+                    lastRound = (clock.now, summary)
                     logger.info("Refresh round done", ["feeds": summary.feeds, "ok": summary.ok,
                                                        "not_modified": summary.notModified, "failed": summary.failed,
                                                        "new_entries": summary.newEntries,
                                                        "seconds": String(format: "%.2f", summary.seconds)])
                     onRound(summary)
                 }
-                await expireOldEntriesIfDue()
+                await expireOldEntriesIfDue(now: clock.now)
                 // After a round the due times changed; without one, the list just read is current.
                 let upcoming = (due.isEmpty ? feeds : try await store.feedsToFetch()).compactMap(\.nextCheckAt).min()
-                // No feeds yet: look again in a minute (feeds may be added over the control socket).
-                let wake = upcoming ?? Date().addingTimeInterval(60)
-                nextDue = wake
-                logger.debug("Sleeping until the next due feed", ["seconds": Int(max(0, wake.timeIntervalSinceNow))])
-                // Sleep in short steps so `wake()` (a feed added, a refresh asked for) takes effect at once.
-                while !wakeRequested, wake.timeIntervalSinceNow > 0 {
-                    heartbeat.beat()
-                    try await Task.sleep(for: .milliseconds(Int(min(wake.timeIntervalSinceNow, 0.5) * 1000) + 1))
-                }
-                wakeRequested = false
+                nextDue = upcoming
+                logger.debug("Sleeping until the next due feed",
+                             ["seconds": upcoming.map { Int(max(0, $0.timeIntervalSince(clock.now))) } ?? -1])
+                // Without feeds there is nothing to wait for but a wake-up (a feed added, a refresh asked for).
+                try await sleep(until: upcoming)
             } catch is CancellationError {
                 return
             } catch {
                 logger.error("Scheduler cannot read feeds; retrying in 30 s", ["error": String(describing: error)])
-                try? await Task.sleep(for: .seconds(30))
+                try? await sleep(until: clock.now.addingTimeInterval(30))
             }
         }
+    }
+
+    /// Returns at `deadline` (never, when nil) or at a wake-up call, whichever comes first.
+    /// - Throws: `CancellationError` when the task is cancelled meanwhile.
+    private func sleep(until deadline: Date?) async throws {
+        heartbeat.sleeping(until: deadline)
+        defer { heartbeat.beat() }
+        await withTaskGroup(of: Void.self) { [clock, wakeSignal] group in
+            if let deadline { group.addTask { try? await clock.sleep(until: deadline) } }
+            group.addTask { await wakeSignal.wait() }
+            await group.next()  // the first to end; cancelling the group ends the other one
+            group.cancelAll()
+        }
+        try Task.checkCancellation()
     }
 }
 
 extension Scheduler {
     /// Expires old entries when the last run was long enough ago (and after every start); `--once`
     /// calls it after its round too.
-    public func expireOldEntriesIfDue(now: Date = Date()) async {
+    public func expireOldEntriesIfDue(now: Date) async {
         if let lastRetention, now.timeIntervalSince(lastRetention) < Self.retentionInterval { return }
         lastRetention = now
         let policy = retention
@@ -103,18 +132,34 @@ extension Scheduler {
     }
 }
 
-/// The last moment a piece of the daemon showed progress; read by the systemd watchdog.
+/// Whether a piece of the daemon is alive, for the systemd watchdog: it beats while it works, and says
+/// until when it sleeps when it has nothing to do. Asleep, it is alive until its deadline is overdue.
 public final class Heartbeat: Sendable {
-    private let last = Mutex(Date())
+    private struct State {
+        var last: Date
+        /// Asleep until then (`.distantFuture`: until woken); nil while working.
+        var sleepingUntil: Date?
+    }
+
+    private let state = Mutex(State(last: Date()))
 
     public init() {}
 
+    /// Progress: alive now.
     public func beat(at moment: Date = Date()) {
-        last.withLock { $0 = moment }
+        state.withLock { $0 = State(last: moment) }
     }
 
-    /// Whether there was a beat within `interval`.
+    /// Nothing to do until `deadline` (nil: until woken).
+    public func sleeping(until deadline: Date?, at moment: Date = Date()) {
+        state.withLock { $0 = State(last: moment, sleepingUntil: deadline ?? .distantFuture) }
+    }
+
+    /// Whether there was a beat within `interval`, or a sleep whose deadline is less than `interval` past.
     public func isFresh(within interval: TimeInterval, now: Date = Date()) -> Bool {
-        last.withLock { now.timeIntervalSince($0) <= interval }
+        state.withLock { state in
+            let lastSign = max(state.last, state.sleepingUntil.map { min($0, now) } ?? state.last)
+            return now.timeIntervalSince(lastSign) <= interval
+        }
     }
 }
