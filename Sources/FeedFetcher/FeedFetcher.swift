@@ -157,8 +157,11 @@ private final class CurlLoop: @unchecked Sendable {
                 transfer.finish(Self.result(of: transfer, code: code))
                 if ended(transfer) { startedHeldBack = true }
             }
-            // A transfer just started sends its request now rather than after a wait.
-            if !startedHeldBack { curl_multi_poll(multi, nil, 0, 1000, nil) }
+            // A transfer just started sends its request now rather than after a wait. With no transfer
+            // at all there is nothing to time out: sleep until `curl_multi_wakeup` (a fetch asked for,
+            // cancelled, or the fetcher stopping) rather than waking every second for nothing.
+            let idle = active.isEmpty && heldBack.isEmpty
+            if !startedHeldBack { curl_multi_poll(multi, nil, 0, idle ? Int32.max : 1000, nil) }
         }
     }
 

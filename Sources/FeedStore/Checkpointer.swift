@@ -3,9 +3,10 @@ import Foundation
 import Synchronization
 
 /// Copies committed pages from the write-ahead log into the database file on a thread and connection
-/// of its own, a few times a second. Left to SQLite, the writer does this inside whichever commit
-/// crosses 1,000 pages: ~15 % of a cold refresh round's ingest, and 35–45 ms added to every other bulk
-/// mark at a million entries. The writer keeps a higher limit of its own in case this one falls behind.
+/// of its own, at most a few times a second, and only after commits: an idle store costs nothing.
+/// Left to SQLite, the writer does this inside whichever commit crosses 1,000 pages: ~15 % of a cold
+/// refresh round's ingest, and 35–45 ms added to every other bulk mark at a million entries. The
+/// writer keeps a higher limit of its own in case this one falls behind.
 final class Checkpointer: Sendable {
     /// The writer checkpoints by itself only once the WAL holds this much.
     static let writerLimitBytes = 32 << 20
@@ -14,7 +15,10 @@ final class Checkpointer: Sendable {
     /// Shared with the thread, which must not hold the checkpointer itself (its deinit stops the thread).
     private final class Signals: Sendable {
         let stopping = Atomic<Bool>(false)
-        let wake = DispatchSemaphore(value: 0)
+        /// Signalled at every commit (and to stop).
+        let commits = DispatchSemaphore(value: 0)
+        /// Signalled to stop: ends the pause between checkpoints early.
+        let stop = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
     }
 
@@ -40,9 +44,13 @@ final class Checkpointer: Sendable {
                 return
             }
             while !signals.stopping.load(ordering: .relaxed) {
+                signals.commits.wait()  // asleep until a commit
+                // The pause lets the commit that woke us complete, and the commits of a busy moment
+                // share one checkpoint.
+                _ = signals.stop.wait(timeout: .now() + Self.interval)
+                while signals.commits.wait(timeout: .now()) == .success {}
                 // PASSIVE never waits for readers or the writer: it copies what it can and returns.
                 try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                _ = signals.wake.wait(timeout: .now() + Self.interval)
             }
         }
         thread.name = "store-checkpoint"
@@ -55,10 +63,16 @@ final class Checkpointer: Sendable {
         }
     }
 
+    /// Has the next checkpoint follow a commit on `database` (the writer's connection).
+    func watchCommits(of database: Database) {
+        database.onCommit { [signals] in signals.commits.signal() }
+    }
+
     /// Stops the thread and waits for it; its connection closes with it.
     func stop() {
         guard !signals.stopping.exchange(true, ordering: .relaxed) else { return }
-        signals.wake.signal()
+        signals.stop.signal()
+        signals.commits.signal()
         signals.finished.wait()
     }
 

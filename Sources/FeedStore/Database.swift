@@ -152,6 +152,25 @@ final class Database {
         }
     }
 
+    /// What `onCommit` calls, kept alive as long as the connection can call it.
+    private var commitAction: CommitAction?
+
+    private final class CommitAction {
+        let action: () -> Void
+        init(_ action: @escaping () -> Void) { self.action = action }
+    }
+
+    /// Calls `action` at every commit of a write on this connection, just before the commit completes
+    /// (SQLite's commit hook; it must not use the connection).
+    func onCommit(_ action: @escaping () -> Void) {
+        let box = CommitAction(action)
+        commitAction = box
+        sqlite3_commit_hook(handle, { context in
+            Unmanaged<CommitAction>.fromOpaque(context!).takeUnretainedValue().action()
+            return 0  // non-zero would turn the commit into a rollback
+        }, Unmanaged.passUnretained(box).toOpaque())
+    }
+
     /// Runs `body` with the raw connection, for the few C APIs that need it (backup).
     func withHandle<T>(_ body: (OpaquePointer) -> T) -> T { body(handle) }
 

@@ -17,6 +17,7 @@ public actor FeedStore {
         // A large group commit grows the log past that; it shrinks back to this once checkpointed.
         try database.execute("PRAGMA journal_size_limit = \(64 << 20)")
         checkpointer = try Checkpointer(path: path)
+        checkpointer.watchCommits(of: database)
     }
 
     /// The schema version a database written by this build has.
