@@ -1,309 +1,177 @@
 import ControlProtocol
-import FeedFetcher
 import FeedParser
 import FeedStore
 import Foundation
+import Synchronization
 
-/// Answers the JSON-RPC methods of DESIGN.md §6 from the store and the scheduler. Store and
-/// usage errors become JSON-RPC errors here, in one place.
+/// The control socket's front end: decodes a JSON-RPC request's params, calls the service, and
+/// encodes its typed result in the protocol's shapes (snake_case keys, RFC 3339 dates, null for
+/// absent values). `AggregatorError` becomes a JSON-RPC error code here, one per case.
 public struct ControlHandler: Sendable {
-    let store: FeedStore
-    let scheduler: Scheduler
-    let pipeline: RefreshPipeline
-    let databasePath: String
-    let started: Date
-    private let readers: StoreReaderPool
+    let service: AggregatorService
 
-    public init(store: FeedStore, scheduler: Scheduler, pipeline: RefreshPipeline, databasePath: String, started: Date = Date()) {
-        self.store = store
-        self.scheduler = scheduler
-        self.pipeline = pipeline
-        self.databasePath = databasePath
-        self.started = started
-        readers = StoreReaderPool(path: databasePath)
+    public init(service: AggregatorService) {
+        self.service = service
     }
 
     public func handle(_ request: JSONRPCRequest, notifier: ControlNotifier) async -> Result<JSONValue, JSONRPCError> {
+        guard let method = ControlMethod(rawValue: request.method) else { return .failure(.methodNotFound(request.method)) }
         do {
-            let params = Parameters(request.params)
-            switch request.method {
-            case "status": return .success(try await status())
-            case "feeds.list": return .success(["feeds": .array(try read { try $0.feeds(category: params.string("category"),
-                                                                             failingOnly: params.bool("failing") ?? false) }.map(Self.json))])
-            case "feeds.add": return .success(try await addFeed(params))
-            case "feeds.remove": return .success(try await removeFeed(params))
-            case "feeds.update": return .success(try await updateFeed(params))
-            case "categories.rename": return .success(try await renameCategory(params))
-            case "feeds.import": return .success(try await importOPML(params))
-            case "feeds.export": return .success(try exportOPML())
-            case "categories.list": return .success(["categories": .array(try read { try $0.categories() }.map(Self.json))])
-            case "articles.list": return .success(try await articles(params))
-            case "articles.get": return .success(try article(params))
-            case "articles.mark": return .success(try await mark(params))
-            case "refresh": return .success(try await refresh(params, notifier: notifier))
-            case "events.subscribe": return .success(try await subscribe(params, notifier: notifier))
-            case "backup":
-                guard let path = params.string("path"), path.hasPrefix("/") else {
-                    throw JSONRPCError.invalidParams("\"path\" must be an absolute file path")
-                }
-                try await store.backup(to: path)
-                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-                return .success(["path": .string(path), "bytes": .from(size)])
-            default: return .failure(.methodNotFound(request.method))
-            }
+            return .success(try await answer(method, Parameters(request.params), notifier: notifier))
         } catch let error as JSONRPCError {
             return .failure(error)
-        } catch let error as StoreError {
-            return .failure(error.kind == .invalidQuery || error.kind == .notFound || error.kind == .cannotOpen
-                                ? .failed(error.description)
-                                                                                   : .internalError(error.description))
+        } catch let error as AggregatorError {
+            return .failure(Self.rpcError(error))
         } catch {
             return .failure(.internalError(String(describing: error)))
         }
     }
 
-    /// Runs `body` with a read connection of the pool.
-    private func read<T>(_ body: (StoreReader) throws -> T) throws -> T {
-        try readers.withReader(body)
+    /// The JSON-RPC error for each of the service's errors (codes listed in the README).
+    static func rpcError(_ error: AggregatorError) -> JSONRPCError {
+        switch error {
+        case .notFound(let message): .notFound(message)
+        case .alreadySubscribed(let message): .alreadySubscribed(message)
+        case .invalidArgument(let message): .invalidParams(message)
+        case .failed(let message): .failed(message)
+        case .unavailable(let message): .unavailable(message)
+        }
     }
 
-    // MARK: - Methods
+    private func answer(_ method: ControlMethod, _ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
+        switch method {
+        case .status:
+            return Self.json(try await service.status())
+        case .feedsList:
+            let feeds = try service.feeds(category: params.string("category"), failingOnly: params.bool("failing") ?? false)
+            return ["feeds": .array(feeds.map(Self.json))]
+        case .feedsAdd:
+            guard let url = params.string("url") else { throw JSONRPCError.invalidParams("\"url\" is required") }
+            let added = try await service.addFeed(url: url, category: params.string("category"), title: params.string("title"))
+            return ["feed": Self.json(added.feed), "warning": .from(added.warning),
+                    "candidates": .array(added.candidates.map {
+                        ["url": .string($0.url), "title": .from($0.title), "type": .string($0.type)]
+                    })]
+        case .feedsRemove:
+            return ["removed": .from(try await service.removeFeed(try params.feed("feed")))]
+        case .feedsUpdate:
+            // "" for the category files the feed under none; a missing key leaves it alone.
+            let feed = try await service.updateFeed(try params.feed("feed"), title: params.value("title")?.string,
+                                                    category: params.value("category")?.string)
+            return ["feed": Self.json(feed)]
+        case .feedsImport:
+            guard let text = params.string("opml") else { throw JSONRPCError.invalidParams("\"opml\" is required") }
+            let summary = try await service.importOPML(Data(text.utf8))
+            return ["added": .from(summary.added), "skipped": .from(summary.skipped), "invalid": .from(summary.invalid)]
+        case .feedsExport:
+            return ["opml": .string(try service.exportOPML())]
+        case .categoriesList:
+            return ["categories": .array(try service.categories().map(Self.json))]
+        case .categoriesRename:
+            guard let name = params.string("name"), let newName = params.string("new_name") else {
+                throw JSONRPCError.invalidParams("\"name\" and \"new_name\" are required")
+            }
+            return ["category": try await service.renameCategory(name, to: newName).map(Self.json) ?? .null]
+        case .articlesList:
+            let sort = try params.string("sort").map { name in
+                guard let sort = ArticleSort(rawValue: name) else {
+                    throw JSONRPCError.invalidParams("\"sort\" must be newest, oldest, title or relevance")
+                }
+                return sort
+            }
+            let page = try await service.articles(try params.query(), sort: sort, limit: params.int("limit") ?? 50,
+                                                  cursor: params.string("cursor"))
+            return ["articles": .array(page.articles.map { Self.json($0, full: false) }), "next_cursor": .from(page.nextCursor)]
+        case .articlesGet:
+            guard let id = params.int("id") else { throw JSONRPCError.invalidParams("\"id\" must be an article id") }
+            return ["article": Self.json(try service.article(id: Int64(id)), full: true)]
+        case .articlesMark:
+            let selection: MarkSelection
+            if let ids = params.value("ids")?.array {
+                let numbers = ids.compactMap { $0.int.map(Int64.init) }
+                guard numbers.count == ids.count else { throw JSONRPCError.invalidParams("\"ids\" must be article ids") }
+                selection = .ids(numbers)
+            } else if let filter = params.value("filter"), filter.object != nil {
+                selection = .matching(try Parameters(filter).query())
+            } else {
+                throw JSONRPCError.invalidParams("give \"ids\" or \"filter\"")
+            }
+            return ["changed": .from(try await service.mark(selection, read: params.bool("read"), starred: params.bool("starred")))]
+        case .refresh:
+            return try await refresh(params, notifier: notifier)
+        case .eventsSubscribe:
+            return try await subscribe(params, notifier: notifier)
+        case .backup:
+            guard let path = params.string("path") else { throw JSONRPCError.invalidParams("\"path\" is required") }
+            let size = try await service.backup(to: path)
+            return ["path": .string(path), "bytes": .from(size)]
+        }
+    }
 
-    private func status() async throws -> JSONValue {
-        let totals = try read { try $0.totals() }
-        let size = (try? FileManager.default.attributesOfItem(atPath: databasePath)[.size] as? Int) ?? nil
+    private func refresh(_ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
+        var feeds: [FeedReference]?
+        if let wanted = params.value("feeds")?.array { feeds = try wanted.map(Parameters.feed) }
+        let outcome = try await service.refresh(feeds, wait: params.bool("wait") ?? false) { progress in
+            notifier.notify(.refreshProgress, ["done": .from(progress.done), "total": .from(progress.total),
+                                               "feed_id": .from(progress.feedID), "url": .from(progress.url),
+                                               "ok": .bool(progress.isSuccess)])
+        }
+        switch outcome {
+        case .queued(let count):
+            return ["queued": .from(count)]
+        case .finished(let summary):
+            return ["feeds": .from(summary.feeds), "ok": .from(summary.ok), "not_modified": .from(summary.notModified),
+                    "failed": .from(summary.failed), "new_entries": .from(summary.newEntries),
+                    "seconds": .number(summary.seconds)]
+        }
+    }
+
+    /// Sends an `entry.new` notification for each article stored from now on that matches the
+    /// filter, until the client goes away or the daemon stops.
+    private func subscribe(_ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
+        let query = try params.query()
+        let sent = Counter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await service.watch(query) { article in
+                    notifier.notify(.entryNew, Self.json(article, full: false))
+                    sent.increment()
+                }
+            }
+            group.addTask { await notifier.waitUntilDisconnected() }
+            try await group.next()  // the client left (or the daemon is stopping): stop watching
+            group.cancelAll()
+        }
+        return ["sent": .from(sent.value)]
+    }
+
+    // MARK: - JSON shapes
+
+    static func timestamp(_ date: Date) -> String {
+        rfc3339(secondsSinceEpoch: Int64(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    static func json(_ status: ServiceStatus) -> JSONValue {
         var lastRound: JSONValue = .null
-        if let round = await scheduler.lastRound {
-            lastRound = ["finished": .string(Self.timestamp(round.finished)), "seconds": .number(round.summary.seconds),
+        if let round = status.lastRound {
+            lastRound = ["finished": .string(timestamp(round.finished)), "seconds": .number(round.summary.seconds),
                          "feeds": .from(round.summary.feeds), "ok": .from(round.summary.ok),
                          "not_modified": .from(round.summary.notModified), "failed": .from(round.summary.failed),
                          "new_entries": .from(round.summary.newEntries)]
         }
+        let feeds = status.totals.feedsByStatus
         return [
-            "version": .string(AggregatorVersion.current),
-            "uptime_s": .number(Date().timeIntervalSince(started).rounded()),
-            "database": .string(databasePath),
-            "database_bytes": .from(size),
-            "feeds": ["ok": .from(totals.feedsByStatus["ok", default: 0]),
-                      "failing": .from(totals.feedsByStatus["failing", default: 0]),
-                      "disabled": .from(totals.feedsByStatus["disabled", default: 0])],
-            "entries": .from(totals.entries),
-            "unread": .from(totals.unread),
+            "version": .string(status.version),
+            "uptime_s": .number(status.uptime.rounded()),
+            "database": .string(status.databasePath),
+            "database_bytes": .from(status.databaseBytes),
+            "feeds": ["ok": .from(feeds["ok", default: 0]), "failing": .from(feeds["failing", default: 0]),
+                      "disabled": .from(feeds["disabled", default: 0])],
+            "entries": .from(status.totals.entries),
+            "unread": .from(status.totals.unread),
             "last_round": lastRound,
-            "next_due": .from(await scheduler.nextDue.map(Self.timestamp)),
+            "next_due": .from(status.nextDue.map(timestamp)),
         ]
-    }
-
-    private func addFeed(_ params: Parameters) async throws -> JSONValue {
-        guard let url = params.string("url") else { throw JSONRPCError.invalidParams("\"url\" is required") }
-        guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
-              components.host?.isEmpty == false else {
-            throw JSONRPCError.failed("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
-        }
-        let found = try await discover(url)
-        guard try await store.feedID(url: found.url) == nil else { throw JSONRPCError.failed("already subscribed to \(found.url)") }
-        try await store.addFeeds([.init(url: found.url, title: params.string("title") ?? found.title,
-                                        category: params.string("category"))])
-        scheduler.wake()
-        let id = try await store.feedID(url: found.url)
-        let feed = try id.flatMap { id in try read { try $0.feeds(id: id).first } }
-        return ["feed": feed.map(Self.json) ?? .null, "warning": .from(found.warning),
-                "candidates": .array(found.candidates.map { ["url": .string($0.url), "title": .from($0.title), "type": .string($0.type)] })]
-    }
-
-    /// The feed behind `url`: the URL itself when it serves a feed, else the first feed an HTML page
-    /// links to (`<link rel="alternate">`), else the first of the usual paths that serves one.
-    private func discover(_ url: String) async throws -> (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?) {
-        let fetcher = pipeline.fetcher
-        let limits = pipeline.limits
-        let response: FetchResponse
-        do {
-            response = try await fetcher.fetch(FetchRequest(url: url, limits: limits))
-        } catch {
-            // Subscribe anyway: the scheduler retries with backoff and shows the error on the feed.
-            return (url, nil, [], "could not check the feed now: \(error.description)")
-        }
-        if let feed = try? ParsedFeed(parsing: response.body, source: .init(
-               documentURL: response.finalURL, contentType: response.contentType, maximumSize: limits.maximumBodyBytes)),
-           feed.format != .unknown {
-            return (response.permanentRedirect ?? url, feed.title, [], nil)
-        }
-        let links = FeedDiscovery.alternateLinks(in: response.body, pageURL: response.finalURL)
-        if let first = links.first { return (first.url, first.title, links, nil) }
-        guard var origin = URLComponents(string: response.finalURL) else { throw JSONRPCError.failed("not a feed: \(url)") }
-        for path in FeedDiscovery.commonPaths {
-            origin.path = path
-            origin.query = nil
-            guard let candidate = origin.string,
-                  let answer = try? await fetcher.fetch(FetchRequest(url: candidate, limits: limits)),
-                  let feed = try? ParsedFeed(parsing: answer.body, source: .init(
-                      documentURL: answer.finalURL, contentType: answer.contentType, maximumSize: limits.maximumBodyBytes)),
-                  feed.format != .unknown else { continue }
-            return (candidate, feed.title, [], nil)
-        }
-        throw JSONRPCError.failed("no feed found at \(url): the page is not a feed, links to none "
-            + "(<link rel=\"alternate\">), and none of \(FeedDiscovery.commonPaths.joined(separator: ", ")) serves one")
-    }
-
-    private func removeFeed(_ params: Parameters) async throws -> JSONValue {
-        let id = try await feedID(params.value("feed"))
-        try await store.removeFeed(id: id)
-        return ["removed": .from(id)]
-    }
-
-    /// Renames a feed (`title`) and/or files it under another category (`category`, "" for none).
-    private func updateFeed(_ params: Parameters) async throws -> JSONValue {
-        let id = try await feedID(params.value("feed"))
-        let title = params.value("title")?.string
-        let category = params.value("category")?.string
-        guard title != nil || category != nil else { throw JSONRPCError.invalidParams("give \"title\" and/or \"category\"") }
-        try await store.updateFeed(id: id, title: title, category: category)
-        return ["feed": try read { try $0.feeds(id: id).first }.map(Self.json) ?? .null]
-    }
-
-    /// Renames a category; into the name of another one, the two are merged.
-    private func renameCategory(_ params: Parameters) async throws -> JSONValue {
-        guard let name = params.string("name"), let newName = params.string("new_name") else {
-            throw JSONRPCError.invalidParams("\"name\" and \"new_name\" are required")
-        }
-        try await store.renameCategory(name, to: newName)
-        let category = try read { try $0.categories() }.first { $0.name.caseInsensitiveCompare(newName) == .orderedSame }
-        return ["category": category.map(Self.json) ?? .null]
-    }
-
-    /// A feed named by id or URL.
-    private func feedID(_ value: JSONValue?) async throws -> Int64 {
-        if let number = value?.int { return Int64(number) }
-        if let text = value?.string {
-            if let number = Int64(text) { return number }
-            if let id = try await store.feedID(url: text) { return id }
-            throw JSONRPCError.failed("no feed with URL \(text)")
-        }
-        throw JSONRPCError.invalidParams("\"feed\" must be a feed id or URL")
-    }
-
-    private func importOPML(_ params: Parameters) async throws -> JSONValue {
-        guard let text = params.string("opml") else { throw JSONRPCError.invalidParams("\"opml\" is required") }
-        let outlines: [OPMLFeed]
-        do {
-            outlines = try OPMLReader.feeds(in: Data(text.utf8))
-        } catch {
-            throw JSONRPCError.failed(error.description)
-        }
-        let valid = outlines.filter { ["http", "https"].contains(URLComponents(string: $0.url)?.scheme?.lowercased() ?? "") }
-        let added = try await store.addFeeds(valid.map(\.newFeed))
-        scheduler.wake()
-        return ["added": .from(added), "skipped": .from(valid.count - added), "invalid": .from(outlines.count - valid.count)]
-    }
-
-    private func exportOPML() throws -> JSONValue {
-        let feeds = try read { try $0.feeds() }.map {
-            OPMLFeed(url: $0.url, title: $0.title, siteURL: $0.siteURL, category: $0.category)
-        }
-        return ["opml": .string(OPMLWriter.document(title: "aggregatord subscriptions", feeds: feeds))]
-    }
-
-    private func filter(_ params: Parameters) async throws -> ArticleFilter {
-        var filter = ArticleFilter(category: params.string("category"), unreadOnly: params.bool("unread") ?? false,
-                                   starredOnly: params.bool("starred") ?? false, search: params.string("query"))
-        if let feed = params.value("feed"), !feed.isNull { filter.feedID = try await feedID(feed) }
-        if let since = params.string("since") {
-            guard let date = FeedDateParser.date(from: since) else {
-                throw JSONRPCError.invalidParams("\"since\" is not a date: \(since) (use e.g. 2024-06-01 or 2024-06-01T12:00:00Z)")
-            }
-            filter.since = date
-        }
-        if let before = params.string("before") {
-            guard let date = FeedDateParser.date(from: before) else { throw JSONRPCError.invalidParams("\"before\" is not a date: \(before)") }
-            filter.before = date
-        }
-        return filter
-    }
-
-    private func articles(_ params: Parameters) async throws -> JSONValue {
-        let filter = try await filter(params)
-        let sortName = params.string("sort") ?? (filter.search == nil ? "newest" : "relevance")
-        guard let sort = ArticleSort(rawValue: sortName) else {
-            throw JSONRPCError.invalidParams("\"sort\" must be newest, oldest, title or relevance")
-        }
-        let limit = params.int("limit") ?? 50
-        guard (1...1000).contains(limit) else { throw JSONRPCError.invalidParams("\"limit\" must be 1 to 1000") }
-        let page = try read { try $0.articles(filter, sort: sort, limit: limit, cursor: params.string("cursor")) }
-        return ["articles": .array(page.articles.map { Self.json($0, full: false) }), "next_cursor": .from(page.nextCursor)]
-    }
-
-    private func article(_ params: Parameters) throws -> JSONValue {
-        guard let id = params.int("id") else { throw JSONRPCError.invalidParams("\"id\" must be an article id") }
-        guard let article = try read({ try $0.article(id: Int64(id)) }) else { throw JSONRPCError.failed("no article with id \(id)") }
-        return ["article": Self.json(article, full: true)]
-    }
-
-    private func mark(_ params: Parameters) async throws -> JSONValue {
-        let read = params.bool("read")
-        let starred = params.bool("starred")
-        guard read != nil || starred != nil else { throw JSONRPCError.invalidParams("give \"read\" and/or \"starred\"") }
-        if let ids = params.value("ids")?.array {
-            let numbers = ids.compactMap { $0.int.map(Int64.init) }
-            guard numbers.count == ids.count else { throw JSONRPCError.invalidParams("\"ids\" must be article ids") }
-            return ["changed": .from(try await store.mark(ids: numbers, read: read, starred: starred))]
-        }
-        guard let filterParams = params.value("filter"), filterParams.object != nil else {
-            throw JSONRPCError.invalidParams("give \"ids\" or \"filter\"")
-        }
-        let filter = try await filter(Parameters(filterParams))
-        return ["changed": .from(try await store.mark(filter, read: read, starred: starred))]
-    }
-
-    private func refresh(_ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
-        var feeds = try await store.feedsToFetch()
-        var named: Set<Int64>?
-        if let wanted = params.value("feeds")?.array, !wanted.isEmpty {
-            var ids: Set<Int64> = []
-            for value in wanted { ids.insert(try await feedID(value)) }
-            feeds = feeds.filter { ids.contains($0.id) }
-            named = ids
-        }
-        guard params.bool("wait") ?? false else {
-            // Fetched by the scheduler's next round, which starts now, whether they are due or not.
-            await scheduler.refreshSoon(named.map { Array($0) })
-            return ["queued": .from(feeds.count)]
-        }
-        let urls = Dictionary(feeds.map { ($0.id, $0.url) }, uniquingKeysWith: { first, _ in first })
-        let summary = await pipeline.refresh(feeds) { done, refresh in
-            notifier.notify("refresh.progress", ["done": .from(done), "total": .from(feeds.count),
-                                                 "feed_id": .from(refresh.feedID), "url": .from(urls[refresh.feedID]),
-                                                 "ok": .bool(refresh.isSuccess)])
-        }
-        return ["feeds": .from(summary.feeds), "ok": .from(summary.ok), "not_modified": .from(summary.notModified),
-                "failed": .from(summary.failed), "new_entries": .from(summary.newEntries), "seconds": .number(summary.seconds)]
-    }
-
-    /// Sends an `entry.new` notification for each entry stored from now on that matches the filter,
-    /// until the client goes away or the daemon stops. Polls the store once a second: cheap (one
-    /// indexed query) and independent of which code path stored the entry.
-    private func subscribe(_ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
-        var filter = try await filter(params)
-        var lastID = try read { try $0.newestEntryID() }
-        var sent = 0
-        while notifier.isConnected && !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
-            filter.storedAfterID = lastID
-            let page = try read { try $0.articles(filter, sort: .oldest, limit: 1000) }
-            for article in page.articles.sorted(by: { $0.id < $1.id }) {
-                notifier.notify("entry.new", Self.json(article, full: false))
-                lastID = max(lastID, article.id)
-                sent += 1
-            }
-            // Entries stored but filtered out still move the starting point on.
-            lastID = max(lastID, try read { try $0.newestEntryID() })
-        }
-        return ["sent": .from(sent)]
-    }
-
-    // MARK: - JSON shapes (snake_case keys, RFC 3339 dates, null for absent values)
-
-    static func timestamp(_ date: Date) -> String {
-        rfc3339(secondsSinceEpoch: Int64(date.timeIntervalSince1970.rounded(.down)))
     }
 
     static func json(_ category: CategorySummary) -> JSONValue {
@@ -326,13 +194,24 @@ public struct ControlHandler: Sendable {
             "updated": .from(article.updated.map(timestamp)), "summary": .from(article.summary),
             "image": .from(article.imageURL), "read": .bool(article.isRead), "starred": .bool(article.isStarred),
         ]
-        if let snippet = article.snippet { object["snippet"] = .string(snippet) }
+        if let snippet = article.snippet {
+            // The store's markers, as the protocol spells them (the same characters today).
+            object["snippet"] = .string(snippet.replacingOccurrences(of: Snippet.matchStart, with: SnippetMarker.matchStart)
+                .replacingOccurrences(of: Snippet.matchEnd, with: SnippetMarker.matchEnd))
+        }
         if full {
             object["content"] = .from(article.content)
             object["enclosures"] = article.enclosuresJSON.flatMap { try? JSONValue(parsing: Data($0.utf8)) } ?? []
         }
         return .object(object)
     }
+}
+
+/// A count shared with the task that makes it.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
 }
 
 /// Typed access to a request's params.
@@ -351,4 +230,35 @@ struct Parameters {
     func string(_ name: String) -> String? { value(name)?.string.flatMap { $0.isEmpty ? nil : $0 } }
     func bool(_ name: String) -> Bool? { value(name)?.bool }
     func int(_ name: String) -> Int? { value(name)?.int ?? value(name)?.string.flatMap { Int($0) } }
+
+    /// A feed named by id (a number, or a string of digits) or URL.
+    static func feed(_ value: JSONValue) throws -> FeedReference {
+        if let number = value.int { return .id(Int64(number)) }
+        if let text = value.string, !text.isEmpty { return Int64(text).map(FeedReference.id) ?? .url(text) }
+        throw JSONRPCError.invalidParams("\"feed\" must be a feed id or URL")
+    }
+
+    func feed(_ name: String) throws -> FeedReference {
+        try Self.feed(value(name) ?? .null)
+    }
+
+    /// The article filter params: category, feed, unread, starred, since, before, query.
+    func query() throws -> ArticleQuery {
+        var query = ArticleQuery(category: string("category"), unreadOnly: bool("unread") ?? false,
+                                 starredOnly: bool("starred") ?? false, search: string("query"))
+        if let feed = value("feed") { query.feed = try Self.feed(feed) }
+        if let since = string("since") {
+            guard let date = FeedDateParser.date(from: since) else {
+                throw JSONRPCError.invalidParams("\"since\" is not a date: \(since) (use e.g. 2024-06-01 or 2024-06-01T12:00:00Z)")
+            }
+            query.since = date
+        }
+        if let before = string("before") {
+            guard let date = FeedDateParser.date(from: before) else {
+                throw JSONRPCError.invalidParams("\"before\" is not a date: \(before)")
+            }
+            query.before = date
+        }
+        return query
+    }
 }

@@ -37,14 +37,17 @@ public struct RefreshPipeline: Sendable {
     let inFlight = InFlightFeeds()
     /// When a feed was checked, and so when it is due next, is read from this clock (the scheduler's).
     let clock: any SchedulerClock
+    /// Where rounds say what they stored and which feeds failed.
+    let events: EventHub
 
     public init(store: FeedStore, fetcher: FeedFetcher, logger: Logger, width: Int = 16, perHost: Int = 2,
                 limits: FetchLimits = FetchLimits(), policy: RefreshPolicy = RefreshPolicy(),
-                clock: any SchedulerClock = SystemClock()) {
+                clock: any SchedulerClock = SystemClock(), events: EventHub = EventHub()) {
         self.store = store
         self.fetcher = fetcher
         self.logger = logger
         self.clock = clock
+        self.events = events
         settings = SharedSettings(Settings(width: max(1, width), perHost: max(1, perHost), limits: limits, policy: policy))
     }
 
@@ -81,6 +84,7 @@ public struct RefreshPipeline: Sendable {
         // parsing go on (committing inside this loop left the store idle half of a cold round). At most
         // 32 parsed documents wait: the 1,000-feed farm's cold round peaks at 50 MB (64: 56 MB, no faster).
         let queue = CommitQueue(capacity: 32)
+        let feedURLs = Dictionary(feeds.map { ($0.id, $0.url) }, uniquingKeysWith: { first, _ in first })
         async let stored = storeAsTheyArrive(queue)
         var iterator = feeds.makeIterator()
         await withTaskGroup(of: (FeedRefresh, owned: Bool).self) { group in
@@ -98,7 +102,9 @@ public struct RefreshPipeline: Sendable {
                 progress(done, refresh)
                 switch refresh.record {
                 case .success: if refresh.document == nil { summary.notModified += 1 } else { summary.ok += 1 }
-                case .failure, .gone: summary.failed += 1
+                case .failure(let reason), .gone(let reason):
+                    summary.failed += 1
+                    events.publish(.feedFailed(feedID: refresh.feedID, url: feedURLs[refresh.feedID] ?? "", reason: reason))
                 }
                 // A feed this round joined in flight is stored by the round that fetched it, and a fetch
                 // cut short by shutdown is not a failure of the feed.
@@ -109,6 +115,9 @@ public struct RefreshPipeline: Sendable {
         await queue.close()
         summary.newEntries = await stored
         summary.seconds = Date().timeIntervalSince(started)
+        // Published once everything is committed, so that readers woken by it see the entries.
+        if summary.newEntries > 0 { events.publish(.entriesStored(count: summary.newEntries)) }
+        events.publish(.roundFinished(summary))
         return summary
     }
 

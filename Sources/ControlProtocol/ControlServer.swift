@@ -6,12 +6,18 @@ import Synchronization
 public struct ControlNotifier: Sendable {
     let send: @Sendable (JSONRPCMessage) -> Void
     let connected: @Sendable () -> Bool
+    let disconnected: @Sendable () async -> Void
 
     /// False once the client has closed its end: long-running methods (`events.subscribe`) stop then.
     public var isConnected: Bool { connected() }
 
-    public func notify(_ method: String, _ params: JSONValue) {
-        send(.notification(method: method, params: params))
+    /// Returns once the client has closed its end (or the calling task is cancelled).
+    public func waitUntilDisconnected() async {
+        await disconnected()
+    }
+
+    public func notify(_ notification: ControlNotification, _ params: JSONValue) {
+        send(.notification(method: notification.rawValue, params: params))
     }
 }
 
@@ -128,7 +134,8 @@ public final class ControlServer: Sendable {
                 case .failure(let error):
                     connection.write(.error(id: .null, error))
                 case .success(let request):
-                    let notifier = ControlNotifier(send: { connection.write($0) }, connected: { connection.isReading })
+                    let notifier = ControlNotifier(send: { connection.write($0) }, connected: { connection.isReading },
+                                                   disconnected: { await connection.readingEnded.wait() })
                     let result = await handler(request, notifier)
                     guard let id = request.id else { continue }  // a notification gets no answer
                     switch result {
@@ -160,12 +167,15 @@ private final class Connection: Sendable {
 
     /// Whether the client's side is still open.
     var isReading: Bool { state.withLock { $0.reading } }
+    /// Opens when the client's side closes.
+    let readingEnded = Latch()
 
     func finishReading() {
         let closeNow = state.withLock { state -> Bool in
             state.reading = false
             return !state.writing
         }
+        readingEnded.open()
         if closeNow { close(descriptor) }
     }
 

@@ -46,11 +46,18 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
     public static func methodNotFound(_ method: String) -> JSONRPCError { .init(code: -32601, message: "unknown method '\(method)'") }
     public static func invalidParams(_ detail: String) -> JSONRPCError { .init(code: -32602, message: "invalid params: \(detail)") }
     public static func internalError(_ detail: String) -> JSONRPCError { .init(code: -32603, message: "internal error: \(detail)") }
-    /// The operation was understood but failed (a missing feed, a bad search): the message says why.
+    /// The operation was understood but failed (no feed at a page, an unreadable OPML file): the
+    /// message says why.
     public static func failed(_ detail: String) -> JSONRPCError { .init(code: -32000, message: detail) }
     /// The daemon was serving as many connections as it takes: this one was closed unread (try again).
     public static func busy(_ detail: String) -> JSONRPCError { .init(code: busyCode, message: detail) }
     public static let busyCode = -32001
+    /// The feed, article or category named does not exist.
+    public static func notFound(_ detail: String) -> JSONRPCError { .init(code: -32002, message: detail) }
+    /// The feed is subscribed already.
+    public static func alreadySubscribed(_ detail: String) -> JSONRPCError { .init(code: -32003, message: detail) }
+    /// The store cannot be used now (locked, full, read-only, damaged): try again, or see the daemon's log.
+    public static func unavailable(_ detail: String) -> JSONRPCError { .init(code: -32004, message: detail) }
 
     public var description: String { message }
 }

@@ -89,12 +89,12 @@ struct CLI {
         let output = HumanOutput(styled: isTerminal && environment["NO_COLOR"] == nil, width: terminalWidth)
         var failed = 0
         do {
-            let result = try client.call(command.method, command.params) { method, params in
-                if method == "entry.new" {
+            let result = try client.call(command.method.rawValue, command.params) { method, params in
+                if method == ControlNotification.entryNew.rawValue {
                     standardOutput(json ? String(decoding: params.encoded(), as: UTF8.self) + "\n" : output.newEntryLine(params))
                     return
                 }
-                guard method == "refresh.progress", !json, isTerminal else { return }
+                guard method == ControlNotification.refreshProgress.rawValue, !json, isTerminal else { return }
                 if params["ok"]?.bool == false { failed += 1 }
                 standardError("\r\u{1B}[2K" + output.progressLine(params, failed: failed))
             }

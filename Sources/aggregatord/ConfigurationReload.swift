@@ -1,5 +1,4 @@
 import AggregatorCore
-import FeedFetcher
 import Foundation
 
 /// SIGHUP: the configuration read again from the sources it came from (the same flags and environment,
@@ -19,11 +18,10 @@ struct ConfigurationReload {
         self.running = running
     }
 
-    /// Reads the configuration again and applies the reloadable keys to the logger, fetcher, pipeline
-    /// and scheduler.
+    /// Reads the configuration again and applies the reloadable keys to the logger and the service.
     /// - Returns: false when the new configuration could not be used (the running one is kept).
     @discardableResult
-    mutating func reload(logger: Logger, fetcher: FeedFetcher, pipeline: RefreshPipeline, scheduler: Scheduler) async -> Bool {
+    mutating func reload(logger: Logger, service: AggregatorService) async -> Bool {
         let next: Configuration
         do {
             next = try DaemonStartup.configuration(configFile: configFile, settings: flags, environment: environment)
@@ -37,11 +35,7 @@ struct ConfigurationReload {
         let needRestart = changed.filter { !Configuration.reloadableKeys.contains($0) }
 
         logger.setMinimumLevel(next.logLevel)
-        fetcher.setAddressPolicy(AddressPolicy(denyPrivateNetworks: next.denyPrivateNetworks))
-        pipeline.setBounds(width: next.maximumConnections, perHost: next.maximumConnectionsPerHost)
-        pipeline.setLimits(next.fetchLimits)
-        pipeline.setPolicy(next.refreshPolicy)
-        await scheduler.setRetention(next.retention)
+        await service.apply(next)
         // The database, socket and seed list stay as they were opened until the next start.
         var kept = next
         kept.databasePath = running.databasePath

@@ -1,7 +1,6 @@
 import AggregatorCore
 import ControlProtocol
 import FeedStore
-import FeedFetcher
 import Foundation
 import Glibc
 
@@ -38,18 +37,14 @@ enum DaemonStartup {
             systemd.status("Opening the database: migrating its schema")
         }) { try openStore(configuration: configuration, logger: logger) }
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
-        let fetcher = makeFetcher(configuration)
-        let pipeline = makePipeline(configuration, store: store, fetcher: fetcher, logger: logger)
-        let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
-                                  retention: configuration.retention)
+        let service = AggregatorService(configuration: configuration, store: store, logger: logger)
         let (socket, socketMode) = try openControlSocket(configuration, logger: logger)
         let server = ControlServer(descriptor: socket) { user in
             // Root and the daemon's own user always; others only reach a group-accessible socket
             // through its file mode, which already checked their group.
             user == 0 || user == getuid() || socketMode & 0o070 != 0
         }
-        let handler = ControlHandler(store: store, scheduler: scheduler, pipeline: pipeline,
-                                     databasePath: configuration.databasePath)
+        let handler = ControlHandler(service: service)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
                                 "socket": configuration.socketPath, "feeds": try await store.feedCount(), "pid": getpid()])
@@ -59,14 +54,14 @@ enum DaemonStartup {
         systemd.ready()  // the control socket listens: clients may connect from now on
         systemd.status("Started; first refresh round running")
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await scheduler.run { summary in systemd.status("Last round: " + summary.line) } }
+            group.addTask { await service.runScheduler { summary in systemd.status("Last round: " + summary.line) } }
             if let watchdogInterval {
                 // WATCHDOG=1 only while the scheduler makes progress: a stuck daemon gets restarted.
                 group.addTask {
                     let seconds = Double(watchdogInterval.components.seconds) * 2
                         + Double(watchdogInterval.components.attoseconds) * 2e-18
                     while !Task.isCancelled {
-                        if scheduler.heartbeat.isFresh(within: max(seconds, 1)) { systemd.watchdog() }
+                        if service.heartbeat.isFresh(within: max(seconds, 1)) { systemd.watchdog() }
                         try? await Task.sleep(for: watchdogInterval)
                     }
                 }
@@ -77,7 +72,7 @@ enum DaemonStartup {
                 for await signal in stopSignals {
                     if signal == SIGHUP {
                         systemd.reloading()
-                        await reload.reload(logger: logger, fetcher: fetcher, pipeline: pipeline, scheduler: scheduler)
+                        await reload.reload(logger: logger, service: service)
                         systemd.ready()
                         continue
                     }
@@ -89,7 +84,7 @@ enum DaemonStartup {
             await group.next()
             group.cancelAll()
         }
-        fetcher.stop()
+        service.stopFetching()
         if ProcessInfo.processInfo.environment["LISTEN_FDS"] == nil { unlink(configuration.socketPath) }
         withExtendedLifetime(signals) {}  // the dispatch sources must outlive the wait above
         withExtendedLifetime(claim) {}  // no other daemon opens the database until this one is done
@@ -102,12 +97,9 @@ enum DaemonStartup {
         let (store, claim) = try openStore(configuration: configuration, logger: logger)
         defer { withExtendedLifetime(claim) {} }
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
-        let fetcher = makeFetcher(configuration)
-        let pipeline = makePipeline(configuration, store: store, fetcher: fetcher, logger: logger)
-        let summary = await pipeline.refresh(try await store.feedsToFetch())
-        fetcher.stop()
-        await Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
-                        retention: configuration.retention).expireOldEntriesIfDue(now: Date())
+        let service = AggregatorService(configuration: configuration, store: store, logger: logger)
+        let summary = try await service.refreshEverythingOnce()
+        service.stopFetching()
         print(summary.line)
         return summary.failed == 0
     }
@@ -123,18 +115,6 @@ enum DaemonStartup {
         }
         let mode: mode_t = environment["RUNTIME_DIRECTORY"] == nil ? 0o600 : 0o660
         return (try UnixSocket.listen(path: configuration.socketPath, mode: mode), mode)
-    }
-
-    private static func makeFetcher(_ configuration: Configuration) -> FeedFetcher {
-        FeedFetcher(userAgent: UserAgent.header(version: AggregatorVersion.current),
-                    addressPolicy: AddressPolicy(denyPrivateNetworks: configuration.denyPrivateNetworks))
-    }
-
-    private static func makePipeline(_ configuration: Configuration, store: FeedStore, fetcher: FeedFetcher,
-                                     logger: Logger) -> RefreshPipeline {
-        RefreshPipeline(store: store, fetcher: fetcher, logger: logger.component("refresh"),
-                        width: configuration.maximumConnections, perHost: configuration.maximumConnectionsPerHost,
-                        limits: configuration.fetchLimits, policy: configuration.refreshPolicy)
     }
 
     /// The store, and this process's claim on its file (held as long as the store is used).

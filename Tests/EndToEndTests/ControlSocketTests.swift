@@ -213,6 +213,16 @@ import Testing
         #expect(exchange(Data("[1,2,3]\n".utf8)).contains("-32600"))
         #expect(exchange(Data(#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#.utf8 + [0x0A])).contains("-32601"))
         #expect(exchange(Data(#"{"jsonrpc":"2.0","id":1,"method":"articles.list","params":{"limit":"x"}}"#.utf8 + [0x0A])).contains("\"id\":1"))
+        // Each of the service's errors has its code (the README lists them).
+        func call(_ method: String, _ params: String) -> String {
+            exchange(Data(#"{"jsonrpc":"2.0","id":7,"method":"\#(method)","params":\#(params)}"#.utf8 + [0x0A]))
+        }
+        #expect(call("feeds.remove", #"{"feed":99}"#).contains(#""code":-32002,"message":"no feed with id 99""#))
+        #expect(call("articles.get", #"{"id":424242}"#).contains(#""code":-32002"#))
+        #expect(call("feeds.add", #"{"url":"\#(running.server.url("/feed.xml"))"}"#).contains(#""code":-32003"#))
+        #expect(call("feeds.add", #"{"url":"ftp://example.org/feed"}"#).contains(#""code":-32602"#))
+        #expect(call("articles.list", #"{"limit":5000}"#).contains(#""code":-32602"#))
+        #expect(call("articles.list", #"{"query":"\"unclosed"}"#).contains("\"id\":7"))
         #expect(exchange(Data(repeating: UInt8(ascii: "a"), count: 10 << 20)).contains("line longer than"))  // 10 MB
         _ = exchange(Data(#"{"jsonrpc":"2.0","id":1,"me"#.utf8), readReply: false)  // cut in half, then gone
         // Gone before the answer is read: the daemon's write fails, and nothing else does.

@@ -12,7 +12,7 @@ public actor Scheduler {
     private let logger: Logger
     private let clock: any SchedulerClock
     /// The last finished round, for `status`.
-    public private(set) var lastRound: (finished: Date, summary: RefreshSummary)?
+    public private(set) var lastRound: FinishedRound?
     /// When the next round is due, for `status`; nil while there is no feed to check.
     public private(set) var nextDue: Date?
     private let wakeSignal = WakeSignal()
@@ -72,7 +72,7 @@ public actor Scheduler {
                     let heartbeat = self.heartbeat
                     let summary = await pipeline.refresh(due) { _, _ in heartbeat.beat() }
                     guard !Task.isCancelled else { return }
-                    lastRound = (clock.now, summary)
+                    lastRound = FinishedRound(finished: clock.now, summary: summary)
                     logger.info("Refresh round done", ["feeds": summary.feeds, "ok": summary.ok,
                                                        "not_modified": summary.notModified, "failed": summary.failed,
                                                        "new_entries": summary.newEntries,

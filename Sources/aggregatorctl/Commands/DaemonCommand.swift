@@ -6,7 +6,7 @@ import Foundation
 /// prints the result, as JSON with `--json` or as aligned text.
 struct DaemonCommand {
     let name: String
-    let method: String
+    let method: ControlMethod
     let params: JSONValue
     /// Where `export` writes the OPML, when given.
     var outputFile: String?
@@ -17,60 +17,60 @@ struct DaemonCommand {
         self.name = name
         switch name {
         case "status":
-            method = "status"
+            method = .status
             params = [:]
         case "feeds":
-            method = "feeds.list"
+            method = .feedsList
             params = ["category": .from(try reader.option("--category")), "failing": .bool(reader.flag("--failing"))]
         case "categories":
-            method = "categories.list"
+            method = .categoriesList
             params = [:]
         case "add":
             let category = try reader.option("--category")
             let title = try reader.option("--title")
-            method = "feeds.add"
+            method = .feedsAdd
             params = ["url": .string(try Self.single(reader, "URL")), "category": .from(category), "title": .from(title)]
         case "remove":
-            method = "feeds.remove"
+            method = .feedsRemove
             params = ["feed": .string(try Self.single(reader, "FEED"))]
         case "rename":
             let (feed, title) = try Self.pair(reader, "FEED", "TITLE")
-            method = "feeds.update"
+            method = .feedsUpdate
             params = ["feed": .string(feed), "title": .string(title)]
         case "move":
             let (feed, category) = try Self.pair(reader, "FEED", "CATEGORY")
-            method = "feeds.update"
+            method = .feedsUpdate
             params = ["feed": .string(feed), "category": .string(category)]
         case "rename-category":
             let (name, newName) = try Self.pair(reader, "NAME", "NEW_NAME")
             guard !newName.isEmpty else { throw UsageError("'NEW_NAME' must not be empty") }
-            method = "categories.rename"
+            method = .categoriesRename
             params = ["name": .string(name), "new_name": .string(newName)]
         case "import":
             let file = try Self.single(reader, "FILE.opml")
             guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("Cannot read '\(file)'") }
-            method = "feeds.import"
+            method = .feedsImport
             params = ["opml": .string(String(decoding: data, as: UTF8.self))]
         case "export":
             let files = try reader.positionals()
             guard files.count <= 1 else { throw UsageError("Unexpected argument '\(files[1])'") }
-            method = "feeds.export"
+            method = .feedsExport
             params = [:]
             outputFile = files.first
         case "refresh":
             let wait = reader.flag("--wait")
-            method = "refresh"
+            method = .refresh
             params = ["feeds": .array(try reader.positionals().map(JSONValue.string)), "wait": .bool(wait)]
         case "articles", "search":
             var filter = try Self.filter(&reader)
             if name == "search" { filter["query"] = .string(try Self.single(reader, "QUERY")) }
             else { _ = try Self.none(reader) }
-            method = "articles.list"
+            method = .articlesList
             params = .object(filter)
         case "backup":
             let file = try Self.single(reader, "FILE")
             // The daemon writes the file, so it needs an absolute path.
-            method = "backup"
+            method = .backup
             params = ["path": .string(file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file)]
         case "watch":
             var filter = try Self.filter(&reader)
@@ -78,11 +78,11 @@ struct DaemonCommand {
             filter["limit"] = nil
             filter["cursor"] = nil
             _ = try Self.none(reader)
-            method = "events.subscribe"
+            method = .eventsSubscribe
             params = .object(filter)
         case "show":
             guard let id = Int(try Self.single(reader, "ID")) else { throw UsageError("'ID' must be an article number") }
-            method = "articles.get"
+            method = .articlesGet
             params = ["id": .from(id)]
         case "read", "unread", "star", "unstar":
             let all = reader.flag("--all")
@@ -94,7 +94,7 @@ struct DaemonCommand {
             case "star": ["starred": true]
             default: ["starred": false]
             }
-            method = "articles.mark"
+            method = .articlesMark
             if all {
                 guard ids.isEmpty else { throw UsageError("Give article IDs or --all, not both") }
                 params = .object(flag.merging(["filter": .object(filter)]) { $1 })

@@ -217,7 +217,7 @@ struct HumanOutput {
 
     /// Search matches: bold on a terminal, [brackets] otherwise.
     private func highlight(_ snippet: String) -> String {
-        snippet.replacingOccurrences(of: "\u{2}", with: styled ? "\u{1B}[1m" : "[")
-            .replacingOccurrences(of: "\u{3}", with: styled ? "\u{1B}[0m" : "]")
+        snippet.replacingOccurrences(of: SnippetMarker.matchStart, with: styled ? "\u{1B}[1m" : "[")
+            .replacingOccurrences(of: SnippetMarker.matchEnd, with: styled ? "\u{1B}[0m" : "]")
     }
 }

@@ -1,0 +1,35 @@
+import FeedStore
+
+/// Why the service could not do what a user asked, in terms every front end can map to its own
+/// codes (a JSON-RPC error code per case for the control socket; HTTP statuses for the HTTP APIs).
+/// `description` is a sentence for the user, naming the offending value.
+public enum AggregatorError: Error, Equatable, CustomStringConvertible {
+    /// The feed, article or category named does not exist.
+    case notFound(String)
+    /// The feed is subscribed already.
+    case alreadySubscribed(String)
+    /// An argument cannot be used as given (a URL that is not http(s), a limit out of range, a bad date).
+    case invalidArgument(String)
+    /// The request was understood but could not be carried out (no feed found at a page, an OPML
+    /// file that cannot be read).
+    case failed(String)
+    /// The store cannot be used now (locked, full, read-only, failing): not the user's doing.
+    case unavailable(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let message), .alreadySubscribed(let message), .invalidArgument(let message),
+             .failed(let message), .unavailable(let message):
+            message
+        }
+    }
+
+    /// The service's reading of a store failure.
+    init(_ error: StoreError) {
+        switch error.kind {
+        case .notFound: self = .notFound(error.description)
+        case .invalidQuery: self = .invalidArgument(error.description)
+        case .notADatabase, .corrupt, .newerSchema, .readOnly, .cannotOpen, .sqlite: self = .unavailable(error.description)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import FeedStore
+import Foundation
+
+extension AggregatorService {
+    /// The most articles one page may hold.
+    public static let maximumPageSize = 1000
+
+    // MARK: - Articles
+
+    /// A page of the articles `query` selects, in `sort` order (newest first; by relevance when
+    /// searching), after `cursor` (a previous page's `nextCursor`).
+    public func articles(_ query: ArticleQuery, sort: ArticleSort? = nil, limit: Int = 50, cursor: String? = nil)
+        async throws(AggregatorError) -> ArticlePage {
+        guard (1...Self.maximumPageSize).contains(limit) else {
+            throw .invalidArgument("the limit must be 1 to \(Self.maximumPageSize), not \(limit)")
+        }
+        let filter = try await filter(query)
+        let order = sort ?? (filter.search == nil ? .newest : .relevance)
+        return try read { try $0.articles(filter, sort: order, limit: limit, cursor: cursor) }
+    }
+
+    /// One article with its content and enclosures.
+    public func article(id: Int64) throws(AggregatorError) -> Article {
+        guard let article = try read({ try $0.article(id: id) }) else { throw .notFound("no article with id \(id)") }
+        return article
+    }
+
+    /// Marks the selected articles read or unread, starred or not (nil leaves that state alone).
+    /// - Returns: how many articles changed.
+    public func mark(_ selection: MarkSelection, read isRead: Bool?, starred: Bool?) async throws(AggregatorError) -> Int {
+        guard isRead != nil || starred != nil else { throw .invalidArgument("say read and/or starred") }
+        switch selection {
+        case .ids(let ids):
+            return try await write { try await $0.mark(ids: ids, read: isRead, starred: starred) }
+        case .matching(let query):
+            let filter = try await filter(query)
+            return try await write { try await $0.mark(filter, read: isRead, starred: starred) }
+        }
+    }
+
+    /// Calls `onArticle` with each article `query` selects that is stored from now on, in the order
+    /// stored, until the calling task is cancelled. Woken by the store's events: while nothing is
+    /// stored it costs nothing, however many watch.
+    public func watch(_ query: ArticleQuery, onArticle: (Article) -> Void) async throws(AggregatorError) {
+        var filter = try await filter(query)
+        let events = self.events.subscribe()  // before reading where to start: nothing stored in between is missed
+        var lastID = try read { try $0.newestEntryID() }
+        for await event in events {
+            guard case .entriesStored = event else { continue }
+            filter.storedAfterID = lastID
+            let page = try read { try $0.articles(filter, sort: .oldest, limit: Self.maximumPageSize) }
+            for article in page.articles.sorted(by: { $0.id < $1.id }) {
+                onArticle(article)
+                lastID = max(lastID, article.id)
+            }
+            // Entries stored but filtered out still move the starting point on.
+            lastID = max(lastID, try read { try $0.newestEntryID() })
+        }
+    }
+
+    /// The store's filter for `query`, with the feed named by URL looked up.
+    func filter(_ query: ArticleQuery) async throws(AggregatorError) -> ArticleFilter {
+        var filter = ArticleFilter(category: query.category, unreadOnly: query.unreadOnly,
+                                   starredOnly: query.starredOnly, search: query.search)
+        if let feed = query.feed { filter.feedID = try await feedID(feed) }
+        filter.since = query.since
+        filter.before = query.before
+        return filter
+    }
+
+    // MARK: - Refresh
+
+    /// Fetches `feeds` (every feed when nil) now, due or not. Without `wait`, the scheduler's next
+    /// round does it, starting at once, and this returns how many feeds it will fetch; with `wait`,
+    /// the feeds are fetched here and `progress` hears of each as it finishes.
+    public func refresh(_ feeds: [FeedReference]?, wait: Bool,
+                        progress: @Sendable (RefreshProgress) -> Void = { _ in }) async throws(AggregatorError)
+        -> RefreshOutcome {
+        var due = try await write { try await $0.feedsToFetch() }
+        var named: [Int64]?
+        if let feeds, !feeds.isEmpty {
+            var ids: Set<Int64> = []
+            for feed in feeds { ids.insert(try await feedID(feed)) }
+            due = due.filter { ids.contains($0.id) }
+            named = Array(ids)
+        }
+        guard wait else {
+            await scheduler.refreshSoon(named)
+            return .queued(feeds: due.count)
+        }
+        let urls = Dictionary(due.map { ($0.id, $0.url) }, uniquingKeysWith: { first, _ in first })
+        let total = due.count
+        let summary = await pipeline.refresh(due) { done, refresh in
+            progress(RefreshProgress(done: done, total: total, feedID: refresh.feedID, url: urls[refresh.feedID],
+                                     isSuccess: refresh.isSuccess))
+        }
+        return .finished(summary)
+    }
+}

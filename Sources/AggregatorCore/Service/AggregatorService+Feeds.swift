@@ -1,0 +1,128 @@
+import FeedFetcher
+import FeedParser
+import FeedStore
+import Foundation
+
+extension AggregatorService {
+    // MARK: - Feeds
+
+    /// The subscriptions, with their state and counts; only those of `category`, or only failing ones.
+    public func feeds(category: String? = nil, failingOnly: Bool = false) throws(AggregatorError) -> [FeedSummary] {
+        try read { try $0.feeds(category: category, failingOnly: failingOnly) }
+    }
+
+    /// One subscription.
+    public func feed(_ reference: FeedReference) async throws(AggregatorError) -> FeedSummary {
+        let id = try await feedID(reference)
+        guard let feed = try read({ try $0.feeds(id: id).first }) else { throw .notFound("no feed with id \(id)") }
+        return feed
+    }
+
+    /// Subscribes to the feed at `url`, or to the feed an HTML page at `url` links to (or serves at a
+    /// usual path), and has the scheduler fetch it at once.
+    public func addFeed(url: String, category: String? = nil, title: String? = nil) async throws(AggregatorError)
+        -> FeedAddition {
+        guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+              components.host?.isEmpty == false else {
+            throw .invalidArgument("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
+        }
+        let found = try await discover(url)
+        guard try await write({ try await $0.feedID(url: found.url) }) == nil else {
+            throw .alreadySubscribed("already subscribed to \(found.url)")
+        }
+        _ = try await write { try await $0.addFeeds([.init(url: found.url, title: title ?? found.title, category: category)]) }
+        scheduler.wake()
+        let feed = try await self.feed(.url(found.url))
+        return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates)
+    }
+
+    /// Unsubscribes; the feed's entries go with it unless another feed carries them too, or they are starred.
+    /// - Returns: the id of the feed removed.
+    public func removeFeed(_ reference: FeedReference) async throws(AggregatorError) -> Int64 {
+        let id = try await feedID(reference)
+        try await write { try await $0.removeFeed(id: id) }
+        return id
+    }
+
+    /// Renames a feed and/or files it under another category ("" for none).
+    public func updateFeed(_ reference: FeedReference, title: String?, category: String?) async throws(AggregatorError)
+        -> FeedSummary {
+        guard title != nil || category != nil else { throw .invalidArgument("give a new title and/or category") }
+        let id = try await feedID(reference)
+        try await write { try await $0.updateFeed(id: id, title: title, category: category) }
+        return try await feed(.id(id))
+    }
+
+    /// Subscribes to every feed of an OPML document (already subscribed ones are skipped).
+    public func importOPML(_ document: Data) async throws(AggregatorError) -> ImportSummary {
+        let outlines: [OPMLFeed]
+        do {
+            outlines = try OPMLReader.feeds(in: document)
+        } catch {
+            throw .failed(error.description)
+        }
+        let valid = outlines.filter { ["http", "https"].contains(URLComponents(string: $0.url)?.scheme?.lowercased() ?? "") }
+        let added = try await write { try await $0.addFeeds(valid.map(\.newFeed)) }
+        scheduler.wake()
+        return ImportSummary(added: added, skipped: valid.count - added, invalid: outlines.count - valid.count)
+    }
+
+    /// Every subscription as an OPML document, by category.
+    public func exportOPML() throws(AggregatorError) -> String {
+        let feeds = try read { try $0.feeds() }.map {
+            OPMLFeed(url: $0.url, title: $0.title, siteURL: $0.siteURL, category: $0.category)
+        }
+        return OPMLWriter.document(title: "aggregatord subscriptions", feeds: feeds)
+    }
+
+    // MARK: - Categories
+
+    public func categories() throws(AggregatorError) -> [CategorySummary] {
+        try read { try $0.categories() }
+    }
+
+    /// Renames a category; into the name of another one, the two are merged.
+    public func renameCategory(_ name: String, to newName: String) async throws(AggregatorError) -> CategorySummary? {
+        try await write { try await $0.renameCategory(name, to: newName) }
+        return try categories().first { $0.name.caseInsensitiveCompare(newName) == .orderedSame }
+    }
+
+    // MARK: - Discovery
+
+    /// The feed behind `url`: the URL itself when it serves a feed, else the first feed an HTML page
+    /// links to (`<link rel="alternate">`), else the first of the usual paths that serves one.
+    private func discover(_ url: String) async throws(AggregatorError)
+        -> (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?) {
+        let fetcher = pipeline.fetcher
+        let limits = pipeline.limits
+        let response: FetchResponse
+        do {
+            response = try await fetcher.fetch(FetchRequest(url: url, limits: limits))
+        } catch {
+            // Subscribe anyway: the scheduler retries with backoff and shows the error on the feed.
+            return (url, nil, [], "could not check the feed now: \(error.description)")
+        }
+        if let feed = parsedFeed(response, limits: limits) { return (response.permanentRedirect ?? url, feed.title, [], nil) }
+        let links = FeedDiscovery.alternateLinks(in: response.body, pageURL: response.finalURL)
+        if let first = links.first { return (first.url, first.title, links, nil) }
+        guard var origin = URLComponents(string: response.finalURL) else { throw .failed("not a feed: \(url)") }
+        for path in FeedDiscovery.commonPaths {
+            origin.path = path
+            origin.query = nil
+            guard let candidate = origin.string,
+                  let answer = try? await fetcher.fetch(FetchRequest(url: candidate, limits: limits)),
+                  let feed = parsedFeed(answer, limits: limits) else { continue }
+            return (candidate, feed.title, [], nil)
+        }
+        throw .failed("no feed found at \(url): the page is not a feed, links to none "
+            + "(<link rel=\"alternate\">), and none of \(FeedDiscovery.commonPaths.joined(separator: ", ")) serves one")
+    }
+
+    /// The feed in a response, or nil when it holds none.
+    private func parsedFeed(_ response: FetchResponse, limits: FetchLimits) -> ParsedFeed? {
+        guard let feed = try? ParsedFeed(parsing: response.body, source: .init(
+            documentURL: response.finalURL, contentType: response.contentType, maximumSize: limits.maximumBodyBytes)),
+              feed.format != .unknown else { return nil }
+        return feed
+    }
+}

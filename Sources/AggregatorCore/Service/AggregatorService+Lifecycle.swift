@@ -1,0 +1,52 @@
+import ControlProtocol
+import FeedFetcher
+import FeedStore
+import Foundation
+
+extension AggregatorService {
+    /// The service over `store`, with the fetcher, refresh pipeline and scheduler that
+    /// `configuration` describes.
+    public convenience init(configuration: Configuration, store: FeedStore, logger: Logger) {
+        let fetcher = FeedFetcher(userAgent: UserAgent.header(version: AggregatorVersion.current),
+                                  addressPolicy: AddressPolicy(denyPrivateNetworks: configuration.denyPrivateNetworks))
+        let pipeline = RefreshPipeline(store: store, fetcher: fetcher, logger: logger.component("refresh"),
+                                       width: configuration.maximumConnections,
+                                       perHost: configuration.maximumConnectionsPerHost,
+                                       limits: configuration.fetchLimits, policy: configuration.refreshPolicy)
+        let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
+                                  retention: configuration.retention)
+        self.init(store: store, scheduler: scheduler, pipeline: pipeline)
+    }
+
+    /// Refreshes on schedule until the calling task is cancelled (the daemon's stop signals).
+    /// - Parameter onRound: called after each round (the daemon tells systemd).
+    public func runScheduler(onRound: @Sendable (RefreshSummary) -> Void = { _ in }) async {
+        await scheduler.run(onRound: onRound)
+    }
+
+    /// Whether the scheduler is alive, for the systemd watchdog.
+    public var heartbeat: Heartbeat { scheduler.heartbeat }
+
+    /// `--once`: every feed fetched now, then old entries expired.
+    public func refreshEverythingOnce() async throws(AggregatorError) -> RefreshSummary {
+        let feeds = try await write { try await $0.feedsToFetch() }
+        let summary = await pipeline.refresh(feeds)
+        await scheduler.expireOldEntriesIfDue(now: Date())
+        return summary
+    }
+
+    /// Applies what a running daemon can change of `configuration` (SIGHUP): fetch limits and
+    /// bounds, the refresh policy, the address policy and retention.
+    public func apply(_ configuration: Configuration) async {
+        pipeline.fetcher.setAddressPolicy(AddressPolicy(denyPrivateNetworks: configuration.denyPrivateNetworks))
+        pipeline.setBounds(width: configuration.maximumConnections, perHost: configuration.maximumConnectionsPerHost)
+        pipeline.setLimits(configuration.fetchLimits)
+        pipeline.setPolicy(configuration.refreshPolicy)
+        await scheduler.setRetention(configuration.retention)
+    }
+
+    /// Ends every fetch in flight and the fetcher's thread; the service fetches nothing after it.
+    public func stopFetching() {
+        pipeline.fetcher.stop()
+    }
+}

@@ -1,0 +1,88 @@
+import ControlProtocol
+import FeedStore
+import Foundation
+
+/// Everything a user can do, in one place, for every front end (the control socket now; the HTTP
+/// APIs and the web page next): typed calls, typed results, and `AggregatorError` for what went
+/// wrong. Front ends decode a request, call one method, and encode the result; none of them reaches
+/// the store, the scheduler or the pipeline itself. See docs/ARCHITECTURE.md, "The service".
+///
+/// Reads go to a pool of read connections; writes to the store's writer actor; refreshes to the
+/// scheduler (in the background) or the pipeline (waited for).
+public final class AggregatorService: Sendable {
+    let store: FeedStore
+    let scheduler: Scheduler
+    let pipeline: RefreshPipeline
+    let readers: StoreReaderPool
+    let started: Date
+
+    public init(store: FeedStore, scheduler: Scheduler, pipeline: RefreshPipeline, started: Date = Date()) {
+        self.store = store
+        self.scheduler = scheduler
+        self.pipeline = pipeline
+        self.started = started
+        readers = StoreReaderPool(path: store.path)
+    }
+
+    /// What happens in the daemon as it happens (entries stored, rounds finished, feeds failing),
+    /// for any number of subscribers.
+    public var events: EventHub { pipeline.events }
+
+    // MARK: - Status and maintenance
+
+    public func status() async throws(AggregatorError) -> ServiceStatus {
+        let totals = try read { try $0.totals() }
+        let size = (try? FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int) ?? nil
+        return ServiceStatus(version: AggregatorVersion.current, uptime: Date().timeIntervalSince(started),
+                             databasePath: store.path, databaseBytes: size, totals: totals,
+                             lastRound: await scheduler.lastRound, nextDue: await scheduler.nextDue)
+    }
+
+    /// Copies the database, consistent as of one moment, to `path` (absolute); returns its size.
+    public func backup(to path: String) async throws(AggregatorError) -> Int? {
+        guard path.hasPrefix("/") else { throw .invalidArgument("the backup path must be absolute: \(path)") }
+        try await write { try await $0.backup(to: path) }
+        return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    }
+
+    // MARK: - Store access
+
+    /// Runs `body` with a read connection of the pool, store failures as the service's errors.
+    func read<T>(_ body: (StoreReader) throws -> T) throws(AggregatorError) -> T {
+        do {
+            return try readers.withReader(body)
+        } catch {
+            throw Self.translated(error)
+        }
+    }
+
+    /// Runs `body` against the writer, store failures as the service's errors.
+    func write<T>(_ body: (FeedStore) async throws -> T) async throws(AggregatorError) -> T {
+        do {
+            return try await body(store)
+        } catch {
+            throw Self.translated(error)
+        }
+    }
+
+    static func translated(_ error: any Error) -> AggregatorError {
+        switch error {
+        case let error as AggregatorError: error
+        case let error as StoreError: AggregatorError(error)
+        default: .unavailable(String(describing: error))
+        }
+    }
+
+    /// The id of a feed named by id or URL.
+    func feedID(_ reference: FeedReference) async throws(AggregatorError) -> Int64 {
+        switch reference {
+        case .id(let id):
+            return id
+        case .url(let url):
+            guard let id = try await write({ try await $0.feedID(url: url) }) else {
+                throw .notFound("no feed with URL \(url)")
+            }
+            return id
+        }
+    }
+}

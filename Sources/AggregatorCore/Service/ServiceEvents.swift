@@ -1,0 +1,48 @@
+import Foundation
+import Synchronization
+
+/// Something that happened in the daemon that front ends may want to show as it happens.
+public enum ServiceEvent: Sendable, Equatable {
+    /// New entries were stored and committed (readers see them now).
+    case entriesStored(count: Int)
+    /// A refresh round (the scheduler's or one asked for) finished.
+    case roundFinished(RefreshSummary)
+    /// A feed's fetch failed, with the reason recorded on it.
+    case feedFailed(feedID: Int64, url: String, reason: String)
+}
+
+/// Broadcasts events to every subscriber at once: each `subscribe()` is an `AsyncStream` of its
+/// own, fed as events are published. Nobody polls for them. A subscriber that falls behind keeps
+/// the newest `bufferSize` events (watchers re-read the store from where they were, so a dropped
+/// `entriesStored` loses nothing).
+public final class EventHub: Sendable {
+    private let subscribers = Mutex<(nextID: Int, continuations: [Int: AsyncStream<ServiceEvent>.Continuation])>((0, [:]))
+    private let bufferSize: Int
+
+    public init(bufferSize: Int = 64) {
+        self.bufferSize = bufferSize
+    }
+
+    /// Events published from now on, until the subscriber stops iterating (or is cancelled).
+    public func subscribe() -> AsyncStream<ServiceEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ServiceEvent.self,
+                                                            bufferingPolicy: .bufferingNewest(bufferSize))
+        let id = subscribers.withLock { state -> Int in
+            state.nextID += 1
+            state.continuations[state.nextID] = continuation
+            return state.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// How many subscribers listen now.
+    public var subscriberCount: Int { subscribers.withLock { $0.continuations.count } }
+
+    public func publish(_ event: ServiceEvent) {
+        let continuations = subscribers.withLock { Array($0.continuations.values) }
+        for continuation in continuations { continuation.yield(event) }
+    }
+}

@@ -1,0 +1,85 @@
+import FeedParser
+import FeedStore
+import Foundation
+
+/// A feed as a user names it: by id or by URL.
+public enum FeedReference: Sendable, Equatable {
+    case id(Int64)
+    case url(String)
+}
+
+/// Which articles a listing, a mark or a watch is about.
+public struct ArticleQuery: Sendable, Equatable {
+    public var category: String?
+    public var feed: FeedReference?
+    public var unreadOnly = false
+    public var starredOnly = false
+    /// Published (or first seen) at or after this moment.
+    public var since: Date?
+    /// Published (or first seen) before this moment.
+    public var before: Date?
+    /// Full-text search words.
+    public var search: String?
+
+    public init(category: String? = nil, feed: FeedReference? = nil, unreadOnly: Bool = false,
+                starredOnly: Bool = false, since: Date? = nil, before: Date? = nil, search: String? = nil) {
+        (self.category, self.feed, self.unreadOnly, self.starredOnly) = (category, feed, unreadOnly, starredOnly)
+        (self.since, self.before, self.search) = (since, before, search)
+    }
+}
+
+/// What a mark applies to.
+public enum MarkSelection: Sendable, Equatable {
+    case ids([Int64])
+    case matching(ArticleQuery)
+}
+
+/// A feed just subscribed to, with what discovery found on the way.
+public struct FeedAddition: Sendable, Equatable {
+    public var feed: FeedSummary
+    /// Subscribed, but something is off (the feed could not be checked now).
+    public var warning: String?
+    /// The feeds an HTML page linked to, when the URL given was a page.
+    public var candidates: [DiscoveredFeed]
+}
+
+/// What an OPML import did.
+public struct ImportSummary: Sendable, Equatable {
+    public var added: Int
+    /// Already subscribed.
+    public var skipped: Int
+    /// Outlines without an http(s) feed URL.
+    public var invalid: Int
+}
+
+/// One feed of a refresh finished.
+public struct RefreshProgress: Sendable, Equatable {
+    public var done: Int
+    public var total: Int
+    public var feedID: Int64
+    public var url: String?
+    public var isSuccess: Bool
+}
+
+/// What a refresh asked for did: started in the background, or finished (when waited for).
+public enum RefreshOutcome: Sendable, Equatable {
+    case queued(feeds: Int)
+    case finished(RefreshSummary)
+}
+
+/// The daemon's state at a glance.
+public struct ServiceStatus: Sendable, Equatable {
+    public var version: String
+    public var uptime: TimeInterval
+    public var databasePath: String
+    public var databaseBytes: Int?
+    public var totals: StoreTotals
+    public var lastRound: FinishedRound?
+    public var nextDue: Date?
+}
+
+/// A refresh round that ended, and when.
+public struct FinishedRound: Sendable, Equatable {
+    public var finished: Date
+    public var summary: RefreshSummary
+}

@@ -1,0 +1,101 @@
+@testable import AggregatorCore
+import FeedFetcher
+import FeedStore
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// The service's typed calls and errors, over a real store, pipeline and local feed server.
+@Suite(.timeLimit(.minutes(1))) struct AggregatorServiceTests {
+    final class Fixture: Sendable {
+        let server: FeedTestServer
+        let directory: URL
+        let service: AggregatorService
+
+        init() throws {
+            server = try FeedTestServer()
+            directory = try temporaryDirectory()
+            let store = try FeedStore(path: directory.appendingPathComponent("service.db").path)
+            let logger = Logger(minimumLevel: .error, component: "test", journald: false) { _ in }
+            let pipeline = RefreshPipeline(store: store, fetcher: FeedFetcher(userAgent: "aggregatord-test"), logger: logger)
+            let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger)
+            service = AggregatorService(store: store, scheduler: scheduler, pipeline: pipeline)
+        }
+
+        deinit {
+            service.stopFetching()
+            server.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    @Test func whatGoesWrongIsOneCaseEachFrontEndCanMap() async throws {
+        let fixture = try Fixture()
+        let service = fixture.service
+        let added = try await service.addFeed(url: fixture.server.url("/page.html"), category: "News")
+        #expect(added.feed.url == fixture.server.url("/feed.xml"))  // discovered from the page's <link>
+        #expect(added.candidates.count == 2)
+
+        await #expect(throws: AggregatorError.alreadySubscribed("already subscribed to \(fixture.server.url("/feed.xml"))")) {
+            try await service.addFeed(url: fixture.server.url("/feed.xml"))
+        }
+        await #expect(throws: AggregatorError.self) { try await service.addFeed(url: "ftp://example.org/feed") }
+        await #expect(throws: AggregatorError.notFound("no feed with id 99")) { try await service.removeFeed(.id(99)) }
+        await #expect(throws: AggregatorError.notFound("no feed with URL http://nowhere.example/")) {
+            try await service.removeFeed(.url("http://nowhere.example/"))
+        }
+        #expect(throws: AggregatorError.notFound("no article with id 5")) { try service.article(id: 5) }
+        await #expect(throws: AggregatorError.invalidArgument("say read and/or starred")) {
+            try await service.mark(.ids([1]), read: nil, starred: nil)
+        }
+        await #expect(throws: AggregatorError.invalidArgument("the limit must be 1 to 1000, not 0")) {
+            try await service.articles(ArticleQuery(), limit: 0)
+        }
+        await #expect(throws: AggregatorError.self) { try await service.backup(to: "relative/path.db") }
+    }
+
+    @Test func aWaitedRefreshStoresReportsAndBroadcasts() async throws {
+        let fixture = try Fixture()
+        let service = fixture.service
+        _ = try await service.addFeed(url: fixture.server.url("/feed.xml"))
+        let first = service.events.subscribe()
+        let second = service.events.subscribe()
+        #expect(service.events.subscriberCount == 2)
+        let progress = Mutex<[RefreshProgress]>([])
+        let outcome = try await service.refresh(nil, wait: true) { step in progress.withLock { $0.append(step) } }
+        guard case .finished(let summary) = outcome else { Issue.record("not waited for"); return }
+        #expect((summary.feeds, summary.ok, summary.newEntries) == (1, 1, 1))
+        #expect(progress.withLock { $0.map(\.done) } == [1])
+        // Every subscriber hears every event, in order.
+        for stream in [first, second] {
+            var events = stream.makeAsyncIterator()
+            #expect(await events.next() == .entriesStored(count: 1))
+            #expect(await events.next() == .roundFinished(summary))
+        }
+        let page = try await service.articles(ArticleQuery(unreadOnly: true))
+        #expect(page.articles.map(\.title) == ["One"])
+        #expect(try await service.mark(.matching(ArticleQuery()), read: true, starred: nil) == 1)
+        #expect(try await service.status().totals.unread == 0)
+    }
+
+    @Test func aWatchHearsOfArticlesStoredAfterItStartedAndEndsWhenCancelled() async throws {
+        let fixture = try Fixture()
+        let service = fixture.service
+        _ = try await service.addFeed(url: fixture.server.url("/feed.xml"))
+        _ = try await service.refresh(nil, wait: true)  // "One" is stored before the watch
+        let seen = AsyncStream<String?>.makeStream()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await service.watch(ArticleQuery()) { seen.continuation.yield($0.title) }
+            }
+            while service.events.subscriberCount == 0 { await Task.yield() }  // the watch listens
+            _ = try await service.addFeed(url: fixture.server.url("/other.xml"))
+            _ = try await service.refresh(nil, wait: true)
+            var titles = seen.stream.makeAsyncIterator()
+            #expect(await titles.next() == "Two")
+            group.cancelAll()
+        }
+        #expect(service.events.subscriberCount == 0, "a cancelled watch leaves the broadcast")
+    }
+}
