@@ -3,7 +3,7 @@ import FeedStore
 import Foundation
 
 /// The daemon's settings, from flags, `AGGREGATOR_*` environment, a `key = value` file and
-/// defaults, in that order of precedence (DESIGN.md §8).
+/// defaults, in that order of precedence (docs/ARCHITECTURE.md, "The process").
 public struct Configuration: Sendable, Equatable {
     /// The SQLite database file.
     public var databasePath: String
@@ -12,7 +12,7 @@ public struct Configuration: Sendable, Equatable {
     /// OPML imported on the first start with an empty database; nil for none.
     public var seedOPMLPath: String?
     public var logLevel: Logger.Level
-    /// Also refuse loopback and private addresses when fetching (DESIGN.md §4).
+    /// Also refuse loopback and private addresses when fetching (see `AddressPolicy`).
     public var denyPrivateNetworks = false
     /// Fetches in flight at once, in all and per host.
     public var maximumConnections = 16

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// One line per event on stderr, `key=value` fields (DESIGN.md §8). Under journald
+/// One line per event on stderr, `key=value` fields. Under journald
 /// (`JOURNAL_STREAM` set) each line starts with its syslog priority so levels are kept.
 public struct Logger: Sendable {
     /// Severity, lowest first.

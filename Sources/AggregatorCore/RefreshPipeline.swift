@@ -4,7 +4,7 @@ import FeedStore
 import Foundation
 import Synchronization
 
-/// What one refresh round did (the `refresh` result of DESIGN.md §6).
+/// What one refresh round did (the control protocol's `refresh` result).
 public struct RefreshSummary: Sendable, Equatable {
     public var feeds = 0
     public var ok = 0

@@ -2,7 +2,7 @@ import FeedParser
 import FeedStore
 import Foundation
 
-/// Subscribes a new, empty database to the feeds of the seed OPML (DESIGN.md §8).
+/// Subscribes a new, empty database to the feeds of the seed OPML (`--seed-opml`).
 public enum SeedImport {
     /// Imports `opmlPath` when the store has no feed yet; does nothing otherwise.
     /// - Returns: how many feeds were added (0 when the store already had feeds or there is no seed).

@@ -1,7 +1,7 @@
 import ControlProtocol
 import Foundation
 
-/// Where the daemon keeps its database and socket when not told otherwise (DESIGN.md §6, §8).
+/// Where the daemon keeps its database and socket when not told otherwise (the README's "The daemon").
 public struct StatePaths: Sendable, Equatable {
     /// `$STATE_DIRECTORY/aggregator.db` under systemd, else `$XDG_STATE_HOME/aggregator/aggregator.db`,
     /// else `~/.local/state/aggregator/aggregator.db`.

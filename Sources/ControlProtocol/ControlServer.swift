@@ -21,7 +21,7 @@ public struct ControlNotifier: Sendable {
     }
 }
 
-/// Serves JSON-RPC 2.0 over a listening Unix socket, one object per line (DESIGN.md §6).
+/// Serves JSON-RPC 2.0 over a listening Unix socket, one object per line.
 ///
 /// Sockets are read by plain threads, never on the cooperative pool, so a slow or silent client
 /// cannot stall the scheduler or the store; handlers run as child tasks of `run`.

@@ -1,6 +1,6 @@
 import Glibc
 
-/// Where the control socket lives when not told (DESIGN.md §6); the daemon and the CLI agree on it.
+/// Where the control socket lives when not told; the daemon and the CLI agree on it.
 public enum ControlSocketPath {
     /// `$AGGREGATOR_SOCKET`, else `$RUNTIME_DIRECTORY/aggregatord.sock` under systemd, else
     /// `$XDG_RUNTIME_DIR/aggregator/aggregatord.sock`, else `/tmp/aggregator-$UID/aggregatord.sock`.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Splits a byte stream into newline-terminated frames (DESIGN.md §6: one JSON-RPC object per line).
+/// Splits a byte stream into newline-terminated frames (one JSON-RPC object per line).
 ///
 /// Bytes arrive in arbitrary pieces from a socket; `append` buffers them and returns every complete
 /// line, without its `\n` (and without a `\r` before it). A line longer than `maximumLineLength`
@@ -16,7 +16,7 @@ public struct LineFramer: Sendable {
     public let maximumLineLength: Int
     private var pending = Data()
 
-    /// Creates a framer; the default limit is DESIGN.md's 1 MiB.
+    /// Creates a framer; the default limit is the protocol's 1 MiB.
     public init(maximumLineLength: Int = 1 << 20) {
         self.maximumLineLength = maximumLineLength
     }

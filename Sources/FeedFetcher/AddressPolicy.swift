@@ -1,6 +1,6 @@
 import Glibc
 
-/// Which resolved addresses the fetcher may connect to (DESIGN.md §4).
+/// Which resolved addresses the fetcher may connect to (docs/ARCHITECTURE.md, "Fetching").
 ///
 /// Link-local ranges (169.254.0.0/16, fe80::/10) hold cloud metadata services and are always
 /// refused. Loopback and private ranges are refused only with `denyPrivateNetworks`, because

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// HTTP for feeds on libcurl's multi interface: one loop thread drives every transfer, callers
-/// `await` their answer, and cancelling a caller really stops its transfer (INTEROP.md).
+/// `await` their answer, and cancelling a caller really stops its transfer (docs/ARCHITECTURE.md, "Fetching").
 public final class FeedFetcher: Sendable {
     private let loop: CurlLoop
 

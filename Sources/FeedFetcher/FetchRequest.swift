@@ -1,6 +1,6 @@
 import Foundation
 
-/// Limits on one transfer (DESIGN.md §4), all configurable.
+/// Limits on one transfer, all configurable.
 public struct FetchLimits: Sendable, Equatable {
     public var connectTimeout: Duration = .seconds(10)
     public var totalTimeout: Duration = .seconds(30)

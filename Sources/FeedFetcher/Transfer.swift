@@ -43,7 +43,7 @@ final class Transfer: @unchecked Sendable {
         continuation = nil
     }
 
-    /// Sets every option of DESIGN.md §4 on the easy handle.
+    /// Sets every option a fetch needs on the easy handle: validators, limits, redirects, address checks.
     func configure(userAgent: String) {
         let limits = request.limits
         aggregator_curl_setopt_string(easy, CURLOPT_URL, request.url)

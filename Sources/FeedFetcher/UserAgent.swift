@@ -2,7 +2,7 @@ import CCurl
 
 /// The HTTP client identity the fetcher announces.
 public enum UserAgent {
-    /// `aggregatord/VERSION`, the honest User-Agent of DESIGN.md §4.
+    /// `aggregatord/VERSION`, an honest User-Agent.
     public static func header(version: String) -> String {
         "aggregatord/\(version)"
     }

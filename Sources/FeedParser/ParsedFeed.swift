@@ -59,7 +59,7 @@ public struct Enclosure: Sendable, Equatable {
     }
 }
 
-/// The syndication format a document was recognised as (SCHEMA.md §3).
+/// The syndication format a document was recognised as.
 public enum FeedFormat: String, Sendable, Equatable {
     case rss090, rss091, rss092, rss20, rss10, atom03, atom10, jsonfeed, unknown
 }

@@ -1,4 +1,4 @@
-/// The dedupe key of an article URL (DESIGN.md §3): absolute http(s), scheme and host lower-cased,
+/// The dedupe key of an article URL (docs/ARCHITECTURE.md, "Storage"): absolute http(s), scheme and host lower-cased,
 /// default port and `#fragment` dropped, tracking parameters (`utm_*`, `fbclid`, `gclid`) removed.
 ///
 /// Works on the UTF-8 bytes: through Foundation's string methods this cost ~14 µs an entry, a sixth

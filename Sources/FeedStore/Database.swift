@@ -1,7 +1,7 @@
 import CSQLite
 import Foundation
 
-/// One SQLite connection, opened the way DESIGN.md §3 asks: WAL, `synchronous=NORMAL`,
+/// One SQLite connection, opened the way the store needs it: WAL, `synchronous=NORMAL`,
 /// foreign keys on and a busy timeout. Not thread-safe: one owner (the writer actor, or one reader).
 final class Database {
     let path: String

@@ -4,7 +4,7 @@ extension FeedStore {
     /// Stores fetched documents in one transaction (group commit): all of them or none. With
     /// `holdingOpen` the commit may wait for the next call's documents (see `groupCommit`).
     ///
-    /// Entries are deduplicated by key (DESIGN.md §3): the canonical URL, shared across feeds;
+    /// Entries are deduplicated by key (docs/ARCHITECTURE.md, "Storage"): the canonical URL, shared across feeds;
     /// else the feed's guid; else a hash of title and date. A known entry whose title, content
     /// or `updated` changed is updated in place and keeps its read and starred state; an entry
     /// that retention expired is never brought back.
@@ -147,7 +147,7 @@ extension FeedStore {
         return Int64(bitPattern: hash)
     }
 
-    /// A date in the future is clamped to when the entry was first seen (DESIGN.md §3).
+    /// A date in the future is clamped to when the entry was first seen.
     static func clamped(_ date: Date?, seenAt: Int64) -> Int64? {
         date.map { min(Int64($0.timeIntervalSince1970.rounded(.down)), seenAt) }
     }

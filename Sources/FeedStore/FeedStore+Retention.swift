@@ -1,6 +1,6 @@
 import Foundation
 
-/// How long entries are kept (DESIGN.md §3).
+/// How long entries are kept (docs/ARCHITECTURE.md, "Storage").
 public struct RetentionPolicy: Sendable, Equatable {
     /// Entries published (or first seen) longer ago than this expire; nil keeps them by age.
     public var maximumAgeDays: Int?

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The store's writer: the one actor that owns the write connection (DESIGN.md §3).
+/// The store's writer: the one actor that owns the write connection (docs/ARCHITECTURE.md, "Storage").
 public actor FeedStore {
     /// Path of the database file.
     public nonisolated let path: String

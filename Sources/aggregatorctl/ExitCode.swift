@@ -1,4 +1,4 @@
-/// The exit statuses of DESIGN.md §7, which scripts rely on.
+/// The exit statuses the README lists, which scripts rely on.
 enum ExitCode: Int32 {
     case success = 0
     case failure = 1

@@ -1,6 +1,6 @@
 import Foundation
 
-/// When to check a feed next (DESIGN.md §4): a pure value the scheduler asks, so it can be tested alone.
+/// When to check a feed next (docs/ARCHITECTURE.md, "Scheduling"): a pure value the scheduler asks, so it can be tested alone.
 public struct RefreshPolicy: Sendable, Equatable {
     public var minimumInterval: TimeInterval = 15 * 60
     public var maximumInterval: TimeInterval = 24 * 3600

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Parses the date syntaxes found in real feeds (SCHEMA.md §6): W3C-DTF, RFC 822 and its
+/// Parses the date syntaxes found in real feeds: W3C-DTF, RFC 822 and its
 /// corruptions, partial ISO 8601, asctime, Perforce, Greek and Hungarian forms, and the numeric
 /// forms of Chinese, Japanese and Korean sites (`2020/1/10 14:33`, `2020年1月10日`), zone-less ones as UTC.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Turns a document's bytes into UTF-8 following SCHEMA.md §4: BOM, XML declaration and HTTP
-/// charset decide the candidates; the first that decodes the whole document wins, with
+/// Turns a document's bytes into UTF-8: its BOM, XML declaration and HTTP charset give the
+/// candidate encodings; the first that decodes the whole document wins, with
 /// windows-1252 and ISO-8859-2 as the last resorts.
 enum DocumentDecoder {
     struct Decoded {

@@ -1,4 +1,4 @@
-/// Titles are plain text; these decide when a title is really HTML and reduce it to text (SCHEMA.md §5).
+/// Titles are plain text; these decide when a title is really HTML and reduce it to text.
 enum HTMLTitle {
     /// feedparser's allow-list of HTML element names.
     static let allowedElements: Set<String> = [

@@ -57,7 +57,7 @@ enum JSONFeedReader {
         }
     }
 
-    /// Titles are plain text, with HTML-looking ones reduced as in RSS (SCHEMA.md §5).
+    /// Titles are plain text, with HTML-looking ones reduced as in RSS.
     private static func title(_ value: Any?) -> String? {
         guard let text = string(value) else { return nil }
         let plain = HTMLText.collapse(HTMLTitle.looksLikeHTML(text) ? HTMLTitle.strip(text) : text)

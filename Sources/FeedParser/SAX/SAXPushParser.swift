@@ -4,7 +4,7 @@ import Foundation
 /// A libxml2 SAX2 push parser with a minimal handler: bytes go in chunk by chunk, events come out.
 ///
 /// The handler registers no entity callbacks, so internal entities never expand (billion laughs,
-/// quadratic blow-up) and external ones are never read or fetched (XXE); see INTEROP.md.
+/// quadratic blow-up) and external ones are never read or fetched (XXE); see docs/ARCHITECTURE.md, "Parsing".
 final class SAXPushParser {
     private let context: xmlParserCtxtPtr
     private let box: Box

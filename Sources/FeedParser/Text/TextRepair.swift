@@ -1,6 +1,6 @@
 import Glibc
 
-/// Repairs the two encoding accidents SCHEMA.md §4.5 names, value by value.
+/// Repairs two encoding accidents common in real feeds, value by value.
 enum TextRepair {
     /// cp1252's characters for the C1 control range U+0080–U+009F (nil where cp1252 has none).
     private static let windows1252: [UInt32?] = [

@@ -94,7 +94,7 @@ extension FeedBuilder {
         raw.isEmpty ? nil : TextRepair.repair(raw)
     }
 
-    /// A title as plain text (SCHEMA.md §5).
+    /// A title as plain text.
     private func titleText(_ raw: String, frame: Frame) -> String? {
         let decoded = Self.decodingBase64(raw, frame: frame)
         guard let value = plain(decoded) else { return nil }

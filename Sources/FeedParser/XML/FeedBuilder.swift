@@ -1,6 +1,6 @@
 import Foundation
 
-/// Builds a `ParsedFeed` from SAX events of an RSS, RDF, Atom or CDF document (SCHEMA.md §3).
+/// Builds a `ParsedFeed` from SAX events of an RSS, RDF, Atom or CDF document.
 ///
 /// Each start tag is classified once into a `Role` (what its text will become) and a `Container`
 /// (what its children belong to); text collects in one byte buffer while a role is open.

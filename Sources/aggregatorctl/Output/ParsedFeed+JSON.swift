@@ -2,7 +2,7 @@ import FeedParser
 import Foundation
 
 extension ParsedFeed {
-    /// The normalized JSON of ../shared/conformance/SCHEMA.md, on one line (ended by a newline),
+    /// The normalized JSON the README describes (feedparser's conformance suite's schema), on one line (ended by a newline),
     /// plus `encoding` and `problems` (extra keys the schema allows).
     func schemaJSONLine() -> [UInt8] {
         // Sized from the texts it will hold, so the buffer is not copied as it grows.
