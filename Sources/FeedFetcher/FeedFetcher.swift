@@ -171,7 +171,11 @@ private final class CurlLoop: @unchecked Sendable {
     }
 
     private func start(_ transfer: Transfer) {
-        transfer.configure(userAgent: userAgent)
+        if let refused = transfer.configure(userAgent: userAgent) {
+            // A limit or check that did not take would make this fetch unsafe: it does not run.
+            transfer.finish(.failure(.transport("curl refused an option (\(refused)); not fetched")))
+            return
+        }
         active[transfer.id] = transfer
         runningPerHost[transfer.host, default: 0] += 1
         curl_multi_add_handle(multi, transfer.easy)

@@ -44,22 +44,33 @@ final class Transfer: @unchecked Sendable {
     }
 
     /// Sets every option a fetch needs on the easy handle: validators, limits, redirects, address checks.
-    func configure(userAgent: String) {
+    /// - Returns: the first option curl refused (with curl's reason), or nil when all were set. A
+    ///   transfer missing one of its limits or checks must not run.
+    func configure(userAgent: String) -> String? {
+        var refused: String?
+        func check(_ code: CURLcode, _ option: String) {
+            guard code != CURLE_OK, refused == nil else { return }
+            refused = "\(option): \(String(cString: curl_easy_strerror(code)))"
+        }
         let limits = request.limits
-        aggregator_curl_setopt_string(easy, CURLOPT_URL, request.url)
-        aggregator_curl_setopt_string(easy, CURLOPT_USERAGENT, userAgent)
-        aggregator_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        aggregator_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
-        aggregator_curl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        aggregator_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
-        aggregator_curl_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maximumRedirects)
-        aggregator_curl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl decodes
-        aggregator_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout))
-        aggregator_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(limits.totalTimeout))
-        aggregator_curl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, limits.lowSpeedBytesPerSecond)
-        aggregator_curl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(limits.lowSpeedTime) / 1000))
+        check(aggregator_curl_setopt_string(easy, CURLOPT_URL, request.url), "URL")
+        check(aggregator_curl_setopt_string(easy, CURLOPT_USERAGENT, userAgent), "USERAGENT")
+        check(aggregator_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
+        check(aggregator_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
+        check(aggregator_curl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
+        check(aggregator_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1), "FOLLOWLOCATION")
+        check(aggregator_curl_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maximumRedirects), "MAXREDIRS")
+        // "": every encoding curl decodes.
+        check(aggregator_curl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
+        check(aggregator_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout)),
+              "CONNECTTIMEOUT_MS")
+        check(aggregator_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(limits.totalTimeout)), "TIMEOUT_MS")
+        check(aggregator_curl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, limits.lowSpeedBytesPerSecond), "LOW_SPEED_LIMIT")
+        check(aggregator_curl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(limits.lowSpeedTime) / 1000)),
+              "LOW_SPEED_TIME")
         // Rejects on Content-Length before any body arrives; the write callback counts what does arrive.
-        aggregator_curl_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maximumBodyBytes))
+        check(aggregator_curl_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maximumBodyBytes)),
+              "MAXFILESIZE_LARGE")
         var list: UnsafeMutablePointer<curl_slist>?
         // RFC 9110 §13.1.3: a server that sees If-None-Match ignores If-Modified-Since; send both anyway
         // for servers that only implement one.
@@ -67,14 +78,14 @@ final class Transfer: @unchecked Sendable {
         if let lastModified = request.lastModified { list = curl_slist_append(list, "If-Modified-Since: \(lastModified)") }
         list = curl_slist_append(list, "Accept: application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, */*;q=0.8")
         headerList = list
-        aggregator_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+        check(aggregator_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "HTTPHEADER")
 
         let me = Unmanaged.passUnretained(self).toOpaque()
-        aggregator_curl_setopt_pointer(easy, CURLOPT_PRIVATE, me)
-        aggregator_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
-        aggregator_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
-        aggregator_curl_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me)
-        aggregator_curl_set_write_function(easy) { buffer, size, count, userdata in
+        check(aggregator_curl_setopt_pointer(easy, CURLOPT_PRIVATE, me), "PRIVATE")
+        check(aggregator_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
+        check(aggregator_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, me), "HEADERDATA")
+        check(aggregator_curl_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me), "OPENSOCKETDATA")
+        check(aggregator_curl_set_write_function(easy) { buffer, size, count, userdata in
             let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
             let length = size * count
             guard transfer.body.count + length <= transfer.request.limits.maximumBodyBytes else {
@@ -83,16 +94,16 @@ final class Transfer: @unchecked Sendable {
             }
             if let buffer { transfer.body.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: length) }
             return length
-        }
-        aggregator_curl_set_header_function(easy) { buffer, size, count, userdata in
+        }, "WRITEFUNCTION")
+        check(aggregator_curl_set_header_function(easy) { buffer, size, count, userdata in
             let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
             let length = size * count
             guard let buffer else { return length }
             transfer.takeHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length).bindMemory(to: UInt8.self))
             return length
-        }
-        aggregator_curl_setopt_pointer(easy, CURLOPT_PREREQDATA, me)
-        aggregator_curl_set_opensocket_function(easy) { clientp, _, address in
+        }, "HEADERFUNCTION")
+        check(aggregator_curl_setopt_pointer(easy, CURLOPT_PREREQDATA, me), "PREREQDATA")
+        check(aggregator_curl_set_opensocket_function(easy) { clientp, _, address in
             let transfer = Unmanaged<Transfer>.fromOpaque(clientp!).takeUnretainedValue()
             guard let address else { return aggregator_curl_socket_bad() }
             var text = [CChar](repeating: 0, count: 64)
@@ -100,14 +111,15 @@ final class Transfer: @unchecked Sendable {
                 return aggregator_curl_socket_bad()
             }
             return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
-        }
+        }, "OPENSOCKETFUNCTION")
         // Called before every request, also on a connection kept alive from an earlier transfer, which
         // the check above never saw under the policy in force now (a reload may have changed it).
-        aggregator_curl_set_prereq_function(easy) { clientp, primaryIP, _, _, _ in
+        check(aggregator_curl_set_prereq_function(easy) { clientp, primaryIP, _, _, _ in
             let transfer = Unmanaged<Transfer>.fromOpaque(clientp!).takeUnretainedValue()
             guard let primaryIP else { return aggregator_curl_prereq_ok() }
             return transfer.refuses(address: primaryIP) ? aggregator_curl_prereq_abort() : aggregator_curl_prereq_ok()
-        }
+        }, "PREREQFUNCTION")
+        return refused
     }
 
     var addressPolicy = AddressPolicy()

@@ -33,6 +33,17 @@ import Testing
         #expect(second.body.isEmpty)
     }
 
+    /// Every option is checked as it is set: curl refuses strings over 8,000,000 bytes, and a transfer
+    /// missing an option (here its URL; elsewhere a limit or an address check) does not run.
+    @Test func anOptionCurlRefusesStopsTheFetch() async throws {
+        let url = server.url("/feed.xml?") + String(repeating: "a", count: 8_100_000)
+        await #expect(throws: FetchError.transport(
+            "curl refused an option (URL: A libcurl function was given a bad argument); not fetched")) {
+            try await fetcher.fetch(FetchRequest(url: url))
+        }
+        #expect(try await fetcher.fetch(quick("/feed.xml")).status == 200, "the fetcher goes on")
+    }
+
     @Test func gzipIsDecodedTransparently() async throws {
         let response = try await fetcher.fetch(quick("/gzip.xml"))
         #expect(String(decoding: response.body, as: UTF8.self).hasPrefix("<?xml"))
