@@ -48,6 +48,9 @@ final class Checkpointer: Sendable {
                 // The pause lets the commit that woke us complete, and the commits of a busy moment
                 // share one checkpoint.
                 _ = signals.stop.wait(timeout: .now() + Self.interval)
+                // Stopping: the log is left for the next open (or SQLite's own checkpoint at close) rather
+                // than copied now, at the end of a `--once` round.
+                if signals.stopping.load(ordering: .relaxed) { break }
                 while signals.commits.wait(timeout: .now()) == .success {}
                 // PASSIVE never waits for readers or the writer: it copies what it can and returns.
                 try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
