@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # aggregatorctl's wall time through the daemon, process start included, on a large database:
 #   bash bench/cli_latency.sh DB [RUNS]      (DB: e.g. the 1,000,000 entries of `storebench queries`)
+#   BIN=/other/build/release bash bench/cli_latency.sh DB      (another build's aggregatord and aggregatorctl)
 # The daemon serves a copy of DB whose feeds are all due in 2100 and keeps every entry, so neither a
 # refresh nor a retention run (the synthetic entries are old) competes with the commands; each
 # command runs RUNS times (default 20) after one warm-up, and the median is printed.
@@ -8,21 +9,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 database=${1:?usage: bash bench/cli_latency.sh DB [RUNS]}
 runs=${2:-20}
+bin=${BIN:-.build/release}
 work=$(mktemp -d)
 daemon=""
 trap '[ -z "$daemon" ] || kill "$daemon" 2> /dev/null; wait 2> /dev/null; rm -rf "$work"' EXIT
 cp "$database" "$work/copy.db"
 python3 -c "import sqlite3, sys
 db = sqlite3.connect(sys.argv[1]); db.execute('UPDATE feeds SET next_check_at = 4102444800'); db.commit()" "$work/copy.db"
-.build/release/aggregatord --database "$work/copy.db" --socket "$work/ctl.sock" --seed-opml "" --retention-days 0 \
+"$bin/aggregatord" --database "$work/copy.db" --socket "$work/ctl.sock" --seed-opml "" --retention-days 0 \
     --log-level error 2> "$work/daemon.log" &
 daemon=$!
 for _ in $(seq 600); do [ -S "$work/ctl.sock" ] && break; sleep 0.1; done
 [ -S "$work/ctl.sock" ] || { echo "the daemon did not listen:" >&2; cat "$work/daemon.log" >&2; exit 1; }
-python3 - "$runs" "$work/ctl.sock" <<'PY'
+python3 - "$runs" "$work/ctl.sock" "$bin" <<'PY'
 import statistics, subprocess, sys, time
-runs, socket = int(sys.argv[1]), sys.argv[2]
-ctl = [".build/release/aggregatorctl", "--socket", socket]
+runs, socket, bin = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+ctl = [bin + "/aggregatorctl", "--socket", socket]
 commands = [
     ["--version"],
     ["status"],
