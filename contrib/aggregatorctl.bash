@@ -15,12 +15,14 @@ _aggregatorctl() {
         COMPREPLY=($(compgen -W "$commands --socket --json --help --version" -- "$current"))
         return
     fi
-    local filters="--category --feed --unread --starred --since --before --search --sort --limit --cursor"
+    local selection="--category --feed --unread --starred --since --before --search"
+    local filters="$selection --sort --limit --cursor"
     case $command in
         feeds) COMPREPLY=($(compgen -W "--category --failing --json" -- "$current")) ;;
         add) COMPREPLY=($(compgen -W "--category --title --json" -- "$current")) ;;
         refresh) COMPREPLY=($(compgen -W "--wait --json" -- "$current")) ;;
-        articles|search|watch) COMPREPLY=($(compgen -W "$filters --json" -- "$current")) ;;
+        articles|search) COMPREPLY=($(compgen -W "$filters --json" -- "$current")) ;;
+        watch) COMPREPLY=($(compgen -W "$selection --json" -- "$current")) ;;
         read|unread|star|unstar) COMPREPLY=($(compgen -W "--all $filters" -- "$current")) ;;
         parse) COMPREPLY=($(compgen -W "--json --url --content-type --content-language --max-size" -- "$current")) ;;
         help) COMPREPLY=($(compgen -W "$commands" -- "$current")) ;;

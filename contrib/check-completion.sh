@@ -7,6 +7,8 @@ complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _agg
 [ "$(complete_words aggregatorctl sea)" = "search" ]
 [ "$(complete_words aggregatorctl articles --so)" = "--sort" ]
 [ "$(complete_words aggregatorctl articles --sort ti)" = "title" ]
+[ "$(complete_words aggregatorctl watch --so)" = "" ]  # a watch takes no order or paging
+[ "$(complete_words aggregatorctl watch --si)" = "--since" ]
 # Every command the built client lists in its help completes (the two never drift apart).
 client=../.build/release/aggregatorctl
 if [ -x "$client" ]; then

@@ -83,7 +83,8 @@ struct Command {
         Command(name: "search", summary: "Full-text search of titles, text and authors", usage: "search QUERY [FILTERS]",
                 details: filters),
         Command(name: "watch", summary: "Print new articles as they are stored, one line each (JSON lines with --json)",
-                usage: "watch [--category NAME] [--feed FEED] [--search QUERY] [--unread] [--starred]",
+                usage: "watch [--category NAME] [--feed FEED] [--search QUERY] [--unread] [--starred] "
+                    + "[--since WHEN] [--before WHEN]",
                 details: "Runs until interrupted (Ctrl-C). Each line: id, feed, title, link."),
         Command(name: "show", summary: "Show one article as readable text", usage: "show ID",
                 details: "Wrapped to the terminal (at most 100 columns): a header, the article's headings, paragraphs,\n"

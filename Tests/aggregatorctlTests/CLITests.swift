@@ -57,4 +57,15 @@ import Testing
         let reader = ArgumentReader(["--verbos", "x"])
         #expect(throws: UsageError("Unknown option '--verbos'")) { try reader.positionals() }
     }
+
+    /// A watch prints articles as they come: an order or a page would be dropped unseen, so they
+    /// are refused before any daemon is reached; its help names every filter it takes.
+    @Test(arguments: [["--sort", "title"], ["--limit", "5"], ["--cursor", "x"]])
+    func watchRefusesOrderAndPaging(arguments: [String]) {
+        let result = run(["--socket", "/nonexistent/aggregatord.sock", "watch"] + arguments)
+        #expect(result.status == .usage)
+        #expect(result.error.hasPrefix("Error: Unknown option '\(arguments[0])'"))
+        let help = run(["help", "watch"]).output
+        #expect(help.contains("[--since WHEN] [--before WHEN]"))
+    }
 }

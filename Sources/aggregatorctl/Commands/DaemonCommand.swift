@@ -73,10 +73,9 @@ struct DaemonCommand {
             method = .backup
             params = ["path": .string(file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file)]
         case "watch":
-            var filter = try Self.filter(&reader)
-            filter["sort"] = nil
-            filter["limit"] = nil
-            filter["cursor"] = nil
+            // Which articles only: a watch prints them as they come, so --sort, --limit and --cursor
+            // mean nothing here and are refused as unknown rather than dropped.
+            let filter = try Self.selection(&reader)
             _ = try Self.none(reader)
             method = .eventsSubscribe
             params = .object(filter)
@@ -110,17 +109,9 @@ struct DaemonCommand {
     }
 
     /// The article filters shared by `articles`, `search` and the mark commands.
+    /// The filters and the paging of a listing.
     private static func filter(_ reader: inout ArgumentReader) throws(UsageError) -> [String: JSONValue] {
-        var filter: [String: JSONValue] = [:]
-        if let category = try reader.option("--category") { filter["category"] = .string(category) }
-        if let feed = try reader.option("--feed") { filter["feed"] = .string(feed) }
-        if reader.flag("--unread") { filter["unread"] = true }
-        if reader.flag("--starred") { filter["starred"] = true }
-        if let since = try reader.option("--since") { filter["since"] = .string(try WhenArgument(since).value) }
-        if let before = try reader.option("--before") {
-            filter["before"] = .string(try WhenArgument(before, option: "--before").value)
-        }
-        if let query = try reader.option("--search") { filter["query"] = .string(query) }
+        var filter = try selection(&reader)
         if let sort = try reader.option("--sort") {
             guard ["newest", "oldest", "title", "relevance"].contains(sort) else {
                 throw UsageError("Invalid value '\(sort)' for '--sort': use newest, oldest, title or relevance")
@@ -134,6 +125,21 @@ struct DaemonCommand {
             filter["limit"] = .from(number)
         }
         if let cursor = try reader.option("--cursor") { filter["cursor"] = .string(cursor) }
+        return filter
+    }
+
+    /// Which articles: category, feed, unread, starred, since, before, search.
+    private static func selection(_ reader: inout ArgumentReader) throws(UsageError) -> [String: JSONValue] {
+        var filter: [String: JSONValue] = [:]
+        if let category = try reader.option("--category") { filter["category"] = .string(category) }
+        if let feed = try reader.option("--feed") { filter["feed"] = .string(feed) }
+        if reader.flag("--unread") { filter["unread"] = true }
+        if reader.flag("--starred") { filter["starred"] = true }
+        if let since = try reader.option("--since") { filter["since"] = .string(try WhenArgument(since).value) }
+        if let before = try reader.option("--before") {
+            filter["before"] = .string(try WhenArgument(before, option: "--before").value)
+        }
+        if let query = try reader.option("--search") { filter["query"] = .string(query) }
         return filter
     }
 
