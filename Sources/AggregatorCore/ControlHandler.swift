@@ -165,8 +165,8 @@ public struct ControlHandler: Sendable {
             "uptime_s": .number(status.uptime.rounded()),
             "database": .string(status.databasePath),
             "database_bytes": .from(status.databaseBytes),
-            "feeds": ["ok": .from(feeds["ok", default: 0]), "failing": .from(feeds["failing", default: 0]),
-                      "disabled": .from(feeds["disabled", default: 0])],
+            "feeds": ["ok": .from(feeds[.ok, default: 0]), "failing": .from(feeds[.failing, default: 0]),
+                      "disabled": .from(feeds[.disabled, default: 0])],
             "entries": .from(status.totals.entries),
             "unread": .from(status.totals.unread),
             "last_round": lastRound,
@@ -181,7 +181,7 @@ public struct ControlHandler: Sendable {
 
     static func json(_ feed: FeedSummary) -> JSONValue {
         ["id": .from(feed.id), "url": .string(feed.url), "title": .from(feed.title), "site_url": .from(feed.siteURL),
-         "category": .from(feed.category), "status": .string(feed.status), "last_error": .from(feed.lastError),
+         "category": .from(feed.category), "status": .string(feed.status.rawValue), "last_error": .from(feed.lastError),
          "error_count": .from(feed.errorCount), "unread": .from(feed.unread), "total": .from(feed.total),
          "checked_at": .from(feed.checkedAt.map(timestamp)), "next_check_at": .from(feed.nextCheckAt.map(timestamp))]
     }
@@ -201,7 +201,9 @@ public struct ControlHandler: Sendable {
         }
         if full {
             object["content"] = .from(article.content)
-            object["enclosures"] = article.enclosuresJSON.flatMap { try? JSONValue(parsing: Data($0.utf8)) } ?? []
+            object["enclosures"] = .array(article.enclosures.map { enclosure in
+                ["url": .string(enclosure.url), "type": .from(enclosure.type), "length": .from(enclosure.length)]
+            })
         }
         return .object(object)
     }

@@ -1,4 +1,3 @@
-import ControlProtocol
 import FeedParser
 import FeedStore
 import Foundation
@@ -14,7 +13,8 @@ public enum EntryMapper {
         IncomingEntry(
             url: entry.link, guid: entry.id, title: entry.title, summary: entry.summary, content: entry.content,
             author: entry.author, published: entry.published, updated: entry.updated, imageURL: entry.image,
-            enclosuresJSON: enclosuresJSON(entry.enclosures), searchText: searchText(of: entry))
+            enclosures: entry.enclosures.map { ArticleEnclosure(url: $0.url, type: $0.type, length: $0.length) },
+            searchText: searchText(of: entry))
     }
 
     /// The plain text of summary and content, once each (the parser copies content into an empty summary).
@@ -23,14 +23,5 @@ public enum EntryMapper {
         guard !parts.isEmpty else { return nil }
         let text = parts.map(HTMLText.plainText(fromHTML:)).joined(separator: " ")
         return text.isEmpty ? nil : text
-    }
-
-    /// `[{"length":…,"type":…,"url":…}]`, the shape `articles.get` returns.
-    static func enclosuresJSON(_ enclosures: [Enclosure]) -> String? {
-        guard !enclosures.isEmpty else { return nil }
-        let objects = JSONValue.array(enclosures.map { enclosure in
-            ["url": .string(enclosure.url), "type": .from(enclosure.type), "length": .from(enclosure.length)]
-        })
-        return String(decoding: objects.encoded(), as: UTF8.self)
     }
 }

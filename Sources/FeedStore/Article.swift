@@ -51,9 +51,9 @@ public struct Article: Sendable, Equatable {
     public var isStarred: Bool
     /// When searching: a short excerpt with each match between `Snippet.matchStart` and `Snippet.matchEnd`.
     public var snippet: String?
-    /// Only from `article(id:)`: the full content and the attachments as JSON.
+    /// Only from `article(id:)`: the full content and the attachments.
     public var content: String?
-    public var enclosuresJSON: String?
+    public var enclosures: [ArticleEnclosure] = []
 }
 
 /// One page of a listing and the opaque cursor of the next, nil on the last page.

@@ -1,13 +1,28 @@
 import Foundation
 
 /// A subscribed feed with its counts and fetch state.
+/// Whether a feed is fetched, and how its last fetch went (the `feeds.status` column).
+public enum FeedStatus: String, Sendable, Equatable, CaseIterable {
+    /// Its last fetch worked.
+    case ok
+    /// Its last fetch failed: retried with backoff, the reason in `last_error`.
+    case failing
+    /// Gone for good (HTTP 410): no longer fetched.
+    case disabled
+
+    /// The column's text read back; a value this build does not know counts as failing, so that it shows.
+    init(column text: String?) {
+        self = text.flatMap(FeedStatus.init(rawValue:)) ?? .failing
+    }
+}
+
 public struct FeedSummary: Sendable, Equatable {
     public var id: Int64
     public var url: String
     public var title: String?
     public var siteURL: String?
     public var category: String?
-    public var status: String
+    public var status: FeedStatus
     public var lastError: String?
     public var errorCount: Int
     public var unread: Int
@@ -26,7 +41,7 @@ public struct CategorySummary: Sendable, Equatable {
 
 /// The store's totals for `status`.
 public struct StoreTotals: Sendable, Equatable {
-    public var feedsByStatus: [String: Int]
+    public var feedsByStatus: [FeedStatus: Int]
     public var entries: Int
     public var unread: Int
 }
@@ -36,7 +51,7 @@ extension StoreReader {
     public func totals() throws(StoreError) -> StoreTotals {
         var totals = StoreTotals(feedsByStatus: [:], entries: 0, unread: 0)
         try database.statement("SELECT status, count(*) FROM feeds GROUP BY status").query { row in
-            totals.feedsByStatus[row.text(at: 0) ?? "ok"] = Int(row.int64(at: 1))
+            totals.feedsByStatus[FeedStatus(column: row.text(at: 0)), default: 0] += Int(row.int64(at: 1))
         }
         try database.statement("SELECT entries, unread FROM store_totals WHERE id = 1").query { row in
             totals.entries = Int(row.int64(at: 0))
@@ -70,7 +85,7 @@ extension StoreReader {
         try database.statement(sql).query(values) { row in
             feeds.append(FeedSummary(
                 id: row.int64(at: 0), url: row.text(at: 1) ?? "", title: row.text(at: 2), siteURL: row.text(at: 3),
-                category: row.text(at: 4), status: row.text(at: 5) ?? "ok", lastError: row.text(at: 6),
+                category: row.text(at: 4), status: FeedStatus(column: row.text(at: 5)), lastError: row.text(at: 6),
                 errorCount: Int(row.int64(at: 7)), unread: Int(row.int64(at: 8)), total: Int(row.int64(at: 9)),
                 checkedAt: row.optionalInt64(at: 10).map { Date(timeIntervalSince1970: TimeInterval($0)) },
                 nextCheckAt: row.optionalInt64(at: 11).map { Date(timeIntervalSince1970: TimeInterval($0)) }))

@@ -7,7 +7,7 @@ public struct FeedFetchState: Sendable, Equatable {
     public var etag: String?
     public var lastModified: String?
     public var errorCount: Int
-    public var status: String
+    public var status: FeedStatus
     public var nextCheckAt: Date?
     public var intervalSeconds: Int?
 }
@@ -32,7 +32,7 @@ extension FeedStore {
             """).query { row in
             feeds.append(FeedFetchState(
                 id: row.int64(at: 0), url: row.text(at: 1) ?? "", etag: row.text(at: 2), lastModified: row.text(at: 3),
-                errorCount: Int(row.int64(at: 4)), status: row.text(at: 5) ?? "ok",
+                errorCount: Int(row.int64(at: 4)), status: FeedStatus(column: row.text(at: 5)),
                 nextCheckAt: row.optionalInt64(at: 6).map { Date(timeIntervalSince1970: TimeInterval($0)) },
                 intervalSeconds: row.optionalInt64(at: 7).map { Int($0) }))
         }
@@ -58,13 +58,13 @@ extension FeedStore {
                 try database.statement("UPDATE OR IGNORE feeds SET url = ?2 WHERE id = ?1").run([.integer(feedID), .text(newURL)])
             }
         case .failure(let reason), .gone(let reason):
-            let status = if case .gone = record { "disabled" } else { "failing" }
+            let status: FeedStatus = if case .gone = record { .disabled } else { .failing }
             try database.statement("""
                 UPDATE feeds SET checked_at = ?2, next_check_at = ?3, interval_s = ?4, error_count = error_count + 1,
                     last_error = ?5, status = ?6
                 WHERE id = ?1
                 """).run([.integer(feedID), .integer(checked), .integer(next), .integer(Int64(intervalSeconds)),
-                          .text(reason), .text(status)])
+                          .text(reason), .text(status.rawValue)])
         }
     }
 }

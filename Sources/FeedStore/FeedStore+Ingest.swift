@@ -81,7 +81,7 @@ extension FeedStore {
             .text(key), .integer(published ?? seenAt), .integer(seenAt), SQLValue(published),
             SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), .integer(fingerprint), SQLValue(entry.url),
             SQLValue(entry.guid), SQLValue(entry.title), SQLValue(entry.author), SQLValue(entry.imageURL),
-            SQLValue(entry.enclosuresJSON), SQLValue(entry.summary), SQLValue(entry.content), SQLValue(entry.searchText),
+            SQLValue(ArticleEnclosure.columnText(entry.enclosures)), SQLValue(entry.summary), SQLValue(entry.content), SQLValue(entry.searchText),
         ])
         guard database.changes > 0 else { return nil }
         let id = database.lastInsertedRowID
@@ -103,7 +103,7 @@ extension FeedStore {
             .integer(id), SQLValue(entry.url), SQLValue(entry.guid), SQLValue(entry.title), SQLValue(entry.summary),
             SQLValue(entry.content), SQLValue(entry.author), SQLValue(Self.clamped(entry.published, seenAt: seenAt)),
             SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), SQLValue(entry.imageURL),
-            SQLValue(entry.enclosuresJSON), SQLValue(entry.searchText), .integer(fingerprint),
+            SQLValue(ArticleEnclosure.columnText(entry.enclosures)), SQLValue(entry.searchText), .integer(fingerprint),
         ])
         try indexText(id, entry.title, entry.searchText, entry.author)
     }

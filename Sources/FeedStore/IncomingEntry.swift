@@ -30,13 +30,13 @@ public struct IncomingEntry: Sendable, Equatable {
     public var published: Date?
     public var updated: Date?
     public var imageURL: String?
-    /// Attachments as JSON (an array of `{url, type, length}`), stored as given.
-    public var enclosuresJSON: String?
+    /// Attachments (audio, video, files).
+    public var enclosures: [ArticleEnclosure]
     public var searchText: String?
 
     public init(url: String? = nil, guid: String? = nil, title: String? = nil, summary: String? = nil,
                 content: String? = nil, author: String? = nil, published: Date? = nil, updated: Date? = nil,
-                imageURL: String? = nil, enclosuresJSON: String? = nil, searchText: String? = nil) {
+                imageURL: String? = nil, enclosures: [ArticleEnclosure] = [], searchText: String? = nil) {
         self.url = url
         self.guid = guid
         self.title = title
@@ -46,7 +46,7 @@ public struct IncomingEntry: Sendable, Equatable {
         self.published = published
         self.updated = updated
         self.imageURL = imageURL
-        self.enclosuresJSON = enclosuresJSON
+        self.enclosures = enclosures
         self.searchText = searchText
     }
 }

@@ -157,7 +157,7 @@ public final class StoreReader {
             """).query([.integer(id)]) { row in
             var article = Self.article(from: row)
             article.content = row.text(at: 13)
-            article.enclosuresJSON = row.text(at: 14)
+            article.enclosures = ArticleEnclosure.decoding(columnText: row.text(at: 14))
             found = article
         }
         return found

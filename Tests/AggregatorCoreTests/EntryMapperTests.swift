@@ -1,13 +1,17 @@
 @testable import AggregatorCore
 import FeedParser
+import FeedStore
 import Testing
 
 @Suite struct EntryMapperTests {
-    @Test func attachmentsBecomeTheJSONThatArticlesGetReturns() {
-        let json = EntryMapper.enclosuresJSON([Enclosure(url: "https://a.example/ep1.mp3", type: "audio/mpeg", length: 1234),
-                                               Enclosure(url: "https://a.example/x")])
-        #expect(json == #"[{"length":1234,"type":"audio/mpeg","url":"https://a.example/ep1.mp3"},{"length":null,"type":null,"url":"https://a.example/x"}]"#)
-        #expect(EntryMapper.enclosuresJSON([]) == nil)
+    @Test func attachmentsBecomeTheStoresEnclosures() {
+        var entry = ParsedEntry()
+        entry.enclosures = [Enclosure(url: "https://a.example/ep1.mp3", type: "audio/mpeg", length: 1234),
+                            Enclosure(url: "https://a.example/x")]
+        #expect(EntryMapper.incoming(entry).enclosures == [
+            ArticleEnclosure(url: "https://a.example/ep1.mp3", type: "audio/mpeg", length: 1234),
+            ArticleEnclosure(url: "https://a.example/x"),
+        ])
     }
 
     @Test func theSearchTextHoldsSummaryAndContentOnceEach() {

@@ -93,7 +93,7 @@ import Testing
 
         let expired = try await store.expire(RetentionPolicy(maximumAgeDays: 1, keepNewestPerFeed: 0), now: now)
         #expect(expired == 4, "all but the starred story")
-        #expect(try fixture.reader().totals() == StoreTotals(feedsByStatus: ["ok": 3], entries: 1, unread: 0))
+        #expect(try fixture.reader().totals() == StoreTotals(feedsByStatus: [.ok: 3], entries: 1, unread: 0))
         try await expectCountersMatchRows(fixture, "retention")
     }
 

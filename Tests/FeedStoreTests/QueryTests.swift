@@ -89,7 +89,7 @@ import Testing
         try await fixture.store.mark(ArticleFilter(), read: true, starred: true)
         try await fixture.store.mark(ids: [1], read: false)
         let totals = try fixture.reader().totals()
-        #expect(totals == StoreTotals(feedsByStatus: ["ok": 1], entries: 4, unread: 1))
+        #expect(totals == StoreTotals(feedsByStatus: [.ok: 1], entries: 4, unread: 1))
         // Setting read and starred together stars every matching row, read or not.
         #expect(try fixture.reader().count(ArticleFilter(starredOnly: true)) == 4)
     }
