@@ -43,7 +43,7 @@ public struct ControlHandler: Sendable {
         case .status:
             return Self.json(try await service.status())
         case .feedsList:
-            let feeds = try service.feeds(category: params.string("category"), failingOnly: params.bool("failing") ?? false)
+            let feeds = try await service.feeds(category: params.string("category"), failingOnly: params.bool("failing") ?? false)
             return ["feeds": .array(feeds.map(Self.json))]
         case .feedsAdd:
             guard let url = params.string("url") else { throw JSONRPCError.invalidParams("\"url\" is required") }
@@ -64,9 +64,9 @@ public struct ControlHandler: Sendable {
             let summary = try await service.importOPML(Data(text.utf8))
             return ["added": .from(summary.added), "skipped": .from(summary.skipped), "invalid": .from(summary.invalid)]
         case .feedsExport:
-            return ["opml": .string(try service.exportOPML())]
+            return ["opml": .string(try await service.exportOPML())]
         case .categoriesList:
-            return ["categories": .array(try service.categories().map(Self.json))]
+            return ["categories": .array(try await service.categories().map(Self.json))]
         case .categoriesRename:
             guard let name = params.string("name"), let newName = params.string("new_name") else {
                 throw JSONRPCError.invalidParams("\"name\" and \"new_name\" are required")
@@ -84,7 +84,7 @@ public struct ControlHandler: Sendable {
             return ["articles": .array(page.articles.map { Self.json($0, full: false) }), "next_cursor": .from(page.nextCursor)]
         case .articlesGet:
             guard let id = params.int("id") else { throw JSONRPCError.invalidParams("\"id\" must be an article id") }
-            return ["article": Self.json(try service.article(id: Int64(id)), full: true)]
+            return ["article": Self.json(try await service.article(id: Int64(id)), full: true)]
         case .articlesMark:
             let selection: MarkSelection
             if let ids = params.value("ids")?.array {

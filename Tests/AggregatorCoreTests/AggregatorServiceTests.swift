@@ -45,7 +45,7 @@ import Testing
         await #expect(throws: AggregatorError.notFound("no feed with URL http://nowhere.example/")) {
             try await service.removeFeed(.url("http://nowhere.example/"))
         }
-        #expect(throws: AggregatorError.notFound("no article with id 5")) { try service.article(id: 5) }
+        await #expect(throws: AggregatorError.notFound("no article with id 5")) { try await service.article(id: 5) }
         await #expect(throws: AggregatorError.invalidArgument("say read and/or starred")) {
             try await service.mark(.ids([1]), read: nil, starred: nil)
         }

@@ -16,12 +16,12 @@ extension AggregatorService {
         }
         let filter = try await filter(query)
         let order = sort ?? (filter.search == nil ? .newest : .relevance)
-        return try read { try $0.articles(filter, sort: order, limit: limit, cursor: cursor) }
+        return try await read { try $0.articles(filter, sort: order, limit: limit, cursor: cursor) }
     }
 
     /// One article with its content and enclosures.
-    public func article(id: Int64) throws(AggregatorError) -> Article {
-        guard let article = try read({ try $0.article(id: id) }) else { throw .notFound("no article with id \(id)") }
+    public func article(id: Int64) async throws(AggregatorError) -> Article {
+        guard let article = try await read({ try $0.article(id: id) }) else { throw .notFound("no article with id \(id)") }
         return article
     }
 
@@ -44,17 +44,17 @@ extension AggregatorService {
     public func watch(_ query: ArticleQuery, onArticle: (Article) -> Void) async throws(AggregatorError) {
         var filter = try await filter(query)
         let events = self.events.subscribe()  // before reading where to start: nothing stored in between is missed
-        var lastID = try read { try $0.newestEntryID() }
+        var lastID = try await read { try $0.newestEntryID() }
         for await event in events {
             guard case .entriesStored = event else { continue }
             filter.storedAfterID = lastID
-            let page = try read { try $0.articles(filter, sort: .oldest, limit: Self.maximumPageSize) }
+            let page = try await read { [filter] in try $0.articles(filter, sort: .oldest, limit: Self.maximumPageSize) }
             for article in page.articles.sorted(by: { $0.id < $1.id }) {
                 onArticle(article)
                 lastID = max(lastID, article.id)
             }
             // Entries stored but filtered out still move the starting point on.
-            lastID = max(lastID, try read { try $0.newestEntryID() })
+            lastID = max(lastID, try await read { try $0.newestEntryID() })
         }
     }
 

@@ -7,14 +7,14 @@ extension AggregatorService {
     // MARK: - Feeds
 
     /// The subscriptions, with their state and counts; only those of `category`, or only failing ones.
-    public func feeds(category: String? = nil, failingOnly: Bool = false) throws(AggregatorError) -> [FeedSummary] {
-        try read { try $0.feeds(category: category, failingOnly: failingOnly) }
+    public func feeds(category: String? = nil, failingOnly: Bool = false) async throws(AggregatorError) -> [FeedSummary] {
+        try await read { try $0.feeds(category: category, failingOnly: failingOnly) }
     }
 
     /// One subscription.
     public func feed(_ reference: FeedReference) async throws(AggregatorError) -> FeedSummary {
         let id = try await feedID(reference)
-        guard let feed = try read({ try $0.feeds(id: id).first }) else { throw .notFound("no feed with id \(id)") }
+        guard let feed = try await read({ try $0.feeds(id: id).first }) else { throw .notFound("no feed with id \(id)") }
         return feed
     }
 
@@ -68,8 +68,8 @@ extension AggregatorService {
     }
 
     /// Every subscription as an OPML document, by category.
-    public func exportOPML() throws(AggregatorError) -> String {
-        let feeds = try read { try $0.feeds() }.map {
+    public func exportOPML() async throws(AggregatorError) -> String {
+        let feeds = try await read { try $0.feeds() }.map {
             OPMLFeed(url: $0.url, title: $0.title, siteURL: $0.siteURL, category: $0.category)
         }
         return OPMLWriter.document(title: "aggregatord subscriptions", feeds: feeds)
@@ -77,14 +77,14 @@ extension AggregatorService {
 
     // MARK: - Categories
 
-    public func categories() throws(AggregatorError) -> [CategorySummary] {
-        try read { try $0.categories() }
+    public func categories() async throws(AggregatorError) -> [CategorySummary] {
+        try await read { try $0.categories() }
     }
 
     /// Renames a category; into the name of another one, the two are merged.
     public func renameCategory(_ name: String, to newName: String) async throws(AggregatorError) -> CategorySummary? {
         try await write { try await $0.renameCategory(name, to: newName) }
-        return try categories().first { $0.name.caseInsensitiveCompare(newName) == .orderedSame }
+        return try await categories().first { $0.name.caseInsensitiveCompare(newName) == .orderedSame }
     }
 
     // MARK: - Discovery

@@ -31,7 +31,7 @@ public final class AggregatorService: Sendable {
     // MARK: - Status and maintenance
 
     public func status() async throws(AggregatorError) -> ServiceStatus {
-        let totals = try read { try $0.totals() }
+        let totals = try await read { try $0.totals() }
         let size = (try? FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int) ?? nil
         return ServiceStatus(version: AggregatorVersion.current, uptime: Date().timeIntervalSince(started),
                              databasePath: store.path, databaseBytes: size, totals: totals,
@@ -47,14 +47,20 @@ public final class AggregatorService: Sendable {
 
     // MARK: - Store access
 
-    /// Runs `body` with a read connection of the pool, store failures as the service's errors.
-    func read<T>(_ body: (StoreReader) throws -> T) throws(AggregatorError) -> T {
-        do {
-            return try readers.withReader(body)
-        } catch {
-            throw Self.translated(error)
+    /// Runs `body` with a read connection of the pool, on a thread of the readers' queue (SQLite
+    /// blocks: not on Swift's cooperative pool), store failures as the service's errors.
+    func read<T: Sendable>(_ body: @escaping @Sendable (StoreReader) throws -> T) async throws(AggregatorError) -> T {
+        let readers = self.readers
+        let result: Result<T, AggregatorError> = await withCheckedContinuation { continuation in
+            Self.readQueue.async {
+                continuation.resume(returning: Result { try readers.withReader(body) }.mapError(Self.translated))
+            }
         }
+        return try result.get()
     }
+
+    /// Where reads run: a queue of its own, whose threads Dispatch adds as reads block.
+    private static let readQueue = DispatchQueue(label: "store-readers", attributes: .concurrent)
 
     /// Runs `body` against the writer, store failures as the service's errors.
     func write<T>(_ body: (FeedStore) async throws -> T) async throws(AggregatorError) -> T {
