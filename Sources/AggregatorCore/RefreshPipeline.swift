@@ -26,14 +26,14 @@ public struct RefreshSummary: Sendable, Equatable {
 /// (the fetcher holds back a host's extra fetches and starts each the moment a slot frees).
 /// Results are stored while the round goes on, in group commits of whatever arrived meanwhile. One
 /// bad feed never stops the others.
-public struct RefreshPipeline: Sendable {
+public final class RefreshPipeline: Sendable {
     let store: FeedStore
     let fetcher: FeedFetcher
     let logger: Logger
-    /// How many fetches run at once, the limits on each and the bounds of feeds' intervals, shared
-    /// by every copy of the pipeline; a reload may change them.
-    private let settings: SharedSettings
-    /// Fetches in flight, shared by every copy of the pipeline (the scheduler's and the control socket's).
+    /// How many fetches run at once, the limits on each and the bounds of feeds' intervals; a reload
+    /// may change them.
+    private let settings: Mutex<Settings>
+    /// Fetches in flight, shared by everyone who refreshes (the scheduler and the service's waited refreshes).
     let inFlight = InFlightFeeds()
     /// When a feed was checked, and so when it is due next, is read from this clock (the scheduler's).
     let clock: any SchedulerClock
@@ -48,28 +48,28 @@ public struct RefreshPipeline: Sendable {
         self.logger = logger
         self.clock = clock
         self.events = events
-        settings = SharedSettings(Settings(width: max(1, width), perHost: max(1, perHost), limits: limits, policy: policy))
+        settings = Mutex(Settings(width: max(1, width), perHost: max(1, perHost), limits: limits, policy: policy))
     }
 
     /// The time and size limits each fetch runs under (also for `add` and discovery).
-    public var limits: FetchLimits { settings.current.withLock { $0.limits } }
+    public var limits: FetchLimits { settings.withLock { $0.limits } }
 
     /// Changes the limits on fetches from the next one on.
     public func setLimits(_ limits: FetchLimits) {
-        settings.current.withLock { $0.limits = limits }
+        settings.withLock { $0.limits = limits }
     }
 
     /// When feeds are checked next, after their next fetch.
-    public var policy: RefreshPolicy { settings.current.withLock { $0.policy } }
+    public var policy: RefreshPolicy { settings.withLock { $0.policy } }
 
     /// Changes how feeds' next checks are set, from the next fetch on (checks already set stay).
     public func setPolicy(_ policy: RefreshPolicy) {
-        settings.current.withLock { $0.policy = policy }
+        settings.withLock { $0.policy = policy }
     }
 
     /// Changes how many fetches rounds run at once, in all and per host, from the next round on.
     public func setBounds(width: Int, perHost: Int) {
-        settings.current.withLock { ($0.width, $0.perHost) = (max(1, width), max(1, perHost)) }
+        settings.withLock { ($0.width, $0.perHost) = (max(1, width), max(1, perHost)) }
     }
 
     /// Refreshes `feeds` and returns the round's summary. Cancelling the caller cancels every fetch.
@@ -79,7 +79,7 @@ public struct RefreshPipeline: Sendable {
         let started = Date()
         var summary = RefreshSummary()
         summary.feeds = feeds.count
-        let (width, perHost) = settings.current.withLock { ($0.width, $0.perHost) }
+        let (width, perHost) = settings.withLock { ($0.width, $0.perHost) }
         // The store commits as results come in, never waiting for a batch to fill, while fetching and
         // parsing go on (committing inside this loop left the store idle half of a cold round). At most
         // 32 parsed documents wait: the 1,000-feed farm's cold round peaks at 50 MB (64: 56 MB, no faster).
@@ -92,7 +92,7 @@ public struct RefreshPipeline: Sendable {
             func startNext() {
                 guard let feed = iterator.next() else { return }
                 inFlight += 1
-                group.addTask { await refreshOne(feed, perHost: perHost) }
+                group.addTask { await self.refreshOne(feed, perHost: perHost) }
             }
             for _ in 0..<width { startNext() }
             var done = 0
@@ -221,12 +221,6 @@ private struct Settings: Sendable {
     var perHost: Int
     var limits: FetchLimits
     var policy: RefreshPolicy
-}
-
-/// The pipeline's settings, held by reference so every copy of the pipeline sees a change.
-private final class SharedSettings: Sendable {
-    let current: Mutex<Settings>
-    init(_ initial: Settings) { current = Mutex(initial) }
 }
 
 /// Refreshes waiting to be stored. The round puts each as it finishes (waiting while `capacity` wait
