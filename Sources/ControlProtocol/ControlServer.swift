@@ -150,18 +150,36 @@ public final class ControlServer: Sendable {
 
 /// One client connection. The descriptor is closed only when both the reading thread and the
 /// serving task are done with it, so its number is never reused under either of them.
+///
+/// Writes go out in order on a serial queue of the connection's own: a client slow to read blocks
+/// that queue's thread (up to the socket's send timeout), never a thread of Swift's cooperative
+/// pool. What waits to be written is bounded: a client that lets more pile up is disconnected.
 private final class Connection: Sendable {
     let descriptor: Int32
     private let state = Mutex((reading: true, writing: true))
-    private let writeLock = Mutex(())
+    private let writes = DispatchQueue(label: "control-connection-writes")
+    /// Bytes handed to `writes` and not yet written.
+    private let pending = Mutex(0)
+    static let maximumPendingBytes = 32 << 20
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
     }
 
     func write(_ message: JSONRPCMessage) {
-        writeLock.withLock { _ in
-            _ = UnixSocket.writeAll(descriptor, message.encoded + Data([0x0A]))
+        let bytes = message.encoded + Data([0x0A])
+        let accepted = pending.withLock { pending -> Bool in
+            guard pending + bytes.count <= Self.maximumPendingBytes else { return false }
+            pending += bytes.count
+            return true
+        }
+        guard accepted else {
+            shutdown(descriptor, Int32(SHUT_RDWR))  // not reading what it asked for: ends the reader too
+            return
+        }
+        writes.async { [self] in
+            _ = UnixSocket.writeAll(descriptor, bytes)
+            pending.withLock { $0 -= bytes.count }
         }
     }
 
@@ -179,13 +197,16 @@ private final class Connection: Sendable {
         if closeNow { close(descriptor) }
     }
 
+    /// After everything written before it has gone out: wakes the reading thread if it still waits
+    /// for input, and closes the descriptor if that thread is done too.
     func finishWriting() {
-        // Wakes the reading thread if it is still waiting for input.
-        shutdown(descriptor, Int32(SHUT_RDWR))
-        let closeNow = state.withLock { state -> Bool in
-            state.writing = false
-            return !state.reading
+        writes.async { [self] in
+            shutdown(descriptor, Int32(SHUT_RDWR))
+            let closeNow = state.withLock { state -> Bool in
+                state.writing = false
+                return !state.reading
+            }
+            if closeNow { close(descriptor) }
         }
-        if closeNow { close(descriptor) }
     }
 }
