@@ -23,7 +23,7 @@ _aggregatorctl() {
         refresh) COMPREPLY=($(compgen -W "--wait --json" -- "$current")) ;;
         articles|search) COMPREPLY=($(compgen -W "$filters --json" -- "$current")) ;;
         watch) COMPREPLY=($(compgen -W "$selection --json" -- "$current")) ;;
-        read|unread|star|unstar) COMPREPLY=($(compgen -W "--all $filters" -- "$current")) ;;
+        read|unread|star|unstar) COMPREPLY=($(compgen -W "--all $selection" -- "$current")) ;;
         parse) COMPREPLY=($(compgen -W "--json --url --content-type --content-language --max-size" -- "$current")) ;;
         help) COMPREPLY=($(compgen -W "$commands" -- "$current")) ;;
     esac

@@ -2,9 +2,26 @@
 /// `--name value`, `--name=value`, flags, and `--` ending the options.
 struct ArgumentReader {
     private var arguments: [String]
+    /// The options a command's table lists, once the command is known; others are never taken.
+    private var allowed: Set<String>?
+    /// Options the code asked for that the table does not list: a bug, which tests look for.
+    private(set) var unlisted: [String] = []
 
     init(_ arguments: [String]) {
         self.arguments = arguments
+    }
+
+    /// From now on, takes only `names` (a command's options): any other is left for `positionals()`
+    /// to report as unknown, and asking for it is recorded in `unlisted`.
+    mutating func restrict(to names: Set<String>) {
+        allowed = names
+    }
+
+    /// Whether `name` may be taken; records it when the table does not list it.
+    private mutating func mayTake(_ name: String) -> Bool {
+        guard let allowed, !allowed.contains(name) else { return true }
+        unlisted.append(name)
+        return false
     }
 
     /// Where `--` stands, or the end: options are only looked for before it.
@@ -12,6 +29,7 @@ struct ArgumentReader {
 
     /// Removes every occurrence of the flag; true when it was given.
     mutating func flag(_ names: String...) -> Bool {
+        let names = names.filter { mayTake($0) }
         var found = false
         let end = optionsEnd
         var kept: [String] = []
@@ -30,6 +48,7 @@ struct ArgumentReader {
     /// Removes `--name value` or `--name=value` and returns the value (the last one when repeated).
     /// - Throws: `UsageError` when the option has no value.
     mutating func option(_ name: String) throws(UsageError) -> String? {
+        guard mayTake(name) else { return nil }
         var value: String?
         let end = optionsEnd
         let prefix = name + "="

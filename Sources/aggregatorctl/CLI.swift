@@ -63,15 +63,17 @@ struct CLI {
             standardOutput(text + "\n")
             return .success
         }
+        guard let spec = Command.all.first(where: { $0.name == command }), command != "help" else {
+            throw UsageError("Unknown command '\(command)'")
+        }
+        reader.restrict(to: spec.optionNames)  // the options its help lists, and no others
         switch command {
         case "parse":
             let parse = try ParseCommand(arguments: &reader, json: json)
             return parse.run(output: standardOutputBytes, error: standardError)
-        case "help":
-            throw UsageError("Unknown command '\(command)'")
         default:
-            guard Command.all.contains(where: { $0.name == command }) else { throw UsageError("Unknown command '\(command)'") }
             let daemonCommand = try DaemonCommand(name: command, arguments: &reader)
+            _ = try reader.positionals()  // an option left over is one this command does not take
             return call(daemonCommand, socket: socket ?? ControlSocketPath.resolve(environment: environment), json: json)
         }
     }

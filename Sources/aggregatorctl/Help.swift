@@ -35,70 +35,131 @@ enum Help {
     }
 }
 
-/// A command `aggregatorctl` knows: its name, one-line summary, usage and option details.
+/// One option a command takes: its name, the placeholder of its value (nil for a flag), what it does.
+struct OptionSpec {
+    let name: String
+    var value: String?
+    let help: String
+    /// False for an option the usage line already shows as an alternative (`ID...|--all`).
+    var isInUsage = true
+
+    /// `--name VALUE` or `--name`, as help shows it.
+    var synopsis: String { value.map { "\(name) \($0)" } ?? name }
+}
+
+/// A command `aggregatorctl` knows. Its usage line and help are made from this one table, and the
+/// parser takes exactly the options listed here (`ArgumentReader.restrict(to:)`), so the two cannot
+/// drift apart.
 struct Command {
     let name: String
     let summary: String
-    let usage: String
-    let details: String
+    /// The positional arguments as the usage line shows them: `URL`, `FEED...`, `ID...|--all`.
+    var arguments = ""
+    /// Each positional argument's explanation.
+    var argumentHelp: [(name: String, help: String)] = []
+    var options: [OptionSpec] = []
+    /// Article filters, shown as `[FILTERS]` in the usage and listed under FILTERS.
+    var filters: [OptionSpec] = []
+    /// Text after the options.
+    var notes = ""
 
-    private static let filters = """
-        FILTERS:
-          --category NAME         Articles of feeds in this category (cross-posts included)
-          --feed FEED             Articles of this feed (id or URL)
-          --unread, --starred     Only unread, only starred articles
-          --since WHEN            Published at or after WHEN: a date (2024-06-01, 2024-06-01T12:00:00Z,
-                                  RFC 822) or an age (30m, 12h, 7d, 2w, today, yesterday)
-          --before WHEN           Published before WHEN (e.g. read --all --before 30d)
-          --search QUERY          Words, "phrases", prefix*, -excluded and OR
-          --sort ORDER            newest, oldest, title, or relevance (searches: the newest 1,000
-                                  matches ranked); default newest, relevance for a search
-          --limit N               Articles per page, 1-1000 (default 50)
-          --cursor C              The next page, from the previous page's cursor
-        """
+    /// `name ARGUMENTS [--option VALUE]... [FILTERS]`.
+    var usage: String {
+        var parts = [name]
+        if !arguments.isEmpty { parts.append(arguments) }
+        parts += options.filter(\.isInUsage).map { "[\($0.synopsis)]" }
+        if !filters.isEmpty { parts.append("[FILTERS]") }
+        return parts.joined(separator: " ")
+    }
+
+    /// The ARGUMENTS, OPTIONS and FILTERS sections and the notes, each present when not empty.
+    var details: String {
+        func rows(_ entries: [(String, String)]) -> String {
+            entries.map { entry in
+                let lines = entry.1.split(separator: "\n", omittingEmptySubsequences: false)
+                return (["  " + entry.0.padding(to: 22) + "  " + lines[0]]
+                    + lines.dropFirst().map { String(repeating: " ", count: 26) + $0 }).joined(separator: "\n")
+            }.joined(separator: "\n")
+        }
+        var sections: [String] = []
+        if !argumentHelp.isEmpty { sections.append("ARGUMENTS:\n" + rows(argumentHelp.map { ($0.name, $0.help) })) }
+        if !options.isEmpty { sections.append("OPTIONS:\n" + rows(options.map { ($0.synopsis, $0.help) })) }
+        if !filters.isEmpty { sections.append("FILTERS:\n" + rows(filters.map { ($0.synopsis, $0.help) })) }
+        if !notes.isEmpty { sections.append(notes) }
+        return sections.joined(separator: "\n\n")
+    }
+
+    /// Every option the command takes.
+    var optionNames: Set<String> { Set((options + filters).map(\.name)) }
+
+    /// Which articles: the filters every article command takes.
+    static let selection = [
+        OptionSpec(name: "--category", value: "NAME", help: "Articles of feeds in this category (cross-posts included)"),
+        OptionSpec(name: "--feed", value: "FEED", help: "Articles of this feed (id or URL)"),
+        OptionSpec(name: "--unread", help: "Only unread articles"),
+        OptionSpec(name: "--starred", help: "Only starred articles"),
+        OptionSpec(name: "--since", value: "WHEN", help: "Published at or after WHEN: a date (2024-06-01, 2024-06-01T12:00:00Z,\n"
+            + "RFC 822) or an age (30m, 12h, 7d, 2w, today, yesterday)"),
+        OptionSpec(name: "--before", value: "WHEN", help: "Published before WHEN (e.g. read --all --before 30d)"),
+        OptionSpec(name: "--search", value: "QUERY", help: "Words, \"phrases\", prefix*, -excluded and OR"),
+    ]
+
+    /// The filters of a listing: which articles, in which order, which page.
+    static let listing = selection + [
+        OptionSpec(name: "--sort", value: "ORDER", help: "newest, oldest, title, or relevance (searches: the newest 1,000\n"
+            + "matches ranked); default newest, relevance for a search"),
+        OptionSpec(name: "--limit", value: "N", help: "Articles per page, 1-1000 (default 50)"),
+        OptionSpec(name: "--cursor", value: "C", help: "The next page, from the previous page's cursor"),
+    ]
+
+    private static let feedArgument = (name: "FEED", help: "A feed id or URL")
+
+    private static func mark(_ name: String, _ summary: String) -> Command {
+        Command(name: name, summary: summary, arguments: "ID...|--all",
+                argumentHelp: [("ID", "An article number")],
+                options: [OptionSpec(name: "--all", help: "Every article the filters select", isInUsage: false)],
+                filters: selection)
+    }
 
     static let all: [Command] = [
-        Command(name: "status", summary: "Show the daemon's state: feeds, entries, the last refresh round",
-                usage: "status", details: ""),
+        Command(name: "status", summary: "Show the daemon's state: feeds, entries, the last refresh round"),
         Command(name: "feeds", summary: "List subscribed feeds with unread counts, status and next check",
-                usage: "feeds [--category NAME] [--failing]",
-                details: "OPTIONS:\n  --category NAME         Only this category's feeds\n  --failing               Only feeds whose last fetch failed, with the reason"),
-        Command(name: "categories", summary: "List categories with feed and article counts", usage: "categories", details: ""),
-        Command(name: "add", summary: "Subscribe to a feed", usage: "add URL [--category NAME] [--title TEXT]",
-                details: "ARGUMENTS:\n  URL                     An http(s) feed URL\n\nOPTIONS:\n  --category NAME         File it under this category (created if needed)\n  --title TEXT            Its title until the feed's own is known"),
+                options: [OptionSpec(name: "--category", value: "NAME", help: "Only this category's feeds"),
+                          OptionSpec(name: "--failing", help: "Only feeds whose last fetch failed, with the reason")]),
+        Command(name: "categories", summary: "List categories with feed and article counts"),
+        Command(name: "add", summary: "Subscribe to a feed", arguments: "URL",
+                argumentHelp: [("URL", "An http(s) feed URL, or a page that links to one")],
+                options: [OptionSpec(name: "--category", value: "NAME", help: "File it under this category (created if needed)"),
+                          OptionSpec(name: "--title", value: "TEXT", help: "Its title until the feed's own is known")]),
         Command(name: "remove", summary: "Unsubscribe from a feed (starred and cross-posted articles stay)",
-                usage: "remove FEED", details: "ARGUMENTS:\n  FEED                    A feed id or URL"),
-        Command(name: "rename", summary: "Give a feed another title", usage: "rename FEED TITLE",
-                details: "ARGUMENTS:\n  FEED                    A feed id or URL\n  TITLE                   Its new title (\"\" for the feed's own)"),
-        Command(name: "move", summary: "File a feed under another category", usage: "move FEED CATEGORY",
-                details: "ARGUMENTS:\n  FEED                    A feed id or URL\n  CATEGORY                The category (created if needed; \"\" for none)"),
+                arguments: "FEED", argumentHelp: [feedArgument]),
+        Command(name: "rename", summary: "Give a feed another title", arguments: "FEED TITLE",
+                argumentHelp: [feedArgument, ("TITLE", "Its new title (\"\" for the feed's own)")]),
+        Command(name: "move", summary: "File a feed under another category", arguments: "FEED CATEGORY",
+                argumentHelp: [feedArgument, ("CATEGORY", "The category (created if needed; \"\" for none)")]),
         Command(name: "rename-category", summary: "Rename a category (into an existing name: merge the two)",
-                usage: "rename-category NAME NEW_NAME", details: ""),
-        Command(name: "import", summary: "Subscribe to every feed of an OPML file", usage: "import FILE.opml", details: ""),
+                arguments: "NAME NEW_NAME"),
+        Command(name: "import", summary: "Subscribe to every feed of an OPML file", arguments: "FILE.opml"),
         Command(name: "export", summary: "Write the subscriptions as OPML (to FILE, else standard output)",
-                usage: "export [FILE]", details: ""),
-        Command(name: "refresh", summary: "Fetch feeds now (all, or the ones named)", usage: "refresh [FEED...] [--wait]",
-                details: "OPTIONS:\n  --wait                  Wait for the round and print its summary (progress on a terminal)"),
-        Command(name: "articles", summary: "List articles, newest first", usage: "articles [FILTERS]", details: filters),
-        Command(name: "search", summary: "Full-text search of titles, text and authors", usage: "search QUERY [FILTERS]",
-                details: filters),
+                arguments: "[FILE]"),
+        Command(name: "refresh", summary: "Fetch feeds now, due or not (all, or the ones named)", arguments: "[FEED...]",
+                options: [OptionSpec(name: "--wait", help: "Wait for the round and print its summary (progress on a terminal)")]),
+        Command(name: "articles", summary: "List articles, newest first", filters: listing),
+        Command(name: "search", summary: "Full-text search of titles, text and authors", arguments: "QUERY",
+                filters: listing),
         Command(name: "watch", summary: "Print new articles as they are stored, one line each (JSON lines with --json)",
-                usage: "watch [--category NAME] [--feed FEED] [--search QUERY] [--unread] [--starred] "
-                    + "[--since WHEN] [--before WHEN]",
-                details: "Runs until interrupted (Ctrl-C). Each line: id, feed, title, link."),
-        Command(name: "show", summary: "Show one article as readable text", usage: "show ID",
-                details: "Wrapped to the terminal (at most 100 columns): a header, the article's headings, paragraphs,\n"
+                filters: selection, notes: "Runs until interrupted (Ctrl-C). Each line: id, feed, title, link."),
+        Command(name: "show", summary: "Show one article as readable text", arguments: "ID",
+                notes: "Wrapped to the terminal (at most 100 columns): a header, the article's headings, paragraphs,\n"
                     + "lists, quotes and code, then its links as numbered footnotes."),
-        Command(name: "read", summary: "Mark articles read (IDs, or --all with filters)", usage: "read ID...|--all [FILTERS]",
-                details: filters),
-        Command(name: "unread", summary: "Mark articles unread", usage: "unread ID...|--all [FILTERS]", details: filters),
-        Command(name: "star", summary: "Star articles", usage: "star ID...|--all [FILTERS]", details: filters),
-        Command(name: "unstar", summary: "Unstar articles", usage: "unstar ID...|--all [FILTERS]", details: filters),
+        mark("read", "Mark articles read (IDs, or --all with filters)"),
+        mark("unread", "Mark articles unread"),
+        mark("star", "Star articles"),
+        mark("unstar", "Unstar articles"),
         Command(name: "backup", summary: "Copy the database to FILE while the daemon runs (SQLite online backup)",
-                usage: "backup FILE", details: "The daemon writes FILE: it must be a path the daemon's user can create."),
+                arguments: "FILE", notes: "The daemon writes FILE: it must be a path the daemon's user can create."),
         ParseCommand.command,
-        Command(name: "help", summary: "Show help for aggregatorctl or one of its commands",
-                usage: "help [COMMAND]", details: ""),
+        Command(name: "help", summary: "Show help for aggregatorctl or one of its commands", arguments: "[COMMAND]"),
     ]
 }
 

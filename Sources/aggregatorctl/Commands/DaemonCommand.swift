@@ -85,7 +85,7 @@ struct DaemonCommand {
             params = ["id": .from(id)]
         case "read", "unread", "star", "unstar":
             let all = reader.flag("--all")
-            let filter = try Self.filter(&reader)
+            let filter = try Self.selection(&reader)  // a mark has no order or pages
             let ids = try reader.positionals()
             let flag: [String: JSONValue] = switch name {
             case "read": ["read": true]

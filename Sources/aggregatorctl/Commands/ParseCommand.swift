@@ -6,20 +6,17 @@ import Foundation
 /// parses feed files locally, no daemon needed.
 struct ParseCommand {
     static let command = Command(
-        name: "parse",
-        summary: "Parse feed files locally and print what was read (no daemon needed)",
-        usage: "parse FILE...|- [--json] [--url URL] [--content-type TYPE] [--content-language TAG]",
-        details: """
-            ARGUMENTS:
-              FILE                    A feed document (RSS, RDF, Atom, JSON Feed), or - for standard input
-
-            OPTIONS:
-              --json                  Print the normalized feed as JSON, one object per line per file
-              --url URL               The document's URL, the base for relative links
-              --content-type TYPE     The HTTP Content-Type it was served with (its charset counts)
-              --content-language TAG  The HTTP Content-Language it was served with (e.g. en-US)
-              --max-size BYTES        Refuse documents larger than this (default 16777216)
-
+        name: "parse", summary: "Parse feed files locally and print what was read (no daemon needed)",
+        arguments: "FILE...|-",
+        argumentHelp: [("FILE", "A feed document (RSS, RDF, Atom, JSON Feed), or - for standard input")],
+        options: [
+            OptionSpec(name: "--json", help: "Print the normalized feed as JSON, one object per line per file"),
+            OptionSpec(name: "--url", value: "URL", help: "The document's URL, the base for relative links"),
+            OptionSpec(name: "--content-type", value: "TYPE", help: "The HTTP Content-Type it was served with (its charset counts)"),
+            OptionSpec(name: "--content-language", value: "TAG", help: "The HTTP Content-Language it was served with (e.g. en-US)"),
+            OptionSpec(name: "--max-size", value: "BYTES", help: "Refuse documents larger than this (default 16777216)"),
+        ],
+        notes: """
             Without --json, prints one line per file: format, title, entries and any problems.
             Files are parsed in parallel; output keeps the order of the arguments.
             """)
