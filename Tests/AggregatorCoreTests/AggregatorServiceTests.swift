@@ -7,7 +7,9 @@ import TestSupport
 import Testing
 
 /// The service's typed calls and errors, over a real store, pipeline and local feed server.
-@Suite(.timeLimit(.minutes(1))) struct AggregatorServiceTests {
+/// The time limit only ends a hang: in a full parallel run on two cores a test here waits for
+/// threads (tests that block them while a child process runs) and takes 15–20 s; alone, under 2 s.
+@Suite(.timeLimit(.minutes(3))) struct AggregatorServiceTests {
     final class Fixture: Sendable {
         let server: FeedTestServer
         let directory: URL
