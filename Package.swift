@@ -12,17 +12,23 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "FeedParser", dependencies: ["CLibXML2"]),
         .target(name: "FeedFetcher", dependencies: ["CCurl"]),
         .target(name: "FeedStore", dependencies: ["CSQLite"]),
         .target(name: "ControlProtocol"),
+        // HTTP/1.1 on libmicrohttpd: requests, responses and limits; it knows nothing of feeds.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        // The HTTP routes over the service (AggregatorCore) on the server (HTTPServer).
+        .target(name: "HTTPAPI", dependencies: ["AggregatorCore", "HTTPServer"]),
         .target(
             name: "AggregatorCore",
-            dependencies: ["FeedParser", "FeedFetcher", "FeedStore", "ControlProtocol"]
+            dependencies: ["FeedParser", "FeedFetcher", "FeedStore", "ControlProtocol", "HTTPServer"]
         ),
 
-        .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "ControlProtocol", "FeedFetcher", "FeedStore"]),
+        .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "ControlProtocol", "FeedFetcher", "FeedStore",
+                                                            "HTTPAPI", "HTTPServer"]),
         .executableTarget(name: "aggregatorctl", dependencies: ["ControlProtocol", "FeedParser"]),
         // `make bench`: parse + ingest of a generated farm, against ../shared/bench/store_limit.py.
         .executableTarget(name: "storebench", dependencies: ["AggregatorCore", "FeedParser", "FeedStore"],
@@ -40,6 +46,7 @@ let package = Package(
         .testTarget(name: "AggregatorCoreTests", dependencies: ["AggregatorCore", "FeedStore", "FeedFetcher", "TestSupport"]),
         .testTarget(name: "aggregatordTests", dependencies: ["aggregatord"]),
         .testTarget(name: "aggregatorctlTests", dependencies: ["aggregatorctl"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol", "TestSupport"],
                     resources: [.copy("Fixtures")]),
     ],

@@ -1,6 +1,7 @@
 import FeedFetcher
 import FeedStore
 import Foundation
+import HTTPServer
 
 /// The daemon's settings, from flags, `AGGREGATOR_*` environment, a `key = value` file and
 /// defaults, in that order of precedence (docs/ARCHITECTURE.md, "The process").
@@ -23,6 +24,8 @@ public struct Configuration: Sendable, Equatable {
     public var fetchLimits = FetchLimits()
     /// The bounds of each feed's adaptive interval.
     public var refreshPolicy = RefreshPolicy()
+    /// Where the HTTP server listens; nil for no HTTP server.
+    public var httpListen = HTTPListenAddress("127.0.0.1:8080")
 
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
@@ -42,11 +45,13 @@ public struct Configuration: Sendable, Equatable {
         ("max-feed-size", "largest feed document accepted, after decompression (default 16M)"),
         ("min-interval", "shortest time between two checks of a feed, and the first backoff (default 15m)"),
         ("max-interval", "longest time between two checks of a feed, however rarely it posts or fails (default 24h)"),
+        ("http-listen", "HOST:PORT or [IPV6]:PORT of the HTTP server, or none (default 127.0.0.1:8080)"),
     ]
 
     /// Keys a running daemon applies when it reloads its configuration (SIGHUP): all but those read
-    /// once at start (the database and socket stay open, the seed list is for a first start).
-    public static let reloadableKeys = Set(keys.map(\.name)).subtracting(["database", "socket", "seed-opml"])
+    /// once at start (the database and sockets stay open, the seed list is for a first start).
+    public static let reloadableKeys = Set(keys.map(\.name)).subtracting(["database", "socket", "seed-opml",
+                                                                          "http-listen"])
 
     /// The keys whose values differ from `previous`, in the order of `keys`.
     public func changedKeys(from previous: Configuration) -> [String] {
@@ -68,7 +73,8 @@ public struct Configuration: Sendable, Equatable {
          "low-speed-time": Self.durationText(fetchLimits.lowSpeedTime),
          "max-feed-size": ConfigurationValues.sizeText(bytes: fetchLimits.maximumBodyBytes),
          "min-interval": Self.durationText(.seconds(refreshPolicy.minimumInterval)),
-         "max-interval": Self.durationText(.seconds(refreshPolicy.maximumInterval))]
+         "max-interval": Self.durationText(.seconds(refreshPolicy.maximumInterval)),
+         "http-listen": httpListen?.description ?? "none"]
     }
 
     /// Builds the configuration from its sources.
@@ -143,6 +149,17 @@ public struct Configuration: Sendable, Equatable {
         }
         configuration.refreshPolicy.minimumInterval = Self.seconds(minimum)
         configuration.refreshPolicy.maximumInterval = Self.seconds(maximum)
+        if let text = values["http-listen"] {
+            if text.lowercased() == "none" {
+                configuration.httpListen = nil
+            } else {
+                guard let address = HTTPListenAddress(text) else {
+                    throw .invalidValue(key: "http-listen", value: text,
+                                        expected: "HOST:PORT or [IPV6]:PORT with a numeric address, or none")
+                }
+                configuration.httpListen = address
+            }
+        }
         return configuration
     }
 

@@ -3,6 +3,8 @@ import ControlProtocol
 import FeedStore
 import Foundation
 import Glibc
+import HTTPAPI
+import HTTPServer
 
 /// The daemon's life: configuration, opening the store, seeding it, and waiting for a stop signal.
 enum DaemonStartup {
@@ -45,6 +47,7 @@ enum DaemonStartup {
             user == 0 || user == getuid() || socketMode & 0o070 != 0
         }
         let handler = ControlHandler(service: service)
+        let http = try startHTTP(configuration, service: service, logger: logger)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
                                 "socket": configuration.socketPath, "feeds": try await store.feedCount(), "pid": getpid()])
@@ -84,6 +87,7 @@ enum DaemonStartup {
             await group.next()
             group.cancelAll()
         }
+        http?.stop()
         service.stopFetching()
         if ProcessInfo.processInfo.environment["LISTEN_FDS"] == nil { unlink(configuration.socketPath) }
         withExtendedLifetime(signals) {}  // the dispatch sources must outlive the wait above
@@ -115,6 +119,18 @@ enum DaemonStartup {
         }
         let mode: mode_t = environment["RUNTIME_DIRECTORY"] == nil ? 0o600 : 0o660
         return (try UnixSocket.listen(path: configuration.socketPath, mode: mode), mode)
+    }
+
+    /// The HTTP server on `http-listen`, or nil when it is `none`.
+    /// - Throws: `HTTPServerError` when the address cannot be listened on (in use, not ours).
+    private static func startHTTP(_ configuration: Configuration, service: AggregatorService,
+                                  logger: Logger) throws -> HTTPServer? {
+        guard let address = configuration.httpListen else { return nil }
+        let frontEnd = HTTPFrontEnd(service: service)
+        let server = try HTTPServer(descriptor: try address.listen()) { frontEnd.handle($0) }
+        logger.info("HTTP server listening", ["address": address.description,
+                                              "healthcheck": "http://\(address)/healthcheck"])
+        return server
     }
 
     /// The store, and this process's claim on its file (held as long as the store is used).

@@ -14,6 +14,12 @@ public struct Binary {
         self.url = url
     }
 
+    /// The test process's environment, with no HTTP server for daemons unless a test asks for one:
+    /// tests run side by side, and all would claim the default port.
+    private static var environment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(["AGGREGATOR_HTTP_LISTEN": "none"]) { $1 }
+    }
+
     public struct Result: Sendable {
         public let status: Int32
         public let output: String
@@ -25,7 +31,7 @@ public struct Binary {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = Self.environment.merging(environment) { $1 }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
@@ -47,7 +53,7 @@ public struct Binary {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = Self.environment.merging(environment) { $1 }
         if let standardOutput {
             _ = FileManager.default.createFile(atPath: standardOutput.path, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: standardOutput)

@@ -1,0 +1,84 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The daemon's HTTP server, on `--http-listen`, driven by curl.
+@Suite struct HTTPFrontEndTests {
+    let daemon = Binary("aggregatord")
+
+    /// A loopback TCP socket listening on a free port, and the port.
+    private func listeningSocket() throws -> (descriptor: Int32, port: UInt16) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && listen(descriptor, 8) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        return (descriptor, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A port nothing listens on now (the daemon takes it a moment later).
+    private func freePort() throws -> UInt16 {
+        let (descriptor, port) = try listeningSocket()
+        close(descriptor)
+        return port
+    }
+
+    private func curl(_ url: String, _ arguments: [String] = []) throws -> (status: Int, body: String) {
+        let result = try Binary(url: URL(fileURLWithPath: "/usr/bin/curl"))
+            .run(["-s", "-m", "10", "-w", "\n%{http_code}", url] + arguments)
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    }
+
+    private func arguments(in directory: URL, listen: String) -> [String] {
+        ["--database", directory.appendingPathComponent("a.db").path,
+         "--socket", directory.appendingPathComponent("ctl.sock").path, "--seed-opml", "", "--http-listen", listen]
+    }
+
+    @Test func healthcheckAnswersOKAndEverythingElseIsAClearError() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try freePort()
+        let log = directory.appendingPathComponent("daemon.log")
+        let process = try daemon.start(arguments(in: directory, listen: "127.0.0.1:\(port)"), logFile: log)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        _ = try await waitFor("msg=Started", in: log)
+        #expect(try String(contentsOf: log, encoding: .utf8).contains("http://127.0.0.1:\(port)/healthcheck"))
+
+        let base = "http://127.0.0.1:\(port)"
+        let health = try curl(base + "/healthcheck")
+        #expect(health.status == 200 && health.body == "OK")
+        let unknown = try curl(base + "/v1/me")
+        #expect(unknown.status == 404 && unknown.body == #"{"error_message":"no such page: \/v1\/me"}"#)
+        #expect(try curl(base + "/healthcheck", ["-X", "POST"]).status == 405)
+
+        kill(process.processIdentifier, SIGTERM)
+        #expect(try await waitForExit(process) == 0)
+        #expect(try curl(base + "/healthcheck").status == 0, "the daemon stopped its HTTP server")
+    }
+
+    @Test func aBadAddressOrAPortInUseStopsTheStartWithAClearMessage() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bad = try daemon.start(arguments(in: directory, listen: "localhost:80"),
+                                   logFile: directory.appendingPathComponent("bad.log"))
+        #expect(try await waitForExit(bad) == 1)
+        let badLog = try String(contentsOf: directory.appendingPathComponent("bad.log"), encoding: .utf8)
+        #expect(badLog.contains("http-listen") && badLog.contains("numeric address"))
+
+        let (taken, port) = try listeningSocket()
+        defer { close(taken) }
+        let busy = try daemon.start(arguments(in: directory, listen: "127.0.0.1:\(port)"),
+                                    logFile: directory.appendingPathComponent("busy.log"))
+        #expect(try await waitForExit(busy) == 1)
+        let busyLog = try String(contentsOf: directory.appendingPathComponent("busy.log"), encoding: .utf8)
+        #expect(busyLog.contains("cannot listen for HTTP on 127.0.0.1:\(port): Address already in use"))
+    }
+}
