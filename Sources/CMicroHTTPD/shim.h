@@ -23,7 +23,8 @@ static inline struct MHD_Daemon *aggregator_mhd_start(int listen_fd, MHD_AccessH
         { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, handler_context },
         { MHD_OPTION_END, 0, NULL },
     };
-    return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+    // poll, not select: select cannot watch a descriptor numbered past 1023, and a busy daemon has many.
+    return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD, 0, NULL, NULL,
                             handler, handler_context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
