@@ -24,7 +24,8 @@ static inline struct MHD_Daemon *aggregator_mhd_start(int listen_fd, MHD_AccessH
         { MHD_OPTION_END, 0, NULL },
     };
     // poll, not select: select cannot watch a descriptor numbered past 1023, and a busy daemon has many.
-    return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD, 0, NULL, NULL,
+    // ITC: MHD_quiesce_daemon (stop accepting, let responses finish) needs it in this mode.
+    return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC, 0, NULL, NULL,
                             handler, handler_context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 

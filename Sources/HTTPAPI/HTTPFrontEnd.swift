@@ -12,7 +12,7 @@ public struct HTTPFrontEnd: Sendable {
         self.service = service
     }
 
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         switch (request.method, request.path) {
         case ("GET", "/healthcheck"), ("HEAD", "/healthcheck"):
             return .text("OK")

@@ -19,22 +19,30 @@ public struct HTTPLimits: Sendable, Equatable {
 }
 
 /// An HTTP/1.1 server on libmicrohttpd that knows nothing of feeds: it reads requests within
-/// `HTTPLimits` and hands each to `handler`, whose response it sends. Requests run on the
-/// library's own threads (one a connection), never on Swift's cooperative pool.
+/// `HTTPLimits` on the library's own threads (one a connection, never Swift's cooperative pool),
+/// and `run` answers each with an async handler, in a child task of the caller's; the connection's
+/// thread waits for the response and sends it.
 public final class HTTPServer: Sendable {
-    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
 
-    private let handler: Handler
     private let limits: HTTPLimits
     /// The running daemon's address (libmicrohttpd's opaque pointer, which is not Sendable), 0 once stopped.
     private let daemon = Mutex<UInt>(0)
+    /// Requests read, waiting for `run` to answer them.
+    private let requests: AsyncStream<PendingRequest>
+    private let incoming: AsyncStream<PendingRequest>.Continuation
+    /// Requests handed to `run` and not answered yet: `stop()` answers them 503, so that no
+    /// connection's thread waits forever.
+    private let unanswered = Mutex<[ObjectIdentifier: PendingRequest]>([:])
+    /// Requests begun and not completed (their response not yet sent): `stop()` lets them finish.
+    private let inProgress = Mutex(0)
 
-    /// Serves on `descriptor`, a listening TCP socket (see `HTTPListenAddress.listen`, or one systemd
-    /// passed), until `stop()`. The server owns the socket from now on.
+    /// Listens on `descriptor`, a listening TCP socket (see `HTTPListenAddress.listen`, or one systemd
+    /// passed); requests wait for `run`. The server owns the socket from now on.
     /// - Throws: `HTTPServerError.cannotStart` when libmicrohttpd refuses to start.
-    public init(descriptor: Int32, limits: HTTPLimits = HTTPLimits(), handler: @escaping Handler) throws(HTTPServerError) {
-        self.handler = handler
+    public init(descriptor: Int32, limits: HTTPLimits = HTTPLimits()) throws(HTTPServerError) {
         self.limits = limits
+        (requests, incoming) = AsyncStream.makeStream(of: PendingRequest.self)
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard let started = aggregator_mhd_start(descriptor, Self.access, context, Self.completed, limits.connections,
                                                  limits.connectionsPerAddress, limits.idleTimeoutSeconds,
@@ -45,14 +53,43 @@ public final class HTTPServer: Sendable {
         daemon.withLock { $0 = UInt(bitPattern: started) }
     }
 
+    /// Answers requests with `handler` until the calling task is cancelled (or `stop()`); then stops
+    /// the server, once the requests already read are answered.
+    public func run(_ handler: @escaping Handler) async {
+        await withTaskCancellationHandler {
+            await withTaskGroup(of: Void.self) { group in
+                for await pending in requests {
+                    group.addTask {
+                        let response = await handler(pending.request)
+                        self.unanswered.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) }
+                        pending.respond(response)
+                    }
+                }
+            }
+        } onCancel: {
+            incoming.finish()  // no more requests are taken; those read are answered, then the loop ends
+        }
+        stop()
+    }
+
     /// Stops accepting, ends every connection and waits for the library's threads; closes the socket.
+    /// Requests still waiting are answered 503.
     public func stop() {
+        incoming.finish()
+        for pending in unanswered.withLock({ state in defer { state.removeAll() }; return Array(state.values) }) {
+            pending.respond(.text("the server is stopping\n", status: 503))
+        }
         let address = daemon.withLock { state -> UInt in
             defer { state = 0 }
             return state
         }
         guard let running = OpaquePointer(bitPattern: address) else { return }
+        // No new connections; the responses being written (up to 2 s) go out before connections close.
+        let listening = MHD_quiesce_daemon(running)
+        let deadline = Date().addingTimeInterval(2)
+        while inProgress.withLock({ $0 }) > 0, Date() < deadline { usleep(10_000) }
         MHD_stop_daemon(running)
+        if listening >= 0 { close(listening) }  // quiesced, the library leaves the socket to us
     }
 
     deinit {
@@ -81,14 +118,15 @@ public final class HTTPServer: Sendable {
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
         let limit = server.limits.bodyBytes
         guard let stored = slot.pointee else {
+            let state = RequestState(method: method.map { String(cString: $0) } ?? "GET",
+                                     path: url.map { String(cString: $0) } ?? "/")
+            slot.pointee = Unmanaged.passRetained(state).toOpaque()
+            server.inProgress.withLock { $0 += 1 }  // until `completed`
             // A body declared too large is refused before it is sent (no 100 Continue).
             if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                let length = Int(String(cString: declared)), length > limit {
                 return send(tooLarge(limit), on: connection)
             }
-            let state = RequestState(method: method.map { String(cString: $0) } ?? "GET",
-                                     path: url.map { String(cString: $0) } ?? "/")
-            slot.pointee = Unmanaged.passRetained(state).toOpaque()
             return .YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
@@ -105,20 +143,26 @@ public final class HTTPServer: Sendable {
             return .YES
         }
         if state.dropped > 0 { return send(tooLarge(limit), on: connection) }
-        let request = HTTPRequest(method: state.method, path: state.path,
-                                  query: values(of: connection, kind: .GET_ARGUMENT_KIND),
-                                  headers: Dictionary(values(of: connection, kind: .HEADER_KIND).map {
-                                      ($0.name.lowercased(), $0.value)
-                                  }, uniquingKeysWith: { first, _ in first }),
-                                  body: state.body, clientAddress: clientAddress(of: connection))
-        return send(server.handler(request), on: connection)
+        let pending = PendingRequest(HTTPRequest(method: state.method, path: state.path,
+                                                  query: values(of: connection, kind: .GET_ARGUMENT_KIND),
+                                                  headers: Dictionary(values(of: connection, kind: .HEADER_KIND).map {
+                                                      ($0.name.lowercased(), $0.value)
+                                                  }, uniquingKeysWith: { first, _ in first }),
+                                                  body: state.body, clientAddress: clientAddress(of: connection)))
+        server.unanswered.withLock { $0[ObjectIdentifier(pending)] = pending }
+        guard case .enqueued = server.incoming.yield(pending) else {
+            server.unanswered.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) }
+            return send(.text("the server is stopping\n", status: 503), on: connection)
+        }
+        return send(pending.response(), on: connection)  // this connection's thread waits for `run`
     }
 
     /// The request is over (answered, or the client went away): its state is released.
-    private static let completed: MHD_RequestCompletedCallback = { _, _, slot, _ in
-        guard let slot, let stored = slot.pointee else { return }
+    private static let completed: MHD_RequestCompletedCallback = { context, _, slot, _ in
+        guard let context, let slot, let stored = slot.pointee else { return }
         Unmanaged<RequestState>.fromOpaque(stored).release()
         slot.pointee = nil
+        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().inProgress.withLock { $0 -= 1 }
     }
 
     private static func tooLarge(_ limit: Int) -> HTTPResponse {
@@ -161,5 +205,27 @@ public final class HTTPServer: Sendable {
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return "" }
         return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// A request read on a connection's thread, which waits in `response()` until `run` answers it.
+private final class PendingRequest: Sendable {
+    let request: HTTPRequest
+    private let answer = Mutex<HTTPResponse?>(nil)
+    private let answered = DispatchSemaphore(value: 0)
+
+    init(_ request: HTTPRequest) {
+        self.request = request
+    }
+
+    func respond(_ response: HTTPResponse) {
+        answer.withLock { $0 = response }
+        answered.signal()
+    }
+
+    /// Blocks the calling thread (a connection's, never the pool's) until the response is there.
+    func response() -> HTTPResponse {
+        answered.wait()
+        return answer.withLock { $0 } ?? .text("no response\n", status: 500)
     }
 }

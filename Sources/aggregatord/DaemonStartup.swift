@@ -47,7 +47,8 @@ enum DaemonStartup {
             user == 0 || user == getuid() || socketMode & 0o070 != 0
         }
         let handler = ControlHandler(service: service)
-        let http = try startHTTP(configuration, service: service, logger: logger)
+        let http = try startHTTP(configuration, logger: logger)
+        let frontEnd = HTTPFrontEnd(service: service)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
                                 "socket": configuration.socketPath, "feeds": try await store.feedCount(), "pid": getpid()])
@@ -70,6 +71,7 @@ enum DaemonStartup {
                 }
             }
             group.addTask { await server.run { request, notifier in await handler.handle(request, notifier: notifier) } }
+            if let http { group.addTask { await http.run { await frontEnd.handle($0) } } }
             group.addTask {
                 var reload = reload
                 for await signal in stopSignals {
@@ -121,13 +123,11 @@ enum DaemonStartup {
         return (try UnixSocket.listen(path: configuration.socketPath, mode: mode), mode)
     }
 
-    /// The HTTP server on `http-listen`, or nil when it is `none`.
+    /// The HTTP server on `http-listen` (requests wait for its `run`), or nil when it is `none`.
     /// - Throws: `HTTPServerError` when the address cannot be listened on (in use, not ours).
-    private static func startHTTP(_ configuration: Configuration, service: AggregatorService,
-                                  logger: Logger) throws -> HTTPServer? {
+    private static func startHTTP(_ configuration: Configuration, logger: Logger) throws -> HTTPServer? {
         guard let address = configuration.httpListen else { return nil }
-        let frontEnd = HTTPFrontEnd(service: service)
-        let server = try HTTPServer(descriptor: try address.listen()) { frontEnd.handle($0) }
+        let server = try HTTPServer(descriptor: try address.listen())
         logger.info("HTTP server listening", ["address": address.description,
                                               "healthcheck": "http://\(address)/healthcheck"])
         return server
