@@ -21,7 +21,7 @@ let package = Package(
         // HTTP/1.1 on libmicrohttpd: requests, responses and limits; it knows nothing of feeds.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         // The HTTP routes over the service (AggregatorCore) on the server (HTTPServer).
-        .target(name: "HTTPAPI", dependencies: ["AggregatorCore", "HTTPServer"]),
+        .target(name: "HTTPAPI", dependencies: ["AggregatorCore", "FeedStore", "HTTPServer"]),
         .target(
             name: "AggregatorCore",
             dependencies: ["FeedParser", "FeedFetcher", "FeedStore", "ControlProtocol", "HTTPServer"]
@@ -47,6 +47,7 @@ let package = Package(
         .testTarget(name: "aggregatordTests", dependencies: ["aggregatord"]),
         .testTarget(name: "aggregatorctlTests", dependencies: ["aggregatorctl"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "AggregatorCore", "FeedStore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol", "TestSupport"],
                     resources: [.copy("Fixtures")]),
     ],

@@ -22,6 +22,27 @@ public struct RefreshSummary: Sendable, Equatable {
     }
 }
 
+/// What every round since the start did, added up (the `/metrics` counters).
+public struct RefreshTotals: Sendable, Equatable {
+    public var rounds = 0
+    public var ok = 0
+    public var notModified = 0
+    public var failed = 0
+    public var newEntries = 0
+    public var seconds = 0.0
+
+    public init() {}
+
+    mutating func add(_ summary: RefreshSummary) {
+        rounds += 1
+        ok += summary.ok
+        notModified += summary.notModified
+        failed += summary.failed
+        newEntries += summary.newEntries
+        seconds += summary.seconds
+    }
+}
+
 /// Fetch → parse → store for a set of feeds: at most `width` fetches at once and `perHost` per host
 /// (the fetcher holds back a host's extra fetches and starts each the moment a slot frees).
 /// Results are stored while the round goes on, in group commits of whatever arrived meanwhile. One
@@ -39,6 +60,10 @@ public final class RefreshPipeline: Sendable {
     let clock: any SchedulerClock
     /// Where rounds say what they stored and which feeds failed.
     let events: EventHub
+    private let runningTotals = Mutex(RefreshTotals())
+
+    /// Every round since the start, added up.
+    public var totals: RefreshTotals { runningTotals.withLock { $0 } }
 
     public init(store: FeedStore, fetcher: FeedFetcher, logger: Logger, width: Int = 16, perHost: Int = 2,
                 limits: FetchLimits = FetchLimits(), policy: RefreshPolicy = RefreshPolicy(),
@@ -116,6 +141,7 @@ public final class RefreshPipeline: Sendable {
         summary.newEntries = await stored
         summary.seconds = Date().timeIntervalSince(started)
         // Published once everything is committed, so that readers woken by it see the entries.
+        runningTotals.withLock { $0.add(summary) }
         if summary.newEntries > 0 { events.publish(.entriesStored(count: summary.newEntries)) }
         events.publish(.roundFinished(summary))
         return summary

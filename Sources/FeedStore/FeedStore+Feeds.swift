@@ -44,6 +44,10 @@ public struct StoreTotals: Sendable, Equatable {
     public var feedsByStatus: [FeedStatus: Int]
     public var entries: Int
     public var unread: Int
+
+    public init(feedsByStatus: [FeedStatus: Int], entries: Int, unread: Int) {
+        (self.feedsByStatus, self.entries, self.unread) = (feedsByStatus, entries, unread)
+    }
 }
 
 extension StoreReader {

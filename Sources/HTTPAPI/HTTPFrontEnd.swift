@@ -4,25 +4,49 @@ import HTTPServer
 
 /// The daemon's HTTP front end: routes each request to its answer, over the same service as the
 /// control socket. Today it answers `/healthcheck` (as Miniflux does: `OK`, for reverse proxies
-/// and monitors); the reader APIs (Miniflux, Google Reader, Fever) and the web page come next.
+/// and monitors) and `/metrics` (Prometheus, to loopback only); the reader APIs (Miniflux, Google
+/// Reader, Fever) and the web page come next.
 public struct HTTPFrontEnd: Sendable {
     let service: AggregatorService
+    private let requests = RequestCounts()
 
     public init(service: AggregatorService) {
         self.service = service
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        switch (request.method, request.path) {
-        case ("GET", "/healthcheck"), ("HEAD", "/healthcheck"):
-            return .text("OK")
-        case (_, "/healthcheck"):
-            var response = Self.error("method \(request.method) not allowed here", status: 405)
-            response.headers.append(("Allow", "GET, HEAD"))
-            return response
+        let (route, response) = await answer(request)
+        requests.count(route: route, status: response.status)
+        return response
+    }
+
+    /// The response, and the route it counts under.
+    private func answer(_ request: HTTPRequest) async -> (String, HTTPResponse) {
+        switch request.path {
+        case "/healthcheck":
+            return ("/healthcheck", request.method == "GET" || request.method == "HEAD" ? .text("OK") : notAllowed(request))
+        case "/metrics":
+            guard request.method == "GET" || request.method == "HEAD" else { return ("/metrics", notAllowed(request)) }
+            guard Metrics.isLoopback(request.clientAddress) else {
+                return ("/metrics", Self.error("metrics are served to this machine (loopback) only", status: 403))
+            }
+            do {
+                let page = Metrics.page(status: try await service.status(), totals: service.refreshTotals,
+                                        requests: requests.current)
+                return ("/metrics", HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")],
+                                                 body: Data(page.utf8)))
+            } catch {
+                return ("/metrics", Self.error(error.description, status: 503))
+            }
         default:
-            return Self.error("no such page: \(request.path)", status: 404)
+            return ("other", Self.error("no such page: \(request.path)", status: 404))
         }
+    }
+
+    private func notAllowed(_ request: HTTPRequest) -> HTTPResponse {
+        var response = Self.error("method \(request.method) not allowed here", status: 405)
+        response.headers.append(("Allow", "GET, HEAD"))
+        return response
     }
 
     /// An error as the reader APIs write them: `{"error_message": "…"}`.

@@ -72,6 +72,9 @@ public final class HTTPServer: Sendable {
         stop()
     }
 
+    /// How many requests have been read and wait for `run` to answer them.
+    var waitingRequests: Int { unanswered.withLock { $0.count } }
+
     /// Stops accepting, ends every connection and waits for the library's threads; closes the socket.
     /// Requests still waiting are answered 503.
     public func stop() {

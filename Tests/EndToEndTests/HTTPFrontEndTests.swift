@@ -64,6 +64,41 @@ import Testing
         #expect(try curl(base + "/healthcheck").status == 0, "the daemon stopped its HTTP server")
     }
 
+    /// After a round over one good and one failing feed, `/metrics` counts them, the entries and the
+    /// requests answered; every sample line is well formed.
+    @Test func metricsCountFeedsEntriesFetchesAndRequests() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seed = try writeSeedOPML([("Good", server.url("/feed.xml")), ("Broken", server.url("/status/500"))],
+                                     in: directory)
+        let port = try freePort()
+        var arguments = arguments(in: directory, listen: "127.0.0.1:\(port)")
+        arguments[arguments.firstIndex(of: "--seed-opml")! + 1] = seed.path
+        let log = directory.appendingPathComponent("daemon.log")
+        let process = try daemon.start(arguments, logFile: log)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        _ = try await waitFor("msg=\"Refresh round done\"", in: log)
+        let base = "http://127.0.0.1:\(port)"
+        #expect(try curl(base + "/healthcheck").status == 200)
+        let metrics = try curl(base + "/metrics")
+        #expect(metrics.status == 200)
+        for expected in ["aggregatord_feeds{status=\"ok\"} 1", "aggregatord_feeds{status=\"failing\"} 1",
+                         "aggregatord_entries 1", "aggregatord_unread_entries 1",
+                         "aggregatord_fetches_total{result=\"ok\"} 1", "aggregatord_fetches_total{result=\"failed\"} 1",
+                         "aggregatord_new_entries_total 1", "aggregatord_round_duration_seconds_count 1",
+                         "aggregatord_http_requests_total{route=\"/healthcheck\",status=\"200\"} 1"] {
+            #expect(metrics.body.split(separator: "\n").contains(Substring(expected)), "\(expected)\n\(metrics.body)")
+        }
+        let malformed = metrics.body.split(separator: "\n").filter {
+            !$0.hasPrefix("# HELP ") && !$0.hasPrefix("# TYPE ") && $0.wholeMatch(of: /[a-z_]+(\{[^}]*\})? [0-9.]+/) == nil
+        }
+        #expect(malformed.isEmpty, "\(malformed)")
+        kill(process.processIdentifier, SIGTERM)
+        #expect(try await waitForExit(process) == 0)
+    }
+
     @Test func aBadAddressOrAPortInUseStopsTheStartWithAClearMessage() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -53,7 +53,8 @@ import Testing
                 Thread {
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                    process.arguments = ["-s", "-m", "10", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"]
+                    // A long limit: in a full parallel test run the handler may wait seconds for a thread.
+                    process.arguments = ["-s", "-m", "60", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"]
                         + arguments
                     let output = Pipe()
                     process.standardOutput = output
@@ -127,7 +128,9 @@ import Testing
     @Test func requestsWaitingWhenTheServerStopsAreAnswered503() async throws {
         let echo = try Echo()  // never run: requests wait
         async let waiting = echo.curl("/waits")
-        try await Task.sleep(for: .milliseconds(300))  // the request has been read and waits for `run`
+        let deadline = Date().addingTimeInterval(60)
+        while echo.server.waitingRequests == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(echo.server.waitingRequests == 1, "the request was read and waits for `run`")
         echo.server.stop()
         #expect(try await waiting.status == 503)
     }

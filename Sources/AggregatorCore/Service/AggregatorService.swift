@@ -38,6 +38,9 @@ public final class AggregatorService: Sendable {
                              lastRound: await scheduler.lastRound, nextDue: await scheduler.nextDue)
     }
 
+    /// What every refresh round since the start did, added up.
+    public var refreshTotals: RefreshTotals { pipeline.totals }
+
     /// Copies the database, consistent as of one moment, to `path` (absolute); returns its size.
     public func backup(to path: String) async throws(AggregatorError) -> Int? {
         guard path.hasPrefix("/") else { throw .invalidArgument("the backup path must be absolute: \(path)") }

@@ -76,6 +76,12 @@ public struct ServiceStatus: Sendable, Equatable {
     public var totals: StoreTotals
     public var lastRound: FinishedRound?
     public var nextDue: Date?
+
+    public init(version: String, uptime: TimeInterval, databasePath: String, databaseBytes: Int?, totals: StoreTotals,
+                lastRound: FinishedRound? = nil, nextDue: Date? = nil) {
+        (self.version, self.uptime, self.databasePath, self.databaseBytes) = (version, uptime, databasePath, databaseBytes)
+        (self.totals, self.lastRound, self.nextDue) = (totals, lastRound, nextDue)
+    }
 }
 
 /// A refresh round that ended, and when.
