@@ -28,9 +28,8 @@ public final class HTTPServer: Sendable {
     private let limits: HTTPLimits
     /// The running daemon's address (libmicrohttpd's opaque pointer, which is not Sendable), 0 once stopped.
     private let daemon = Mutex<UInt>(0)
-    /// Requests read, waiting for `run` to answer them.
-    private let requests: AsyncStream<PendingRequest>
-    private let incoming: AsyncStream<PendingRequest>.Continuation
+    /// Requests read, waiting for one of `run`'s workers.
+    private let queue = RequestQueue()
     /// Requests handed to `run` and not answered yet: `stop()` answers them 503, so that no
     /// connection's thread waits forever.
     private let unanswered = Mutex<[ObjectIdentifier: PendingRequest]>([:])
@@ -42,7 +41,6 @@ public final class HTTPServer: Sendable {
     /// - Throws: `HTTPServerError.cannotStart` when libmicrohttpd refuses to start.
     public init(descriptor: Int32, limits: HTTPLimits = HTTPLimits()) throws(HTTPServerError) {
         self.limits = limits
-        (requests, incoming) = AsyncStream.makeStream(of: PendingRequest.self)
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard let started = aggregator_mhd_start(descriptor, Self.access, context, Self.completed, limits.connections,
                                                  limits.connectionsPerAddress, limits.idleTimeoutSeconds,
@@ -53,21 +51,24 @@ public final class HTTPServer: Sendable {
         daemon.withLock { $0 = UInt(bitPattern: started) }
     }
 
-    /// Answers requests with `handler` until the calling task is cancelled (or `stop()`); then stops
-    /// the server, once the requests already read are answered.
-    public func run(_ handler: @escaping Handler) async {
+    /// Answers requests with `handler`, at most `workers` at once, until the calling task is cancelled
+    /// (or `stop()`); then stops the server, once the requests already read are answered. Each worker
+    /// is a child task that takes requests one after another: a request costs no task of its own.
+    public func run(workers: Int = 64, _ handler: @escaping Handler) async {
         await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
-                for await pending in requests {
+                for _ in 0..<max(1, workers) {
                     group.addTask {
-                        let response = await handler(pending.request)
-                        self.unanswered.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) }
-                        pending.respond(response)
+                        while let pending = await self.queue.next() {
+                            let response = await handler(pending.request)
+                            self.unanswered.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) }
+                            pending.respond(response)
+                        }
                     }
                 }
             }
         } onCancel: {
-            incoming.finish()  // no more requests are taken; those read are answered, then the loop ends
+            queue.close()  // no more requests are taken; those read are answered, then the workers end
         }
         stop()
     }
@@ -78,7 +79,7 @@ public final class HTTPServer: Sendable {
     /// Stops accepting, ends every connection and waits for the library's threads; closes the socket.
     /// Requests still waiting are answered 503.
     public func stop() {
-        incoming.finish()
+        queue.close()
         for pending in unanswered.withLock({ state in defer { state.removeAll() }; return Array(state.values) }) {
             pending.respond(.text("the server is stopping\n", status: 503))
         }
@@ -153,7 +154,7 @@ public final class HTTPServer: Sendable {
                                                   }, uniquingKeysWith: { first, _ in first }),
                                                   body: state.body, clientAddress: clientAddress(of: connection)))
         server.unanswered.withLock { $0[ObjectIdentifier(pending)] = pending }
-        guard case .enqueued = server.incoming.yield(pending) else {
+        guard server.queue.put(pending) else {
             server.unanswered.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) }
             return send(.text("the server is stopping\n", status: 503), on: connection)
         }
@@ -230,5 +231,61 @@ private final class PendingRequest: Sendable {
     func response() -> HTTPResponse {
         answered.wait()
         return answer.withLock { $0 } ?? .text("no response\n", status: 500)
+    }
+}
+
+/// Requests waiting for a worker, and workers waiting for a request: a request put while a worker
+/// waits goes to it directly.
+private final class RequestQueue: Sendable {
+    private struct State {
+        var requests: [PendingRequest] = []
+        var first = 0  // requests[first...] wait; the array is compacted as it empties
+        var workers: [CheckedContinuation<PendingRequest?, Never>] = []
+        var isClosed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Hands `request` to a waiting worker, or queues it; false once closed.
+    func put(_ request: PendingRequest) -> Bool {
+        let worker = state.withLock { state -> CheckedContinuation<PendingRequest?, Never>?? in
+            guard !state.isClosed else { return .none }
+            if !state.workers.isEmpty { return .some(state.workers.removeLast()) }
+            state.requests.append(request)
+            return .some(nil)
+        }
+        switch worker {
+        case .none: return false
+        case .some(let waiting): waiting?.resume(returning: request)
+        }
+        return true
+    }
+
+    /// The next request; nil once closed and empty.
+    func next() async -> PendingRequest? {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> PendingRequest?? in
+                if state.first < state.requests.count {
+                    let request = state.requests[state.first]
+                    state.first += 1
+                    if state.first == state.requests.count { state.requests.removeAll(keepingCapacity: true); state.first = 0 }
+                    return .some(request)
+                }
+                if state.isClosed { return .some(nil) }
+                state.workers.append(continuation)
+                return .none
+            }
+            if case .some(let request) = ready { continuation.resume(returning: request) }
+        }
+    }
+
+    /// No more requests: waiting workers end; the queued ones are still taken.
+    func close() {
+        let waiting = state.withLock { state -> [CheckedContinuation<PendingRequest?, Never>] in
+            state.isClosed = true
+            defer { state.workers.removeAll() }
+            return state.workers
+        }
+        for worker in waiting { worker.resume(returning: nil) }
     }
 }
