@@ -25,21 +25,19 @@ public struct RefreshSummary: Sendable, Equatable {
 /// What every round since the start did, added up (the `/metrics` counters).
 public struct RefreshTotals: Sendable, Equatable {
     public var rounds = 0
-    public var ok = 0
-    public var notModified = 0
-    public var failed = 0
-    public var newEntries = 0
-    public var seconds = 0.0
+    /// The rounds' summaries, summed field by field.
+    public var sum = RefreshSummary()
 
     public init() {}
 
     mutating func add(_ summary: RefreshSummary) {
         rounds += 1
-        ok += summary.ok
-        notModified += summary.notModified
-        failed += summary.failed
-        newEntries += summary.newEntries
-        seconds += summary.seconds
+        sum.feeds += summary.feeds
+        sum.ok += summary.ok
+        sum.notModified += summary.notModified
+        sum.failed += summary.failed
+        sum.newEntries += summary.newEntries
+        sum.seconds += summary.seconds
     }
 }
 

@@ -23,13 +23,13 @@ enum Metrics {
         metric("aggregatord_entries", "gauge", "Entries stored.", [("", String(status.totals.entries))])
         metric("aggregatord_unread_entries", "gauge", "Entries not read yet.", [("", String(status.totals.unread))])
         metric("aggregatord_fetches_total", "counter", "Feed fetches since the start, by result.", [
-            ("{result=\"ok\"}", String(totals.ok)), ("{result=\"not_modified\"}", String(totals.notModified)),
-            ("{result=\"failed\"}", String(totals.failed)),
+            ("{result=\"ok\"}", String(totals.sum.ok)), ("{result=\"not_modified\"}", String(totals.sum.notModified)),
+            ("{result=\"failed\"}", String(totals.sum.failed)),
         ])
         metric("aggregatord_new_entries_total", "counter", "Entries stored new since the start.",
-               [("", String(totals.newEntries))])
+               [("", String(totals.sum.newEntries))])
         metric("aggregatord_round_duration_seconds", "summary", "Refresh rounds since the start and their time.",
-               [("_sum", String(format: "%.3f", totals.seconds)), ("_count", String(totals.rounds))])
+               [("_sum", String(format: "%.3f", totals.sum.seconds)), ("_count", String(totals.rounds))])
         metric("aggregatord_http_requests_total", "counter", "HTTP requests answered, by route and status.",
                requests.sorted { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }.map {
                    ("{route=\"\($0.key.route)\",status=\"\($0.key.status)\"}", String($0.value))

@@ -14,9 +14,9 @@ import Testing
     @Test func thePageIsPrometheusText() {
         var totals = RefreshTotals()
         totals.rounds = 2
-        totals.ok = 5
-        totals.failed = 1
-        totals.seconds = 1.5
+        totals.sum.ok = 5
+        totals.sum.failed = 1
+        totals.sum.seconds = 1.5
         let status = ServiceStatus(version: "9.9", uptime: 61.7, databasePath: "/x.db", databaseBytes: 4096,
                                    totals: StoreTotals(feedsByStatus: [.ok: 5, .failing: 1], entries: 40, unread: 12))
         let page = Metrics.page(status: status, totals: totals,
