@@ -33,14 +33,8 @@ extension FeedBuilder {
         }
         let inEntry = entry != nil
         switch kind {
-        case .item:
-            return (nil, .entry)
-        case .image:
-            return (nil, .image)
-        case .ignoredContainer:
-            return (nil, .ignored)
-        case .person:
-            return (nil, .person)
+        case .item, .image, .ignoredContainer, .person:
+            return (nil, Self.container(of: kind))
         case .title:
             return (.title, nil)
         case .mediaTitle:
@@ -120,6 +114,17 @@ extension FeedBuilder {
             return (nil, nil)
         case .url, .personName, .personEmail, .mediaGroup, .other:
             return (nil, nil)
+        }
+    }
+
+    /// The container an element of `kind` opens; nil for anything else.
+    static func container(of kind: ElementKind) -> Container? {
+        switch kind {
+        case .item: .entry
+        case .image: .image
+        case .ignoredContainer: .ignored
+        case .person: .person
+        default: nil
         }
     }
 

@@ -177,9 +177,12 @@ final class FeedBuilder: SAXHandler {
         let key = info.key
         let (role, container) = parent?.ownsFields ?? true
             ? classify(info.kind, key: key, attributes: attributes, base: base)
-            : (nestedRole(info, in: parent?.role), Self.isContainer(info.kind) ? .ignored : nil)
+            // A container nested where it does not belong is skipped whole, its text and fields with it.
+            : (nestedRole(info, in: parent?.role),
+               Self.container(of: info.kind) != nil || info.kind == .mediaGroup ? .ignored : nil)
         if container == .entry { startEntry(attributes: attributes, base: base) }
-        if container == .person { personName = nil; personEmail = nil }
+        // A person starts: an Atom <author> container, or an RSS <author> that may be written as one.
+        if container == .person || role == .authorText { personName = nil; personEmail = nil }
 
         if role == nil, let parent, parent.capture == .html {
             // Unescaped markup inside an HTML field (an RSS description holding raw <p> tags).
@@ -193,7 +196,6 @@ final class FeedBuilder: SAXHandler {
         let kept = Self.keep(attributes, for: role)
         let capture = role.map { captureMode(for: $0, key: key, attributes: kept) } ?? inherited
         if let container { containers.append(container) }
-        if role == .authorText { personName = nil; personEmail = nil }
         frames.append(Frame(key: key, role: role, container: container, textStart: text.count, base: base,
                             capture: capture, isEchoed: false, attributes: kept,
                             isAtom10: info.isAtom10,
@@ -208,15 +210,6 @@ final class FeedBuilder: SAXHandler {
         switch kind {
         case .channel, .mediaGroup, .mediaContent, .itunesCategory: true  // itunes:category nests subcategories
         default: container != nil
-        }
-    }
-
-    /// Whether `kind` holds fields of its own (an image's URL, a person's name): nested where it does
-    /// not belong, it and its text are skipped whole.
-    static func isContainer(_ kind: ElementKind) -> Bool {
-        switch kind {
-        case .item, .image, .ignoredContainer, .person, .mediaGroup: true
-        default: false
         }
     }
 
