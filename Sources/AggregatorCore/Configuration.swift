@@ -48,10 +48,22 @@ public struct Configuration: Sendable, Equatable {
         ("http-listen", "HOST:PORT or [IPV6]:PORT of the HTTP server, or none (default 127.0.0.1:8080)"),
     ]
 
-    /// Keys a running daemon applies when it reloads its configuration (SIGHUP): all but those read
-    /// once at start (the database and sockets stay open, the seed list is for a first start).
-    public static let reloadableKeys = Set(keys.map(\.name)).subtracting(["database", "socket", "seed-opml",
-                                                                          "http-listen"])
+    /// Keys read once at start: the database and sockets stay open, the seed list is for a first start.
+    public static let startOnlyKeys: Set<String> = ["database", "socket", "seed-opml", "http-listen"]
+
+    /// Keys a running daemon applies when it reloads its configuration (SIGHUP): all the others.
+    public static let reloadableKeys = Set(keys.map(\.name)).subtracting(startOnlyKeys)
+
+    /// This configuration with `running`'s values of the start-only keys, which a reload leaves as they
+    /// were opened until the next start.
+    public func keepingStartOnlySettings(of running: Configuration) -> Configuration {
+        var kept = self
+        kept.databasePath = running.databasePath
+        kept.socketPath = running.socketPath
+        kept.seedOPMLPath = running.seedOPMLPath
+        kept.httpListen = running.httpListen
+        return kept
+    }
 
     /// The keys whose values differ from `previous`, in the order of `keys`.
     public func changedKeys(from previous: Configuration) -> [String] {

@@ -36,12 +36,7 @@ struct ConfigurationReload {
 
         logger.setMinimumLevel(next.logLevel)
         await service.apply(next)
-        // The database, socket and seed list stay as they were opened until the next start.
-        var kept = next
-        kept.databasePath = running.databasePath
-        kept.socketPath = running.socketPath
-        kept.seedOPMLPath = running.seedOPMLPath
-        running = kept
+        running = next.keepingStartOnlySettings(of: running)
 
         let values = next.settingValues
         logger.info("Configuration reloaded", [

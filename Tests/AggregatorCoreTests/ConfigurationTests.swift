@@ -156,4 +156,16 @@ import Testing
         #expect(slower.changedKeys(from: before) == ["fetch-timeout"])
         #expect(Configuration.reloadableKeys.contains("fetch-timeout"))
     }
+
+    /// A reload keeps the running values of every start-only key (and of no other): after it, only
+    /// reloadable keys differ from what runs.
+    @Test func aReloadKeepsEveryStartOnlySetting() throws {
+        let running = try Configuration.resolve(flags: [:], environment: environment)
+        let next = try Configuration.resolve(flags: [
+            "database": "/elsewhere.db", "socket": "/elsewhere.sock", "seed-opml": "/other.opml",
+            "http-listen": "127.0.0.1:9999", "log-level": "debug",
+        ], environment: environment)
+        #expect(Set(next.changedKeys(from: running)).isSuperset(of: Configuration.startOnlyKeys))
+        #expect(next.keepingStartOnlySettings(of: running).changedKeys(from: running) == ["log-level"])
+    }
 }
