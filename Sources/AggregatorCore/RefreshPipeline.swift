@@ -138,8 +138,8 @@ public final class RefreshPipeline: Sendable {
         await queue.close()
         summary.newEntries = await stored
         summary.seconds = Date().timeIntervalSince(started)
-        // Published once everything is committed, so that readers woken by it see the entries.
         runningTotals.withLock { $0.add(summary) }
+        // Published once everything is committed, so that readers woken by it see the entries.
         if summary.newEntries > 0 { events.publish(.entriesStored(count: summary.newEntries)) }
         events.publish(.roundFinished(summary))
         return summary
