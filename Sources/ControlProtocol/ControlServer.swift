@@ -5,13 +5,10 @@ import Synchronization
 /// Lets a method handler send notifications (e.g. `refresh.progress`) before its result.
 public struct ControlNotifier: Sendable {
     let send: @Sendable (JSONRPCMessage) -> Void
-    let connected: @Sendable () -> Bool
     let disconnected: @Sendable () async -> Void
 
-    /// False once the client has closed its end: long-running methods (`events.subscribe`) stop then.
-    public var isConnected: Bool { connected() }
-
-    /// Returns once the client has closed its end (or the calling task is cancelled).
+    /// Returns once the client has closed its end (or the calling task is cancelled): long-running
+    /// methods (`events.subscribe`) stop then.
     public func waitUntilDisconnected() async {
         await disconnected()
     }
@@ -134,7 +131,7 @@ public final class ControlServer: Sendable {
                 case .failure(let error):
                     connection.write(.error(id: .null, error))
                 case .success(let request):
-                    let notifier = ControlNotifier(send: { connection.write($0) }, connected: { connection.isReading },
+                    let notifier = ControlNotifier(send: { connection.write($0) },
                                                    disconnected: { await connection.readingEnded.wait() })
                     let result = await handler(request, notifier)
                     guard let id = request.id else { continue }  // a notification gets no answer
@@ -183,8 +180,6 @@ private final class Connection: Sendable {
         }
     }
 
-    /// Whether the client's side is still open.
-    var isReading: Bool { state.withLock { $0.reading } }
     /// Opens when the client's side closes.
     let readingEnded = Latch()
 

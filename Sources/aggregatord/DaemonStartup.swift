@@ -89,8 +89,7 @@ enum DaemonStartup {
             await group.next()
             group.cancelAll()
         }
-        http?.stop()
-        service.stopFetching()
+        service.stopFetching()  // the HTTP server stopped as its `run` ended with the group
         if ProcessInfo.processInfo.environment["LISTEN_FDS"] == nil { unlink(configuration.socketPath) }
         withExtendedLifetime(signals) {}  // the dispatch sources must outlive the wait above
         withExtendedLifetime(claim) {}  // no other daemon opens the database until this one is done

@@ -16,7 +16,7 @@ import Testing
     /// An OPML file for `import`, which reads it before calling the daemon.
     static let opml: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("command-table.opml").path
-        FileManager.default.createFile(atPath: path, contents: Data("<opml><body/></opml>".utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data("<opml><body/></opml>".utf8))
         return path
     }()
 
