@@ -20,8 +20,8 @@ public struct HTTPLimits: Sendable, Equatable {
 
 /// An HTTP/1.1 server on libmicrohttpd that knows nothing of feeds: it reads requests within
 /// `HTTPLimits` on the library's own threads (one a connection, never Swift's cooperative pool),
-/// and `run` answers each with an async handler, in a child task of the caller's; the connection's
-/// thread waits for the response and sends it.
+/// and `run`'s worker tasks (children of the caller's task) answer each with an async handler; the
+/// connection's thread waits for the response and sends it.
 public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
 
