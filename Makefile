@@ -12,7 +12,7 @@ RELEASE_BIN = .build/release
 RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 
 # Debian packages the build and the tests need (libseccomp-dev: systemd/check-sandbox.sh).
-DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libseccomp-dev
+DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev libseccomp-dev
 
 .PHONY: all build deps run test conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
 

@@ -13,18 +13,21 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         .target(name: "FeedParser", dependencies: ["CLibXML2"]),
         .target(name: "FeedFetcher", dependencies: ["CCurl"]),
         .target(name: "FeedStore", dependencies: ["CSQLite"]),
         .target(name: "ControlProtocol"),
+        // Password hashes (Argon2id), API tokens and keyed digests, on libsodium.
+        .target(name: "Credentials", dependencies: ["CSodium"]),
         // HTTP/1.1 on libmicrohttpd: requests, responses and limits; it knows nothing of feeds.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         // The HTTP routes over the service (AggregatorCore) on the server (HTTPServer).
-        .target(name: "HTTPAPI", dependencies: ["AggregatorCore", "FeedStore", "HTTPServer"]),
+        .target(name: "HTTPAPI", dependencies: ["AggregatorCore", "ControlProtocol", "FeedStore", "HTTPServer"]),
         .target(
             name: "AggregatorCore",
-            dependencies: ["FeedParser", "FeedFetcher", "FeedStore", "ControlProtocol", "HTTPServer"]
+            dependencies: ["FeedParser", "FeedFetcher", "FeedStore", "ControlProtocol", "HTTPServer", "Credentials"]
         ),
 
         .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "ControlProtocol", "FeedFetcher", "FeedStore",
@@ -47,6 +50,7 @@ let package = Package(
         .testTarget(name: "aggregatordTests", dependencies: ["aggregatord"]),
         .testTarget(name: "aggregatorctlTests", dependencies: ["aggregatorctl"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "AggregatorCore", "FeedStore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol", "TestSupport"],
                     resources: [.copy("Fixtures")]),

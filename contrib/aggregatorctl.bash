@@ -1,7 +1,7 @@
 # bash completion for aggregatorctl (installed to share/bash-completion/completions/aggregatorctl)
 _aggregatorctl() {
     local current=${COMP_WORDS[COMP_CWORD]} previous=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="status feeds categories add remove rename move rename-category import export refresh articles search show read unread star unstar watch backup parse help"
+    local commands="status feeds categories add remove rename move rename-category import export refresh articles search show read unread star unstar watch backup user token parse help"
     case $previous in
         --socket|--url|--content-type|--content-language|--since|--before|--limit|--cursor|--title|--search|--max-size) return ;;
         --sort) COMPREPLY=($(compgen -W "newest oldest title relevance" -- "$current")); return ;;
@@ -25,6 +25,8 @@ _aggregatorctl() {
         watch) COMPREPLY=($(compgen -W "$selection --json" -- "$current")) ;;
         read|unread|star|unstar) COMPREPLY=($(compgen -W "--all $selection" -- "$current")) ;;
         parse) COMPREPLY=($(compgen -W "--json --url --content-type --content-language --max-size" -- "$current")) ;;
+        user) [[ $previous == user ]] && COMPREPLY=($(compgen -W "set show" -- "$current")) ;;
+        token) [[ $previous == token ]] && COMPREPLY=($(compgen -W "create list revoke" -- "$current")) ;;
         help) COMPREPLY=($(compgen -W "$commands" -- "$current")) ;;
     esac
 }

@@ -105,6 +105,21 @@ public struct ControlHandler: Sendable {
             guard let path = params.string("path") else { throw JSONRPCError.invalidParams("\"path\" is required") }
             let size = try await service.backup(to: path)
             return ["path": .string(path), "bytes": .from(size)]
+        case .userSet:
+            guard let name = params.string("name"), let password = params.value("password")?.string else {
+                throw JSONRPCError.invalidParams("\"name\" and \"password\" are required")
+            }
+            return ["user": Self.json(try await service.setAccount(name: name, password: password))]
+        case .userShow:
+            return ["user": try await service.account().map(Self.json) ?? .null]
+        case .tokenCreate:
+            let made = try await service.createToken(label: params.string("label"))
+            return ["id": .from(made.token.id), "label": .string(made.token.label), "token": .string(made.secret)]
+        case .tokenList:
+            return ["tokens": .array(try await service.tokens().map(Self.json))]
+        case .tokenRevoke:
+            guard let token = params.string("token") else { throw JSONRPCError.invalidParams("\"token\" (an id or label) is required") }
+            return ["revoked": Self.json(try await service.revokeToken(token))]
         }
     }
 
@@ -172,6 +187,16 @@ public struct ControlHandler: Sendable {
             "last_round": lastRound,
             "next_due": .from(status.nextDue.map(timestamp)),
         ]
+    }
+
+    static func json(_ account: AccountSummary) -> JSONValue {
+        ["name": .string(account.name), "created_at": .string(timestamp(account.createdAt)),
+         "updated_at": .string(timestamp(account.updatedAt)), "fever": .bool(account.feverEnabled), "tokens": .from(account.tokens)]
+    }
+
+    static func json(_ token: APIToken) -> JSONValue {
+        ["id": .from(token.id), "label": .string(token.label), "created_at": .string(timestamp(token.createdAt)),
+         "last_used_at": .from(token.lastUsedAt.map(timestamp))]
     }
 
     static func json(_ category: CategorySummary) -> JSONValue {

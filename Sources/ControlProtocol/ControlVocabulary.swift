@@ -16,6 +16,11 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case refresh
     case eventsSubscribe = "events.subscribe"
     case backup
+    case userSet = "user.set"
+    case userShow = "user.show"
+    case tokenCreate = "token.create"
+    case tokenList = "token.list"
+    case tokenRevoke = "token.revoke"
 }
 
 /// Notifications the daemon sends before a method's result.

@@ -162,6 +162,25 @@ enum Migrations {
             FROM entries e JOIN entry_state st ON st.entry_id = e.id WHERE st.removed = 0 ORDER BY e.id;
         INSERT INTO entries_fts(entries_fts, rank) VALUES ('automerge', 16);
         """),
+        // 7: the owner account of the HTTP APIs (one row: name, Argon2id password hash, Fever's key
+        // when turned on) and its API tokens, stored as SHA-256 digests, never in clear.
+        Step(sql: """
+        CREATE TABLE account (
+            id            INTEGER PRIMARY KEY CHECK (id = 1),
+            name          TEXT NOT NULL,
+            password_hash TEXT NOT NULL,
+            fever_key     TEXT,
+            created_at    INTEGER NOT NULL,
+            updated_at    INTEGER NOT NULL
+        );
+        CREATE TABLE api_tokens (
+            id           INTEGER PRIMARY KEY,
+            label        TEXT NOT NULL UNIQUE,
+            digest       TEXT NOT NULL UNIQUE,
+            created_at   INTEGER NOT NULL,
+            last_used_at INTEGER
+        );
+        """),
     ]
 
     /// The schema version this build writes.

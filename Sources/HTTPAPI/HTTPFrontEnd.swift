@@ -4,14 +4,15 @@ import HTTPServer
 
 /// The daemon's HTTP front end: routes each request to its answer, over the same service as the
 /// control socket. Today it answers `/healthcheck` (as Miniflux does: `OK`, for reverse proxies
-/// and monitors) and `/metrics` (Prometheus, to loopback only); the reader APIs (Miniflux, Google
-/// Reader, Fever) and the web page come next.
+/// and monitors), `/metrics` (Prometheus, to loopback only) and Miniflux's API under `/v1/`.
 public struct HTTPFrontEnd: Sendable {
     let service: AggregatorService
+    private let miniflux: MinifluxAPI
     private let requests = RequestCounts()
 
     public init(service: AggregatorService) {
         self.service = service
+        miniflux = MinifluxAPI(service: service)
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -38,6 +39,8 @@ public struct HTTPFrontEnd: Sendable {
             } catch {
                 return ("/metrics", Self.error(error.description, status: 503))
             }
+        case let path where MinifluxAPI.serves(path):
+            return await miniflux.handle(request)
         default:
             return ("other", Self.error("no such page: \(request.path)", status: 404))
         }

@@ -10,6 +10,8 @@ struct CLI {
     var standardOutputBytes: ([UInt8]) -> Void
     /// The process environment (socket path, NO_COLOR).
     var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// Reads a new password for `user set` (a prompt on a terminal, else standard input's first line).
+    var readPassword: () throws(UsageError) -> String = PasswordReader.read
     /// Whether standard output is a terminal (colour, progress lines, width-fitted columns).
     var isTerminal: Bool = isatty(STDOUT_FILENO) == 1
     /// The terminal's width in columns (`$COLUMNS` when the terminal does not say); nil when not a terminal.
@@ -72,8 +74,12 @@ struct CLI {
             let parse = try ParseCommand(arguments: &reader, json: json)
             return parse.run(output: standardOutputBytes, error: standardError)
         default:
-            let daemonCommand = try DaemonCommand(name: command, arguments: &reader)
+            var daemonCommand = try DaemonCommand(name: command, arguments: &reader)
             _ = try reader.positionals()  // an option left over is one this command does not take
+            if daemonCommand.needsPassword, case .object(var params) = daemonCommand.params {
+                params["password"] = .string(try readPassword())
+                daemonCommand.params = .object(params)
+            }
             return call(daemonCommand, socket: socket ?? ControlSocketPath.resolve(environment: environment), json: json)
         }
     }
@@ -111,6 +117,9 @@ struct CLI {
                 standardOutput("Exported subscriptions to \(file)\n")
             } else {
                 standardOutput(text)
+            }
+            if command.method == .tokenCreate, !json {
+                standardError("Shown only this once: keep it where your app can read it (it is stored hashed).\n")
             }
             return .success
         } catch let error as JSONRPCError {

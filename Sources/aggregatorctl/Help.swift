@@ -158,6 +158,18 @@ struct Command {
         mark("unstar", "Unstar articles"),
         Command(name: "backup", summary: "Copy the database to FILE while the daemon runs (SQLite online backup)",
                 arguments: "FILE", notes: "The daemon writes FILE: it must be a path the daemon's user can create."),
+        Command(name: "user", summary: "Set or show the account that logs in to the HTTP APIs",
+                arguments: "set NAME | show",
+                argumentHelp: [("set NAME", "Create the account, or change its name and password. The password is\n"
+                                    + "read from standard input (its first line) when that is not a terminal,\n"
+                                    + "else asked for twice. At least 8 characters."),
+                               ("show", "Show the account's name, dates and number of API tokens")]),
+        Command(name: "token", summary: "Create, list or revoke API tokens for apps (X-Auth-Token)",
+                arguments: "create [LABEL] | list | revoke ID|LABEL",
+                argumentHelp: [("create [LABEL]", "Print a new token once, on one line (label default: token-N)"),
+                               ("list", "List tokens: id, label, created, last used (never the tokens)"),
+                               ("revoke ID|LABEL", "Revoke a token: apps using it are refused from then on")],
+                notes: "Tokens are stored hashed: a lost token cannot be shown again; revoke it and create another."),
         ParseCommand.command,
         Command(name: "help", summary: "Show help for aggregatorctl or one of its commands", arguments: "[COMMAND]"),
     ]

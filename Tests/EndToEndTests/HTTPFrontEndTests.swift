@@ -55,8 +55,8 @@ import Testing
         let base = "http://127.0.0.1:\(port)"
         let health = try curl(base + "/healthcheck")
         #expect(health.status == 200 && health.body == "OK")
-        let unknown = try curl(base + "/v1/me")
-        #expect(unknown.status == 404 && unknown.body == #"{"error_message":"no such page: \/v1\/me"}"#)
+        let unknown = try curl(base + "/nothing/here")
+        #expect(unknown.status == 404 && unknown.body == #"{"error_message":"no such page: \/nothing\/here"}"#)
         #expect(try curl(base + "/healthcheck", ["-X", "POST"]).status == 405)
 
         kill(process.processIdentifier, SIGTERM)

@@ -26,8 +26,9 @@ public struct Binary {
         public let error: String
     }
 
-    /// Runs to completion and returns the exit status and what was printed.
-    public func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs to completion and returns the exit status and what was printed; `input`, when given,
+    /// is its standard input (else it has none).
+    public func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -36,7 +37,13 @@ public struct Binary {
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
+        let inputPipe = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
         try process.run()
+        if let input {
+            inputPipe.fileHandleForWriting.write(Data(input.utf8))  // small: fits the pipe, never blocks
+            try inputPipe.fileHandleForWriting.close()
+        }
         // Read before waiting: a full pipe would otherwise block the child forever.
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = error.fileHandleForReading.readDataToEndOfFile()

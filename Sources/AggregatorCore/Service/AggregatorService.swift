@@ -15,6 +15,8 @@ public final class AggregatorService: Sendable {
     let pipeline: RefreshPipeline
     let readers: StoreReaderPool
     let started: Date
+    /// Verified logins remembered, failures throttled, token uses pending.
+    let authenticator = Authenticator()
 
     public init(store: FeedStore, scheduler: Scheduler, pipeline: RefreshPipeline, started: Date = Date()) {
         self.store = store

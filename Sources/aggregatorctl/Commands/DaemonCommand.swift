@@ -7,9 +7,11 @@ import Foundation
 struct DaemonCommand {
     let name: String
     let method: ControlMethod
-    let params: JSONValue
+    var params: JSONValue
     /// Where `export` writes the OPML, when given.
     var outputFile: String?
+    /// `user set`: the CLI reads the password (standard input or a prompt) into params["password"].
+    var needsPassword = false
 
     /// Reads the command's own arguments.
     /// - Throws: `UsageError` for anything it does not understand.
@@ -102,6 +104,39 @@ struct DaemonCommand {
                 let numbers = ids.compactMap { Int($0) }
                 guard numbers.count == ids.count else { throw UsageError("Article IDs must be numbers") }
                 params = .object(flag.merging(["ids": .array(numbers.map { .from($0) })]) { $1 })
+            }
+        case "user":
+            let arguments = try reader.positionals()
+            switch arguments.first {
+            case "set":
+                guard arguments.count >= 2 else { throw UsageError("Missing expected argument 'NAME'") }
+                guard arguments.count == 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
+                method = .userSet
+                params = ["name": .string(arguments[1])]
+                needsPassword = true
+            case "show":
+                guard arguments.count == 1 else { throw UsageError("Unexpected argument '\(arguments[1])'") }
+                method = .userShow
+                params = [:]
+            case nil: throw UsageError("Missing expected argument: set NAME or show")
+            case let other?: throw UsageError("Unknown subcommand 'user \(other)': use set NAME or show")
+            }
+        case "token":
+            let arguments = try reader.positionals()
+            switch (arguments.first, arguments.count) {
+            case ("create", 1...2):
+                method = .tokenCreate
+                params = ["label": .from(arguments.dropFirst().first)]
+            case ("list", 1):
+                method = .tokenList
+                params = [:]
+            case ("revoke", 2):
+                method = .tokenRevoke
+                params = ["token": .string(arguments[1])]
+            case ("revoke", 1): throw UsageError("Missing expected argument 'ID|LABEL'")
+            case ("create", _), ("list", _), ("revoke", _): throw UsageError("Unexpected argument '\(arguments.last ?? "")'")
+            case (nil, _): throw UsageError("Missing expected argument: create [LABEL], list or revoke ID|LABEL")
+            case (let other?, _): throw UsageError("Unknown subcommand 'token \(other)': use create, list or revoke")
             }
         default:
             throw UsageError("Unknown command '\(name)'")

@@ -43,8 +43,29 @@ struct HumanOutput {
         case "articles", "search": articles(result)
         case "show": article(result["article"] ?? .null)
         case "read", "unread", "star", "unstar": "Marked \(count(result["changed"], "article")) \(command == "star" ? "starred" : command == "unstar" ? "unstarred" : command)\n"
+        case "user": user(result["user"] ?? .null)
+        case "token": token(result)
         default: String(decoding: result.encoded(pretty: true), as: UTF8.self) + "\n"
         }
+    }
+
+    private func user(_ user: JSONValue) -> String {
+        guard user.object != nil else { return "No account yet: create it with 'aggregatorctl user set NAME'\n" }
+        return "User \(bold(user["name"]?.string ?? "")): created \(relative(user["created_at"]?.string)), "
+            + "password set \(relative(user["updated_at"]?.string)), \(count(user["tokens"], "API token"))\n"
+    }
+
+    private func token(_ result: JSONValue) -> String {
+        if let secret = result["token"]?.string { return secret + "\n" }  // one line, for scripts to capture
+        if let revoked = result["revoked"] {
+            return "Revoked token \(number(revoked["id"])) (\(revoked["label"]?.string ?? ""))\n"
+        }
+        let tokens = result["tokens"]?.array ?? []
+        guard !tokens.isEmpty else { return "No API tokens: create one with 'aggregatorctl token create [LABEL]'\n" }
+        return table(["ID", "LABEL", "CREATED", "LAST USED"], tokens.map {
+            [number($0["id"]), $0["label"]?.string ?? "", relative($0["created_at"]?.string),
+             $0["last_used_at"]?.string == nil ? "never" : relative($0["last_used_at"]?.string)]
+        })
     }
 
     // MARK: - Commands

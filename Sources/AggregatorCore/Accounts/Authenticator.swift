@@ -1,0 +1,87 @@
+import Credentials
+import FeedStore
+import Foundation
+import Synchronization
+
+/// What a client presented to log in.
+public enum LoginCredentials: Sendable {
+    /// An API token (`X-Auth-Token`, a Google Reader auth token, …).
+    case token(String)
+    /// The account's name and password (HTTP Basic, a login form).
+    case password(name: String, password: String)
+}
+
+/// The answer to a login.
+public enum LoginVerdict: Sendable, Equatable {
+    case granted
+    /// Wrong name, password or token.
+    case refused
+    /// No account is set and no token matched: nothing can log in yet.
+    case noAccount
+    /// Too many failures from this address: try again after this many seconds (nothing was checked).
+    case throttled(retryAfter: Int)
+    /// The store could not be read: not the client's fault, not counted against it.
+    case unavailable
+}
+
+/// The memory of logins: which name-and-password pairs were verified lately (so a client sending
+/// Basic on every request costs one Argon2id hash, not one per request), the throttle of failures,
+/// and token uses not yet written to the store.
+final class Authenticator: Sendable {
+    /// How long a verified password is taken without hashing it again.
+    static let rememberFor: TimeInterval = 300
+    static let rememberedCapacity = 1024
+
+    let throttle = LoginThrottle()
+    private let digest = KeyedDigest()
+    /// Keyed digests of (name, password, stored hash) → when the verification expires. The stored
+    /// hash is part of the key, so changing the password forgets every remembered login at once.
+    private let remembered = Mutex<[[UInt8]: Date]>([:])
+    /// Token digests → last use, written out at most once a minute.
+    private let tokenUses = Mutex<(pending: [String: Date], lastWrite: Date)>(([:], .distantPast))
+
+    /// Password checks run here, one at a time: each takes ~20 MiB and tens of milliseconds of CPU,
+    /// and must neither pile up in memory nor hold a thread of Swift's cooperative pool.
+    private static let hashingQueue = DispatchQueue(label: "password-hashing")
+
+    func rememberedKey(name: String, password: String, hash: String) -> [UInt8] {
+        digest.digest(name, password, hash)
+    }
+
+    func isRemembered(_ key: [UInt8], now: Date = Date()) -> Bool {
+        remembered.withLock { ($0[key] ?? .distantPast) > now }
+    }
+
+    func remember(_ key: [UInt8], now: Date = Date()) {
+        remembered.withLock { remembered in
+            if remembered.count >= Self.rememberedCapacity { remembered = remembered.filter { $0.value > now } }
+            if remembered.count >= Self.rememberedCapacity { remembered.removeAll() }
+            remembered[key] = now.addingTimeInterval(Self.rememberFor)
+        }
+    }
+
+    /// Verifies `password` against `hash` on the hashing queue.
+    func verify(_ password: String, against hash: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Self.hashingQueue.async { continuation.resume(returning: PasswordHash.verify(password, against: hash)) }
+        }
+    }
+
+    /// Hashes a new password on the hashing queue.
+    func hash(_ password: String) async throws(CredentialError) -> String {
+        let result: Result<String, CredentialError> = await withCheckedContinuation { continuation in
+            Self.hashingQueue.async { continuation.resume(returning: Result { () throws(CredentialError) in try PasswordHash.make(password) }) }
+        }
+        return try result.get()
+    }
+
+    /// Notes a token's use; returns the uses to write when a minute has passed since the last write.
+    func tokenUsed(_ digest: String, now: Date = Date()) -> [String: Date]? {
+        tokenUses.withLock { state in
+            state.pending[digest] = now
+            guard now.timeIntervalSince(state.lastWrite) >= 60 else { return nil }
+            defer { state = ([:], now) }
+            return state.pending
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// The new password of `user set`: asked for twice without echo on a terminal, else the first line
+/// of standard input (for scripts: `printf '%s\n' "$PASSWORD" | aggregatorctl user set NAME`).
+enum PasswordReader {
+    static func read() throws(UsageError) -> String {
+        guard isatty(STDIN_FILENO) == 1 else {
+            guard let line = readLine(strippingNewline: true) else {
+                throw UsageError("No password on standard input (give it as the first line)")
+            }
+            return line.hasSuffix("\r") ? String(line.dropLast()) : line
+        }
+        let first = try prompt("New password: ")
+        let second = try prompt("Repeat it: ")
+        guard first == second else { throw UsageError("The two passwords differ; nothing was changed") }
+        return first
+    }
+
+    /// One line from the terminal with echo off (restored whatever happens).
+    private static func prompt(_ text: String) throws(UsageError) -> String {
+        FileHandle.standardError.write(Data(text.utf8))
+        var saved = termios()
+        let canHide = tcgetattr(STDIN_FILENO, &saved) == 0
+        if canHide {
+            var silent = saved
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        }
+        let line = readLine(strippingNewline: true)
+        if canHide { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+        FileHandle.standardError.write(Data("\n".utf8))
+        guard let line else { throw UsageError("No password given") }
+        return line
+    }
+}

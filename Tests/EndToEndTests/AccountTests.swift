@@ -1,0 +1,106 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The owner account and API tokens, made with `aggregatorctl` and used over HTTP (curl), as a
+/// user sets up an app.
+@Suite struct AccountTests {
+    let password = "correct horse battery"
+
+    @Test func theAccountIsMadeFromStandardInputAndShownWithoutItsPassword() async throws {
+        let daemon = try await ServedDaemon()
+        defer { daemon.stop() }
+        #expect(try daemon.ctl(["user", "show"]).output.contains("No account yet: create it with 'aggregatorctl user set NAME'"))
+
+        let short = try daemon.ctl(["user", "set", "alice"], input: "short\n")
+        #expect(short.status == 1 && short.error.contains("at least 8 characters"))
+        let colon = try daemon.ctl(["user", "set", "a:b"], input: password + "\n")
+        #expect(colon.status == 1 && colon.error.contains("cannot contain ':'"))
+        let empty = try daemon.ctl(["user", "set", "alice"], input: "")
+        #expect(empty.status == 2 && empty.error.contains("No password on standard input"))
+
+        let set = try daemon.ctl(["--json", "user", "set", "alice"], input: password + "\r\n")
+        #expect(set.status == 0)
+        let user = try #require(try JSONSerialization.jsonObject(with: Data(set.output.utf8)) as? [String: Any])["user"]
+            as? [String: Any]
+        #expect(user?["name"] as? String == "alice" && user?["fever"] as? Bool == false && user?["tokens"] as? Int == 0)
+        #expect(try daemon.ctl(["user", "show"]).output.hasPrefix("User alice: created"))
+
+        // Logging in works with exactly that password (the trailing CR of the line was dropped) …
+        #expect(try daemon.curl("/v1/me", ["-u", "alice:\(password)"]).status == 200)
+        // … and the password is nowhere in clear: not in the log, not in the database.
+        let log = try String(contentsOf: daemon.log, encoding: .utf8)
+        #expect(!log.contains(password))
+        let database = try Data(contentsOf: URL(fileURLWithPath: daemon.databasePath))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: daemon.databasePath + "-wal"))) ?? Data())
+        #expect(database.range(of: Data(password.utf8)) == nil)
+        #expect(database.range(of: Data("$argon2id$".utf8)) != nil)
+    }
+
+    @Test func tokensArePrintedOnceListedAndRevokedByIdOrLabel() async throws {
+        let daemon = try await ServedDaemon()
+        defer { daemon.stop() }
+        let created = try daemon.ctl(["token", "create", "phone"])
+        #expect(created.status == 0 && created.error.contains("Shown only this once"))
+        let phone = created.output.trimmingCharacters(in: .newlines)
+        #expect(phone.count == 64 && phone.allSatisfy(\.isHexDigit) && created.output.filter { $0 == "\n" }.count == 1)
+        let json = try daemon.ctl(["--json", "token", "create"])
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect(Set(second.keys) == ["id", "label", "token"] && second["label"] as? String == "token-2")
+        #expect(try daemon.ctl(["token", "create", "phone"]).error.contains("a token labelled phone exists already"))
+        #expect(try daemon.ctl(["token", "create", "42"]).error.contains("cannot be a number"))
+
+        let list = try daemon.ctl(["token", "list"])
+        #expect(list.output.contains("phone") && list.output.contains("token-2") && !list.output.contains(phone))
+
+        // The tokens log in even before an account exists; the next request after a revoke is refused.
+        #expect(try daemon.curl("/v1/me", ["-H", "X-Auth-Token: \(phone)"]).status == 200)
+        #expect(try daemon.ctl(["token", "revoke", "phone"]).output == "Revoked token 1 (phone)\n")
+        #expect(try daemon.curl("/v1/me", ["-H", "X-Auth-Token: \(phone)"]).status == 401)
+        #expect(try daemon.ctl(["token", "revoke", "2"]).status == 0)
+        let unknown = try daemon.ctl(["token", "revoke", "phone"])
+        #expect(unknown.status == 1 && unknown.error.contains("no token with id or label phone"))
+        #expect(try daemon.ctl(["token", "list"]).output.contains("No API tokens"))
+    }
+
+    @Test func theAPIsAnswer401AsMinifluxDoesAndSayHowToMakeAnAccount() async throws {
+        let daemon = try await ServedDaemon()
+        defer { daemon.stop() }
+        let none = try daemon.curl("/v1/me")
+        #expect(none.status == 401 && none.body.contains("aggregatorctl user set NAME"))
+        #expect(none.headers["www-authenticate"] == "Basic realm=\"Restricted\"")
+        #expect(none.headers["content-type"] == "application/json")
+
+        let token = try daemon.createAccount(name: "alice", password: password)
+        #expect(try daemon.curl("/v1/me", ["-u", "alice:\(password)"]).body.contains("\"username\":\"alice\""))
+        #expect(try daemon.curl("/v1/me", ["-H", "X-Auth-Token: \(token)"]).status == 200)
+        // A token that is present decides alone: a wrong one is refused even with good Basic credentials.
+        let wrongToken = try daemon.curl("/v1/me", ["-H", "X-Auth-Token: nope", "-u", "alice:\(password)"])
+        #expect(wrongToken.status == 401 && wrongToken.body == #"{"error_message":"Access Unauthorized"}"#)
+        #expect(try daemon.curl("/v1/me", ["-u", "bob:\(password)"]).status == 401)
+        #expect(try daemon.curl("/v1/me", ["-H", "Authorization: Basic !!!"]).status == 401)
+        let version = try daemon.curl("/v1/version", ["-H", "X-Auth-Token: \(token)"])
+        #expect(version.status == 200 && version.body.contains("\"version\":\"2.2.0\""))
+        // CORS as Miniflux: a preflight needs no login.
+        let preflight = try daemon.curl("/v1/feeds", ["-X", "OPTIONS"])
+        #expect(preflight.status == 204 && preflight.headers["access-control-allow-origin"] == "*")
+    }
+
+    @Test func passwordGuessingIsThrottledPerAddressAndLogged() async throws {
+        let daemon = try await ServedDaemon()
+        defer { daemon.stop() }
+        let token = try daemon.createAccount(name: "alice", password: password)
+        var statuses: [Int] = []
+        for guess in 1...7 { statuses.append(try daemon.curl("/v1/me", ["-u", "alice:guess\(guess)"]).status) }
+        #expect(statuses == [401, 401, 401, 401, 401, 429, 429])
+        // Throttled means not even checked: the right password waits too, then goes through.
+        let throttled = try daemon.curl("/v1/me", ["-u", "alice:\(password)"])
+        #expect(throttled.status == 429 && Int(throttled.headers["retry-after"] ?? "") != nil)
+        #expect(try daemon.curl("/v1/me", ["-H", "X-Auth-Token: \(token)"]).status == 429)
+        try await Task.sleep(for: .seconds(1.2))
+        #expect(try daemon.curl("/v1/me", ["-u", "alice:\(password)"]).status == 200)
+        let log = try String(contentsOf: daemon.log, encoding: .utf8)
+        #expect(log.contains(#"msg="Login refused" client=127.0.0.1 failures=5 with=password user=alice"#))
+        #expect(!log.contains("guess1"))
+    }
+}

@@ -1,0 +1,41 @@
+import HTTPServer
+import Testing
+
+@Suite struct RouterTests {
+    let router: Router<String> = {
+        var router = Router<String>()
+        router.add("GET", "/v1/feeds/{feedID}", "feed")
+        router.add("GET", "/v1/feeds/counters", "counters")
+        router.add("PUT", "/v1/feeds/{feedID}", "update")
+        router.add("GET", "/v1/feeds/{feedID}/entries/{entryID}", "entry")
+        return router
+    }()
+
+    private func found(_ method: String, _ path: String) -> (String, [String: String])? {
+        if case .found(let handler, let parameters, _) = router.match(method: method, path: path) { return (handler, parameters) }
+        return nil
+    }
+
+    @Test func placeholdersLiteralsAndMethods() {
+        #expect(found("GET", "/v1/feeds/12")?.0 == "feed" && found("GET", "/v1/feeds/12")?.1 == ["feedID": "12"])
+        #expect(found("GET", "/v1/feeds/counters")?.0 == "counters", "a literal wins over a placeholder")
+        #expect(found("PUT", "/v1/feeds/12")?.0 == "update")
+        #expect(found("HEAD", "/v1/feeds/12")?.0 == "feed")
+        #expect(found("GET", "/v1/feeds/3/entries/4")?.1 == ["feedID": "3", "entryID": "4"])
+        #expect(found("GET", "/v1/feeds/12/")?.0 == "feed", "a trailing slash is the same path")
+    }
+
+    @Test func unknownPathsAndMethodsAreToldApart() {
+        guard case .methodNotAllowed(let allowed) = router.match(method: "DELETE", path: "/v1/feeds/12") else {
+            Issue.record("DELETE should be not allowed")
+            return
+        }
+        #expect(allowed == ["GET", "PUT"])
+        for path in ["/v1/feeds", "/v1/feeds//entries/4", "/v1/feeds/1/entries/2/3", "", "/"] {
+            guard case .notFound = router.match(method: "GET", path: path) else {
+                Issue.record("\(path) should not be found")
+                continue
+            }
+        }
+    }
+}

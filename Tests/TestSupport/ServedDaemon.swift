@@ -1,0 +1,96 @@
+import Foundation
+import Glibc
+
+/// The built daemon serving HTTP on a free loopback port, in a temporary directory of its own,
+/// with `aggregatorctl` and curl to talk to it. `stop()` ends it and removes the directory.
+public final class ServedDaemon {
+    public let directory: URL
+    public let port: UInt16
+    public let log: URL
+    public let process: Process
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var socketPath: String { directory.appendingPathComponent("ctl.sock").path }
+    public var databasePath: String { directory.appendingPathComponent("a.db").path }
+
+    /// Starts it with the feeds of `seed` (title, URL) and waits until it serves.
+    public init(seed: [(title: String, url: String)] = [], extraArguments: [String] = []) async throws {
+        directory = try temporaryDirectory()
+        log = directory.appendingPathComponent("daemon.log")
+        port = try Self.freePort()
+        let seedPath = seed.isEmpty ? "" : try writeSeedOPML(seed, in: directory).path
+        process = try Binary("aggregatord").start(
+            ["--database", directory.appendingPathComponent("a.db").path, "--socket",
+             directory.appendingPathComponent("ctl.sock").path, "--seed-opml", seedPath,
+             "--http-listen", "127.0.0.1:\(port)", "--log-level", "debug"] + extraArguments, logFile: log)
+        do {
+            _ = try await waitFor("msg=Started", in: log)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Stops the daemon (SIGTERM, then SIGKILL) and removes its directory.
+    public func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs `aggregatorctl --socket … ARGUMENTS`.
+    public func ctl(_ arguments: [String], input: String? = nil) throws -> Binary.Result {
+        try Binary("aggregatorctl").run(["--socket", socketPath] + arguments, input: input)
+    }
+
+    /// Creates the account (name, password) and returns a new API token.
+    public func createAccount(name: String = "owner", password: String = "correct horse battery") throws -> String {
+        let set = try ctl(["user", "set", name], input: password + "\n")
+        guard set.status == 0 else { throw TestSupportError("user set failed: \(set.error)") }
+        let token = try ctl(["token", "create"])
+        guard token.status == 0 else { throw TestSupportError("token create failed: \(token.error)") }
+        return token.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// An HTTP response as curl saw it.
+    public struct Response {
+        public let status: Int
+        public let headers: [String: String]
+        public let body: String
+    }
+
+    /// Requests `path` with curl (`arguments` adds method, headers, body); headers are lower case.
+    public func curl(_ path: String, _ arguments: [String] = []) throws -> Response {
+        let headerFile = directory.appendingPathComponent("headers-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: headerFile) }
+        let result = try Binary(url: URL(fileURLWithPath: "/usr/bin/curl"))
+            .run(["-s", "-m", "30", "-D", headerFile.path, "-w", "\n%{http_code}", baseURL + path] + arguments)
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+        var headers: [String: String] = [:]
+        for line in ((try? String(contentsOf: headerFile, encoding: .utf8)) ?? "").split(separator: "\r\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Response(status: Int(lines.last ?? "") ?? 0, headers: headers, body: lines.dropLast().joined(separator: "\n"))
+    }
+
+    /// A port nothing listens on now (the daemon takes it a moment later).
+    public static func freePort() throws -> UInt16 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else { throw TestSupportError("no free port: \(String(cString: strerror(errno)))") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+}
