@@ -12,9 +12,9 @@ RELEASE_BIN = .build/release
 RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 
 # Debian packages the build and the tests need (libseccomp-dev: systemd/check-sandbox.sh).
-DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev libseccomp-dev
+DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev zlib1g-dev libseccomp-dev
 
-.PHONY: all build deps run test conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
+.PHONY: all build deps run test test-venv conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
 
 all: build
 
@@ -38,7 +38,15 @@ build: deps
 run: build
 	$(RELEASE_BIN)/aggregatord --seed-opml feeds.opml
 
-test: deps
+# The reader-app clients the end-to-end tests drive (from PyPI, pinned), in .build/test-venv.
+TEST_VENV := .build/test-venv
+test-venv: $(TEST_VENV)/.installed
+$(TEST_VENV)/.installed: Tests/requirements.txt
+	python3 -m venv $(TEST_VENV)
+	$(TEST_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/requirements.txt
+	@touch $@
+
+test: deps test-venv
 	$(RELEASE_BUILD)
 	@$(MAKE) --no-print-directory conformance
 	@systemd/check-units.sh

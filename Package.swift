@@ -13,6 +13,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         .target(name: "FeedParser", dependencies: ["CLibXML2"]),
@@ -22,7 +23,7 @@ let package = Package(
         // Password hashes (Argon2id), API tokens and keyed digests, on libsodium.
         .target(name: "Credentials", dependencies: ["CSodium"]),
         // HTTP/1.1 on libmicrohttpd: requests, responses and limits; it knows nothing of feeds.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"]),
         // The HTTP routes over the service (AggregatorCore) on the server (HTTPServer).
         .target(name: "HTTPAPI", dependencies: ["AggregatorCore", "ControlProtocol", "FeedStore", "HTTPServer"]),
         .target(
@@ -53,7 +54,7 @@ let package = Package(
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "AggregatorCore", "FeedStore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol", "TestSupport"],
-                    resources: [.copy("Fixtures")]),
+                    exclude: ["Clients"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )

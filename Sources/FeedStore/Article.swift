@@ -4,6 +4,8 @@ import Foundation
 public struct ArticleFilter: Sendable, Equatable {
     /// Articles carried by a feed of this category (cross-posts included), case-insensitive.
     public var category: String?
+    /// Only articles carried by feeds filed under no category (with `category` nil).
+    public var uncategorized = false
     /// Articles carried by this feed (cross-posts included).
     public var feedID: Int64?
     public var unreadOnly = false

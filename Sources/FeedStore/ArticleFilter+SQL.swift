@@ -40,6 +40,12 @@ extension ArticleFilter {
                 ? "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)"
                 : "st.entry_id IN (SELECT s.entry_id FROM \(members))")
         }
+        if uncategorized, category == nil {
+            let members = "entry_sources s JOIN feeds f ON f.id = s.feed_id WHERE f.category_id IS NULL"
+            conditions.append(walksAnIndex
+                ? "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)"
+                : "st.entry_id IN (SELECT s.entry_id FROM \(members))")
+        }
         if let storedAfterID { conditions.append("st.entry_id > \(parameter(.integer(storedAfterID)))") }
         if unreadOnly { conditions.append("st.read = 0") }
         if starredOnly { conditions.append("st.starred = 1") }

@@ -22,6 +22,7 @@ public struct FeedSummary: Sendable, Equatable {
     public var title: String?
     public var siteURL: String?
     public var category: String?
+    public var categoryID: Int64?
     public var status: FeedStatus
     public var lastError: String?
     public var errorCount: Int
@@ -33,6 +34,7 @@ public struct FeedSummary: Sendable, Equatable {
 
 /// A category with how many feeds and articles it holds.
 public struct CategorySummary: Sendable, Equatable {
+    public var id: Int64
     public var name: String
     public var feeds: Int
     public var unread: Int
@@ -80,7 +82,7 @@ extension StoreReader {
         if failingOnly { conditions.append("f.status != 'ok'") }
         let sql = """
             SELECT f.id, f.url, f.title, f.site_url, c.name, f.status, f.last_error, f.error_count,
-                   f.unread_count, f.entry_count, f.checked_at, f.next_check_at
+                   f.unread_count, f.entry_count, f.checked_at, f.next_check_at, f.category_id
             FROM feeds f LEFT JOIN categories c ON c.id = f.category_id
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY c.name COLLATE NOCASE, f.title COLLATE NOCASE, f.id
@@ -89,7 +91,7 @@ extension StoreReader {
         try database.statement(sql).query(values) { row in
             feeds.append(FeedSummary(
                 id: row.int64(at: 0), url: row.text(at: 1) ?? "", title: row.text(at: 2), siteURL: row.text(at: 3),
-                category: row.text(at: 4), status: FeedStatus(column: row.text(at: 5)), lastError: row.text(at: 6),
+                category: row.text(at: 4), categoryID: row.optionalInt64(at: 12), status: FeedStatus(column: row.text(at: 5)), lastError: row.text(at: 6),
                 errorCount: Int(row.int64(at: 7)), unread: Int(row.int64(at: 8)), total: Int(row.int64(at: 9)),
                 checkedAt: row.optionalInt64(at: 10).map { Date(timeIntervalSince1970: TimeInterval($0)) },
                 nextCheckAt: row.optionalInt64(at: 11).map { Date(timeIntervalSince1970: TimeInterval($0)) }))
@@ -101,10 +103,10 @@ extension StoreReader {
     public func categories() throws(StoreError) -> [CategorySummary] {
         var categories: [CategorySummary] = []
         try database.statement("""
-            SELECT c.name, (SELECT count(*) FROM feeds f WHERE f.category_id = c.id), c.unread_count, c.entry_count
+            SELECT c.name, (SELECT count(*) FROM feeds f WHERE f.category_id = c.id), c.unread_count, c.entry_count, c.id
             FROM categories c ORDER BY c.name COLLATE NOCASE
             """).query { row in
-            categories.append(CategorySummary(name: row.text(at: 0) ?? "", feeds: Int(row.int64(at: 1)),
+            categories.append(CategorySummary(id: row.int64(at: 4), name: row.text(at: 0) ?? "", feeds: Int(row.int64(at: 1)),
                                               unread: Int(row.int64(at: 2)), total: Int(row.int64(at: 3))))
         }
         return categories
@@ -179,6 +181,25 @@ extension FeedStore {
             try database.statement("UPDATE feeds SET category_id = ?2 WHERE category_id = ?1").run([.integer(source), .integer(target)])
             try database.statement("DELETE FROM categories WHERE id = ?1").run([.integer(source)])
             try Counters.recountCategories(database, id: target)
+        }
+    }
+
+    /// Creates an empty category. - Returns: its id, or nil when the name is taken.
+    public func createCategory(_ name: String) throws(StoreError) -> Int64? {
+        guard !name.isEmpty else { throw StoreError(.invalidQuery, message: "a category needs a name") }
+        return try database.transaction { () throws(StoreError) -> Int64? in
+            try database.statement("INSERT INTO categories(name) VALUES (?1) ON CONFLICT(name) DO NOTHING").run([.text(name)])
+            return database.changes == 1 ? database.lastInsertedRowID : nil
+        }
+    }
+
+    /// Deletes a category; its feeds stay, filed under none.
+    /// - Throws: `StoreError.Kind.notFound` when there is no such category.
+    public func removeCategory(id: Int64) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            try database.statement("UPDATE feeds SET category_id = NULL WHERE category_id = ?1").run([.integer(id)])
+            try database.statement("DELETE FROM categories WHERE id = ?1").run([.integer(id)])
+            guard database.changes == 1 else { throw StoreError(.notFound, message: "no category with id \(id)") }
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 extension FeedStore {
     /// Marks the given articles read/unread and/or starred/unstarred (nil leaves a flag as it is).
     /// - Returns: how many articles changed.
@@ -44,16 +46,18 @@ extension FeedStore {
                 INSERT OR IGNORE INTO temp.marked SELECT st.entry_id, st.feed_id, st.sources, \(readChanges ?? "0")
                 FROM \(from) WHERE (\(changes)) AND \(conditions.joined(separator: " AND "))
                 """).run(values)
+            let now = SQLValue.integer(Int64(Date().timeIntervalSince1970))
             if let read {
                 try database.statement("""
-                    UPDATE entry_state SET read = ?1 WHERE entry_id IN (SELECT entry_id FROM temp.marked WHERE read_changes)
-                    """).run([SQLValue(read)])
+                    UPDATE entry_state SET read = ?1, changed_at = ?2
+                    WHERE entry_id IN (SELECT entry_id FROM temp.marked WHERE read_changes)
+                    """).run([SQLValue(read), now])
                 try countReadChanges(unread: read ? -1 : 1)
             }
             if let starred {
                 try database.statement("""
-                    UPDATE entry_state SET starred = ?1 WHERE entry_id IN (SELECT entry_id FROM temp.marked)
-                    """).run([SQLValue(starred)])
+                    UPDATE entry_state SET starred = ?1, changed_at = ?2 WHERE entry_id IN (SELECT entry_id FROM temp.marked)
+                    """).run([SQLValue(starred), now])
             }
             return Int(try database.integer("SELECT count(*) FROM temp.marked") ?? 0)
         }

@@ -181,6 +181,11 @@ enum Migrations {
             last_used_at INTEGER
         );
         """),
+        // 8: when each entry's read or starred state last changed (reader apps sync by it: Miniflux's
+        // `changed_after`); NULL until the first change, read as the time the entry was first seen.
+        Step(sql: """
+        ALTER TABLE entry_state ADD COLUMN changed_at INTEGER;
+        """),
     ]
 
     /// The schema version this build writes.

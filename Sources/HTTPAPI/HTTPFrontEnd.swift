@@ -9,15 +9,29 @@ public struct HTTPFrontEnd: Sendable {
     let service: AggregatorService
     private let miniflux: MinifluxAPI
     private let requests = RequestCounts()
+    private let logger: Logger
 
-    public init(service: AggregatorService) {
+    public init(service: AggregatorService, logger: Logger = Logger(minimumLevel: .error, component: "http")) {
         self.service = service
+        self.logger = logger
         miniflux = MinifluxAPI(service: service)
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        var request = request
+        // Clients that join a base URL ending in "/" with a path starting with one send "//v1/…"
+        // (newsboat does): the same path.
+        while request.path.contains("//") { request.path = request.path.replacingOccurrences(of: "//", with: "/") }
+        let started = ContinuousClock.now
         let (route, response) = await answer(request)
         requests.count(route: route, status: response.status)
+        // The path only: a query may carry a secret (Fever's api_key, Google Reader's tokens).
+        let elapsed = (ContinuousClock.now - started).components
+        let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+        let fields: KeyValuePairs<String, Any> = ["method": request.method, "path": request.path, "status": response.status,
+                                                  "ms": String(format: "%.1f", milliseconds), "client": request.clientAddress]
+        logger.log(response.status >= 400 ? .info : .debug, response.status >= 400 ? "HTTP request failed" : "HTTP request",
+                   fields)
         return response
     }
 

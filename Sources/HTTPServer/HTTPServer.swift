@@ -158,7 +158,9 @@ public final class HTTPServer: Sendable {
             server.unanswered.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) }
             return send(.text("the server is stopping\n", status: 503), on: connection)
         }
-        return send(pending.response(), on: connection)  // this connection's thread waits for `run`
+        // This connection's thread waits for `run`, then compresses (off the cooperative pool).
+        return send(ResponseCompression.compressed(pending.response(), acceptEncoding: pending.request.headers["accept-encoding"]),
+                    on: connection)
     }
 
     /// The request is over (answered, or the client went away): its state is released.

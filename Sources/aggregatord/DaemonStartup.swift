@@ -48,7 +48,7 @@ enum DaemonStartup {
         }
         let handler = ControlHandler(service: service)
         let http = try startHTTP(configuration, logger: logger)
-        let frontEnd = HTTPFrontEnd(service: service)
+        let frontEnd = HTTPFrontEnd(service: service, logger: logger.component("http"))
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
                                 "socket": configuration.socketPath, "feeds": try await store.feedCount(), "pid": getpid()])

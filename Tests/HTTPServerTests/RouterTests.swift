@@ -1,4 +1,5 @@
-import HTTPServer
+@testable import HTTPServer
+import Foundation
 import Testing
 
 @Suite struct RouterTests {
@@ -37,5 +38,21 @@ import Testing
                 continue
             }
         }
+    }
+}
+
+@Suite struct ResponseCompressionTests {
+    @Test func largeTextGoesOutGzippedToClientsThatTakeIt() throws {
+        let body = Data(String(repeating: #"{"title":"An entry","status":"unread"},"#, count: 100).utf8)
+        let response = HTTPResponse.json(body)
+        let compressed = ResponseCompression.compressed(response, acceptEncoding: "gzip, deflate, br")
+        #expect(compressed.headers.contains { $0 == ("Content-Encoding", "gzip") })
+        #expect(compressed.body.count < body.count / 10 && compressed.body.starts(with: [0x1F, 0x8B]))
+        #expect(ResponseCompression.compressed(response, acceptEncoding: nil).body == body)
+        #expect(ResponseCompression.compressed(response, acceptEncoding: "gzip;q=0").body == body)
+        #expect(ResponseCompression.compressed(response, acceptEncoding: "br").body == body)
+        #expect(ResponseCompression.compressed(.json(Data("{}".utf8)), acceptEncoding: "gzip").body == Data("{}".utf8))
+        let image = HTTPResponse(status: 200, headers: [("Content-Type", "image/png")], body: body)
+        #expect(ResponseCompression.compressed(image, acceptEncoding: "gzip").body == body)
     }
 }

@@ -15,6 +15,20 @@ OLD = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Old feed</titl
 <item><title>Old 2</title><link>http://example.org/old/2</link><pubDate>Tue, 07 Jan 2020 10:00:00 GMT</pubDate></item>
 <item><title>Old 3</title><link>http://example.org/old/3</link><pubDate>Wed, 08 Jan 2020 10:00:00 GMT</pubDate></item>
 </channel></rss>"""
+# 250 items a day apart (paging), the first with hostile markup (sanitizing), the second also
+# carried by /crosspost.xml (an entry under two feeds).
+HOSTILE = ("<p onclick=\"steal()\">Hello<script>alert(1)</script><a href=\"javascript:alert(2)\">x</a>"
+           "<iframe src=\"http://evil.example/\"></iframe><form action=\"/x\"><input name=\"q\"></form>"
+           "<style>body{display:none}</style><svg><script>alert(3)</script></svg>"
+           "<img src=\"/pic.png\" onerror=\"alert(4)\"></p>")
+MANY = ("""<?xml version="1.0"?><rss version="2.0"><channel><title>Many</title><link>http://example.org/many/</link>"""
+        + "".join(f"""<item><title>Item {n}</title><link>http://example.org/many/{n}</link>
+<pubDate>{time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(1_600_000_000 + n * 86400))}</pubDate>
+<description>{(HOSTILE if n == 1 else f"<p>Body of item {n}</p>").replace("&", "&amp;").replace("<", "&lt;")}</description>
+</item>""" for n in range(1, 251)) + "</channel></rss>").encode()
+CROSSPOST = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Crosspost</title>
+<item><title>Item 2</title><link>http://example.org/many/2</link></item>
+<item><title>Own</title><link>http://example.org/crosspost/own</link></item></channel></rss>"""
 RUNNING = [0, 0]  # requests to /concurrent/ now, and the most at once
 COUNT = threading.Lock()
 BOMB = gzip.compress(b"\0" * (64 << 20), compresslevel=9)  # 64 MiB of zeros in ~64 KiB
@@ -48,6 +62,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 <body><p>Hello</p></body></html>""", [("Content-Type", "text/html")])
         if path == "/nolinks.html":
             return self.send(200, b"<html><body>No feed links here</body></html>", [("Content-Type", "text/html")])
+        if path == "/many.xml":
+            return self.send(200, MANY, [("Content-Type", "application/rss+xml")])
+        if path == "/crosspost.xml":
+            return self.send(200, CROSSPOST, [("Content-Type", "application/rss+xml")])
         if path == "/old.xml":
             return self.send(200, OLD, [("Content-Type", "application/rss+xml")])
         if path == "/feed":

@@ -63,6 +63,7 @@ extension AggregatorService {
         var filter = ArticleFilter(category: query.category, unreadOnly: query.unreadOnly,
                                    starredOnly: query.starredOnly, search: query.search)
         if let feed = query.feed { filter.feedID = try await feedID(feed) }
+        filter.uncategorized = query.uncategorized
         filter.since = query.since
         filter.before = query.before
         return filter

@@ -89,6 +89,17 @@ extension AggregatorService {
 
     // MARK: - Discovery
 
+    /// The feeds found at `url` (a feed itself, or a page linking to feeds), without subscribing.
+    public func discoverFeeds(at url: String) async throws(AggregatorError) -> [DiscoveredFeed] {
+        guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+              components.host?.isEmpty == false else {
+            throw .invalidArgument("not an http(s) URL: \(url)")
+        }
+        let found = try await discover(url)
+        if let warning = found.warning { throw .failed(warning) }
+        return found.candidates.isEmpty ? [DiscoveredFeed(url: found.url, title: found.title, type: "rss")] : found.candidates
+    }
+
     /// The feed behind `url`: the URL itself when it serves a feed, else the first feed an HTML page
     /// links to (`<link rel="alternate">`), else the first of the usual paths that serves one.
     private func discover(_ url: String) async throws(AggregatorError)

@@ -11,6 +11,8 @@ public enum FeedReference: Sendable, Equatable {
 /// Which articles a listing, a mark or a watch is about.
 public struct ArticleQuery: Sendable, Equatable {
     public var category: String?
+    /// Only articles of feeds filed under no category (when `category` is nil).
+    public var uncategorized = false
     public var feed: FeedReference?
     public var unreadOnly = false
     public var starredOnly = false
@@ -21,9 +23,10 @@ public struct ArticleQuery: Sendable, Equatable {
     /// Full-text search words.
     public var search: String?
 
-    public init(category: String? = nil, feed: FeedReference? = nil, unreadOnly: Bool = false,
+    public init(category: String? = nil, uncategorized: Bool = false, feed: FeedReference? = nil, unreadOnly: Bool = false,
                 starredOnly: Bool = false, since: Date? = nil, before: Date? = nil, search: String? = nil) {
         (self.category, self.feed, self.unreadOnly, self.starredOnly) = (category, feed, unreadOnly, starredOnly)
+        self.uncategorized = uncategorized
         (self.since, self.before, self.search) = (since, before, search)
     }
 }

@@ -6,6 +6,10 @@ public struct DiscoveredFeed: Sendable, Equatable {
     public var url: String
     public var title: String?
     public var type: String
+
+    public init(url: String, title: String?, type: String) {
+        (self.url, self.title, self.type) = (url, title, type)
+    }
 }
 
 /// Finds the feeds an HTML page links to, for `aggregatorctl add https://example.org/`.

@@ -24,6 +24,40 @@ struct MinifluxAPI: Sendable {
     private static let routes: [(String, String, Handler)] = [
         ("GET", "/v1/me", { api, _ in try await api.me() }),
         ("GET", "/v1/version", { _, _ in version() }),
+        ("GET", "/v1/categories", { api, request in try await api.categories(request) }),
+        ("POST", "/v1/categories", { api, request in try await api.createCategory(request) }),
+        ("PUT", "/v1/categories/{categoryID}", { api, request in try await api.updateCategory(request) }),
+        ("DELETE", "/v1/categories/{categoryID}", { api, request in try await api.deleteCategory(request) }),
+        ("GET", "/v1/categories/{categoryID}/feeds", { api, request in try await api.categoryFeeds(request) }),
+        ("GET", "/v1/categories/{categoryID}/entries", { api, request in try await api.categoryEntries(request) }),
+        ("GET", "/v1/categories/{categoryID}/entries/{entryID}", { api, request in try await api.categoryEntry(request) }),
+        ("PUT", "/v1/categories/{categoryID}/mark-all-as-read", { api, request in try await api.markCategoryRead(request) }),
+        ("PUT", "/v1/categories/{categoryID}/refresh", { api, request in try await api.refreshCategory(request) }),
+        ("GET", "/v1/feeds", { api, _ in try await api.feeds() }),
+        ("POST", "/v1/feeds", { api, request in try await api.createFeed(request) }),
+        ("GET", "/v1/feeds/counters", { api, _ in try await api.counters() }),
+        ("PUT", "/v1/feeds/refresh", { api, _ in try await api.refreshAll() }),
+        ("GET", "/v1/feeds/{feedID}", { api, request in try await api.feed(request) }),
+        ("PUT", "/v1/feeds/{feedID}", { api, request in try await api.updateFeed(request) }),
+        ("DELETE", "/v1/feeds/{feedID}", { api, request in try await api.deleteFeed(request) }),
+        ("PUT", "/v1/feeds/{feedID}/refresh", { api, request in try await api.refreshFeed(request) }),
+        ("GET", "/v1/feeds/{feedID}/icon", { api, request in try await api.feedIcon(request) }),
+        ("PUT", "/v1/feeds/{feedID}/mark-all-as-read", { api, request in try await api.markFeedRead(request) }),
+        ("GET", "/v1/feeds/{feedID}/entries", { api, request in try await api.feedEntries(request) }),
+        ("GET", "/v1/feeds/{feedID}/entries/{entryID}", { api, request in try await api.feedEntry(request) }),
+        ("GET", "/v1/entries", { api, request in try await api.entries(request) }),
+        ("GET", "/v1/entries/ids", { api, request in try await api.entryIDs(request) }),
+        ("PUT", "/v1/entries", { api, request in try await api.updateEntries(request) }),
+        ("GET", "/v1/entries/{entryID}", { api, request in try await api.entry(request) }),
+        ("PUT", "/v1/entries/{entryID}/bookmark", { api, request in try await api.toggleStar(request) }),
+        ("PUT", "/v1/entries/{entryID}/star", { api, request in try await api.toggleStar(request) }),
+        ("PUT", "/v1/users/{userID}/mark-all-as-read", { api, request in try await api.markEverythingRead(request) }),
+        ("GET", "/v1/export", { api, _ in try await api.export() }),
+        ("POST", "/v1/import", { api, request in try await api.importOPML(request) }),
+        ("POST", "/v1/discover", { api, request in try await api.discover(request) }),
+        ("GET", "/v1/api-keys", { api, _ in try await api.apiKeys() }),
+        ("POST", "/v1/api-keys", { api, request in try await api.createAPIKey(request) }),
+        ("DELETE", "/v1/api-keys/{apiKeyID}", { api, request in try await api.deleteAPIKey(request) }),
     ]
 
     /// Whether the path is one of this API's.
@@ -123,9 +157,41 @@ struct MinifluxRequest: Sendable {
     /// The placeholder `name` as a positive id. - Throws: 400 naming it when it is not one.
     func id(_ name: String) throws(MinifluxError) -> Int64 {
         guard let text = parameters[name], let id = Int64(text), id > 0 else {
-            throw MinifluxError("\(name) must be a positive integer", status: 400)
+            throw MinifluxError("invalid \(name): \(parameters[name] ?? "") is not a positive integer")
         }
         return id
+    }
+
+    /// Every value of the query argument `name`, in order.
+    func values(_ name: String) -> [String] {
+        http.query.filter { $0.name == name }.map(\.value)
+    }
+
+    /// The query argument `name` as an integer in `range`, or nil when absent.
+    func integer(_ name: String, in range: ClosedRange<Int64> = 0...Int64.max) throws(MinifluxError) -> Int64? {
+        guard let text = http.queryValue(name), !text.isEmpty else { return nil }
+        guard let number = Int64(text), range.contains(number) else {
+            throw MinifluxError("invalid \(name): \(text) (an integer from \(range.lowerBound) to \(range.upperBound))")
+        }
+        return number
+    }
+
+    /// The query argument `name` as Go's strconv.ParseBool reads it, or nil when absent.
+    func flag(_ name: String) throws(MinifluxError) -> Bool? {
+        guard let text = http.queryValue(name) else { return nil }
+        switch text.lowercased() {
+        case "1", "t", "true": return true
+        case "0", "f", "false": return false
+        default: throw MinifluxError("invalid \(name): \(text) (use true or false)")
+        }
+    }
+
+    /// The body as a JSON object. - Throws: 400 when it is not one.
+    func jsonObject() throws(MinifluxError) -> [String: JSONValue] {
+        guard let value = try? JSONValue(parsing: http.body), let object = value.object else {
+            throw MinifluxError("the request body must be a JSON object")
+        }
+        return object
     }
 }
 

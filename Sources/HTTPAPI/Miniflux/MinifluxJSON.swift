@@ -1,10 +1,94 @@
+import AggregatorCore
 import ControlProtocol
+import FeedParser
+import FeedStore
 import Foundation
 import HTTPServer
 
-/// Miniflux's JSON: the encoded document and its response.
+/// Miniflux's JSON shapes, made from the service's types. Fields Miniflux has and we have no use
+/// for (scraper rules, proxies, integrations) are there with their empty values, because apps decode
+/// the objects strictly.
 enum MinifluxJSON {
+    /// Feeds under no category appear in one category of their own, with this id (it fits in 32
+    /// bits, which some apps parse ids into, and no real category reaches it).
+    static let uncategorizedID: Int64 = 2_147_483_647
+    static let uncategorizedTitle = "Uncategorized"
+
     static func response(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
         .json(Data(value.encoded()), status: status)
+    }
+
+    static let noContent = HTTPResponse(status: 204)
+
+    static func timestamp(_ date: Date?) -> JSONValue {
+        // Go's zero time, as Miniflux writes a date it does not have.
+        .string(date.map { rfc3339(secondsSinceEpoch: Int64($0.timeIntervalSince1970.rounded(.down))) } ?? "0001-01-01T00:00:00Z")
+    }
+
+    static func category(id: Int64, title: String, feeds: Int? = nil, unread: Int? = nil) -> JSONValue {
+        var object: [String: JSONValue] = ["id": .from(id), "title": .string(title), "user_id": 1, "hide_globally": false]
+        if let feeds { object["feed_count"] = .from(feeds) }
+        if let unread { object["total_unread"] = .from(unread) }
+        return .object(object)
+    }
+
+    static func category(_ category: CategorySummary, counts: Bool = false) -> JSONValue {
+        Self.category(id: category.id, title: category.name, feeds: counts ? category.feeds : nil,
+                      unread: counts ? category.unread : nil)
+    }
+
+    static func feed(_ feed: FeedSummary) -> JSONValue {
+        [
+            "id": .from(feed.id), "user_id": 1, "feed_url": .string(feed.url), "site_url": .string(feed.siteURL ?? feed.url),
+            "title": .string(feed.title ?? feed.url), "description": "", "language": "",
+            "checked_at": timestamp(feed.checkedAt), "next_check_at": timestamp(feed.nextCheckAt),
+            "etag_header": "", "last_modified_header": "",
+            "parsing_error_message": .string(feed.status == .ok ? "" : feed.lastError ?? ""),
+            "parsing_error_count": .from(feed.status == .ok ? 0 : feed.errorCount),
+            "scraper_rules": "", "rewrite_rules": "", "blocklist_rules": "", "keeplist_rules": "",
+            "block_filter_entry_rules": "", "keep_filter_entry_rules": "", "urlrewrite_rules": "",
+            "user_agent": "", "cookie": "", "username": "", "password": "",
+            "disabled": .bool(feed.status == .disabled), "no_media_player": false, "ignore_http_cache": false,
+            "allow_self_signed_certificates": false, "fetch_via_proxy": false, "hide_globally": false,
+            "disable_http2": false, "pushover_enabled": false, "ntfy_enabled": false, "crawler": false,
+            "ignore_entry_updates": false, "apprise_service_urls": "", "webhook_url": "", "ntfy_priority": 0,
+            "ntfy_topic": "", "pushover_priority": 0, "proxy_url": "",
+            "category": category(id: feed.categoryID ?? uncategorizedID, title: feed.category ?? uncategorizedTitle),
+            "icon": .null,
+        ]
+    }
+
+    /// An entry; `feed` is the feed it is listed under (for a cross-posted entry, the one asked about).
+    static func entry(_ entry: ListedEntry, feed: FeedSummary?) -> JSONValue {
+        let article = entry.article
+        let feedID = feed?.id ?? article.feedID ?? 0
+        let content = HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url)
+        var object: [String: JSONValue] = [
+            "id": .from(article.id), "user_id": 1, "feed_id": .from(feedID),
+            "status": .string(article.isRead ? "read" : "unread"), "hash": .string(String(article.id)),
+            "title": .string(article.title ?? ""), "url": .string(article.url ?? ""), "comments_url": "", "language": "",
+            "published_at": timestamp(article.published ?? entry.createdAt), "created_at": timestamp(entry.createdAt),
+            "changed_at": timestamp(entry.changedAt), "content": .string(content), "author": .string(article.author ?? ""),
+            "share_code": "", "starred": .bool(article.isStarred), "reading_time": .from(readingTime(of: content)),
+            "tags": [],
+            "enclosures": article.enclosures.isEmpty ? .null : .array(article.enclosures.enumerated().map { index, enclosure in
+                ["id": .from(article.id * 1000 + Int64(index)), "user_id": 1, "entry_id": .from(article.id),
+                 "url": .string(enclosure.url), "mime_type": .string(enclosure.type ?? "application/octet-stream"),
+                 "size": .from(enclosure.length ?? 0), "media_progression": 0]
+            }),
+        ]
+        if let feed { object["feed"] = Self.feed(feed) }
+        return .object(object)
+    }
+
+    /// Minutes to read at 265 words a minute, as Miniflux estimates it.
+    static func readingTime(of html: String) -> Int {
+        let words = HTMLText.plainText(fromHTML: html).split(separator: " ").count
+        return words / 265
+    }
+
+    static func token(_ token: APIToken, secret: String = "") -> JSONValue {
+        ["id": .from(token.id), "user_id": 1, "token": .string(secret), "description": .string(token.label),
+         "last_used_at": timestamp(token.lastUsedAt), "created_at": timestamp(token.createdAt)]
     }
 }

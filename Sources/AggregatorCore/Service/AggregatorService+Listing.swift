@@ -1,0 +1,64 @@
+import FeedStore
+import Foundation
+
+extension AggregatorService {
+    // MARK: - Listings paged by offset (the reader-app APIs)
+
+    /// A page of `listing` (its limit capped at `maximumPageSize`) and the number of matches.
+    public func entries(_ listing: EntryListing) async throws(AggregatorError) -> (entries: [ListedEntry], total: Int) {
+        var listing = listing
+        guard listing.limit >= 0, listing.offset >= 0 else { throw .invalidArgument("limit and offset cannot be negative") }
+        listing.limit = min(listing.limit, Self.maximumPageSize)
+        if let feedID = listing.filter.feedID { _ = try await feed(.id(feedID)) }  // 404 for a feed that is not there
+        return try await read { [listing] in try $0.entries(listing) }
+    }
+
+    /// The ids of every entry `listing` matches, in its order.
+    public func entryIDs(_ listing: EntryListing) async throws(AggregatorError) -> [Int64] {
+        try await read { try $0.entryIDs(listing) }
+    }
+
+    /// One entry with the dates apps sync by.
+    public func entry(id: Int64) async throws(AggregatorError) -> ListedEntry {
+        var listing = EntryListing()
+        (listing.afterID, listing.beforeID, listing.limit) = (id - 1, id + 1, 1)
+        guard let entry = try await entries(listing).entries.first else { throw .notFound("no entry with id \(id)") }
+        return entry
+    }
+
+    // MARK: - Categories by id
+
+    /// The category with this id.
+    public func category(id: Int64) async throws(AggregatorError) -> CategorySummary {
+        guard let category = try await categories().first(where: { $0.id == id }) else {
+            throw .notFound("no category with id \(id)")
+        }
+        return category
+    }
+
+    /// Creates an empty category named `name`.
+    public func createCategory(_ name: String) async throws(AggregatorError) -> CategorySummary {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.count <= 200 else { throw .invalidArgument("a category name must be 1 to 200 characters") }
+        guard let id = try await write({ try await $0.createCategory(name) }) else {
+            throw .alreadySubscribed("a category named \(name) exists already")
+        }
+        return try await category(id: id)
+    }
+
+    /// Renames the category with this id (into another's name: the two are merged).
+    public func renameCategory(id: Int64, to newName: String) async throws(AggregatorError) -> CategorySummary {
+        let newName = newName.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !newName.isEmpty, newName.count <= 200 else { throw .invalidArgument("a category name must be 1 to 200 characters") }
+        let current = try await category(id: id)
+        guard let renamed = try await renameCategory(current.name, to: newName) else {
+            throw .unavailable("the category was renamed but cannot be read back")
+        }
+        return renamed
+    }
+
+    /// Deletes the category with this id; its feeds stay, filed under no category.
+    public func removeCategory(id: Int64) async throws(AggregatorError) {
+        try await write { try await $0.removeCategory(id: id) }
+    }
+}

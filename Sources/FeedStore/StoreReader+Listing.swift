@@ -1,0 +1,143 @@
+import Foundation
+
+/// A listing paged by offset, in any of the orders reader-app APIs ask for (Miniflux's entry
+/// listings), with its total: the CLI's listings page by cursor instead (`articles`).
+public struct EntryListing: Sendable, Equatable {
+    /// What to sort by; ties are broken by id in the same direction.
+    public enum Order: String, Sendable, CaseIterable {
+        case id
+        case publishedAt = "published_at"
+        case createdAt = "created_at"
+        case changedAt = "changed_at"
+        case title
+        case status
+        case categoryTitle = "category_title"
+        case categoryID = "category_id"
+        case author
+    }
+
+    public var filter = ArticleFilter()
+    /// nil: read and unread; true: read only; false: unread only.
+    public var read: Bool?
+    /// nil: either; else only starred (true) or only not starred (false).
+    public var starred: Bool?
+    public var changedAfter: Date?
+    public var changedBefore: Date?
+    /// Entries first seen in this range.
+    public var createdAfter: Date?
+    public var createdBefore: Date?
+    public var afterID: Int64?
+    public var beforeID: Int64?
+    public var order = Order.publishedAt
+    public var ascending = true
+    public var limit = 100
+    public var offset = 0
+
+    public init() {}
+}
+
+/// An entry of a listing: the article with its content and attachments, and the dates apps sync by.
+public struct ListedEntry: Sendable, Equatable {
+    public var article: Article
+    /// When it was first stored.
+    public var createdAt: Date
+    /// When its read or starred state last changed (its first storing before any change).
+    public var changedAt: Date
+}
+
+extension StoreReader {
+    /// One page of `listing`, and how many entries match it in all.
+    /// - Throws: `StoreError.Kind.invalidQuery` for a bad search, never an SQL error.
+    public func entries(_ listing: EntryListing) throws(StoreError) -> (entries: [ListedEntry], total: Int) {
+        var (from, values) = try selection(listing)
+        return try translatingSearchErrors(listing) { () throws(StoreError) in
+            var total = 0
+            try database.statement("SELECT count(*) \(from)").query(values) { row in total = Int(row.int64(at: 0)) }
+            values.append(.integer(Int64(max(0, listing.limit))))
+            values.append(.integer(Int64(max(0, listing.offset))))
+            var entries: [ListedEntry] = []
+            try database.statement("""
+                SELECT e.id, st.feed_id, f.title, c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
+                       e.summary, e.image_url, st.read, st.starred, e.content, e.enclosures, e.first_seen_at, \(Self.changedAt)
+                \(from) ORDER BY \(Self.ordering(listing)) LIMIT ?\(values.count - 1) OFFSET ?\(values.count)
+                """).query(values) { row in
+                var article = Self.article(from: row)
+                article.content = row.text(at: 13)
+                article.enclosures = ArticleEnclosure.decoding(columnText: row.text(at: 14))
+                entries.append(ListedEntry(article: article, createdAt: Date(timeIntervalSince1970: Double(row.int64(at: 15))),
+                                           changedAt: Date(timeIntervalSince1970: Double(row.int64(at: 16)))))
+            }
+            return (entries, total)
+        }
+    }
+
+    /// The ids of every entry `listing` matches, in its order (no paging: ids are small).
+    public func entryIDs(_ listing: EntryListing) throws(StoreError) -> [Int64] {
+        let (from, values) = try selection(listing)
+        return try translatingSearchErrors(listing) { () throws(StoreError) in
+            var ids: [Int64] = []
+            try database.statement("SELECT e.id \(from) ORDER BY \(Self.ordering(listing))").query(values) { row in
+                ids.append(row.int64(at: 0))
+            }
+            return ids
+        }
+    }
+
+    /// The FROM and WHERE clauses of a listing, with their bound values.
+    private func selection(_ listing: EntryListing) throws(StoreError) -> (from: String, values: [SQLValue]) {
+        var filter = listing.filter
+        if listing.read == false { filter.unreadOnly = true }
+        if listing.starred == true { filter.starredOnly = true }
+        var values: [SQLValue] = []
+        var conditions = try filter.conditions(binding: &values)
+        func compare(_ column: String, _ comparison: String, _ value: Int64?) {
+            guard let value else { return }
+            values.append(.integer(value))
+            conditions.append("\(column) \(comparison) ?\(values.count)")
+        }
+        func seconds(_ date: Date?) -> Int64? { date.map { Int64($0.timeIntervalSince1970) } }
+        if listing.read == true { conditions.append("st.read = 1") }
+        if listing.starred == false { conditions.append("st.starred = 0") }
+        compare(Self.changedAt, ">", seconds(listing.changedAfter))
+        compare(Self.changedAt, "<", seconds(listing.changedBefore))
+        compare("e.first_seen_at", ">", seconds(listing.createdAfter))
+        compare("e.first_seen_at", "<", seconds(listing.createdBefore))
+        compare("e.id", ">", listing.afterID)
+        compare("e.id", "<", listing.beforeID)
+        return ("""
+            FROM entries e JOIN entry_state st ON st.entry_id = e.id
+            LEFT JOIN feeds f ON f.id = st.feed_id LEFT JOIN categories c ON c.id = f.category_id
+            WHERE \(conditions.joined(separator: " AND "))
+            """, values)
+    }
+
+    private func translatingSearchErrors<T>(_ listing: EntryListing, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch let error where error.kind == .sqlite {
+            throw StoreError(.invalidQuery, code: error.code, message: "cannot run this search: \(listing.filter.search ?? "")")
+        }
+    }
+
+    private static func ordering(_ listing: EntryListing) -> String {
+        let direction = listing.ascending ? "ASC" : "DESC"
+        return "\(sortKey(listing.order)) \(direction), e.id \(direction)"
+    }
+
+    private static let changedAt = "coalesce(st.changed_at, e.first_seen_at)"
+
+    /// Fixed SQL per order: never text from a request.
+    private static func sortKey(_ order: EntryListing.Order) -> String {
+        switch order {
+        case .id: "e.id"
+        case .publishedAt: "e.sort_at"
+        case .createdAt: "e.first_seen_at"
+        case .changedAt: changedAt
+        case .title: "coalesce(e.title, '') COLLATE NOCASE"
+        case .status: "st.read"
+        case .categoryTitle: "coalesce(c.name, '') COLLATE NOCASE"
+        case .categoryID: "coalesce(f.category_id, 0)"
+        case .author: "coalesce(e.author, '') COLLATE NOCASE"
+        }
+    }
+}

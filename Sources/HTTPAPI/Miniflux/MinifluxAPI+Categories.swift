@@ -1,0 +1,101 @@
+import AggregatorCore
+import ControlProtocol
+import FeedStore
+import Foundation
+import HTTPServer
+
+extension MinifluxAPI {
+    // MARK: - Categories
+
+    /// Every category, with the uncategorized one when feeds are filed under none; `?counts=true`
+    /// adds `feed_count` and `total_unread`.
+    func categories(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let counts = try request.flag("counts") ?? false
+        var list = try await service.categories().map { MinifluxJSON.category($0, counts: counts) }
+        let loose = try await service.feeds().filter { $0.categoryID == nil }
+        if !loose.isEmpty {
+            list.append(MinifluxJSON.category(id: MinifluxJSON.uncategorizedID, title: MinifluxJSON.uncategorizedTitle,
+                                              feeds: counts ? loose.count : nil,
+                                              unread: counts ? loose.reduce(0) { $0 + $1.unread } : nil))
+        }
+        return MinifluxJSON.response(.array(list))
+    }
+
+    func createCategory(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let title = try Self.title(in: request.jsonObject())
+        do {
+            return MinifluxJSON.response(MinifluxJSON.category(try await service.createCategory(title)), status: 201)
+        } catch .alreadySubscribed(let message) {
+            throw MinifluxError(message)  // Miniflux: 400 "This category already exists"
+        }
+    }
+
+    func updateCategory(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let id = try request.id("categoryID")
+        let title = try Self.title(in: request.jsonObject())
+        guard id != MinifluxJSON.uncategorizedID else { throw MinifluxError("the uncategorized feeds cannot be renamed") }
+        return MinifluxJSON.response(MinifluxJSON.category(try await service.renameCategory(id: id, to: title)), status: 201)
+    }
+
+    func deleteCategory(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let id = try request.id("categoryID")
+        guard id != MinifluxJSON.uncategorizedID else { throw MinifluxError("the uncategorized feeds are not a category") }
+        try await service.removeCategory(id: id)
+        return MinifluxJSON.noContent
+    }
+
+    func categoryFeeds(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let id = try await categoryID(request)
+        let feeds = try await service.feeds().filter { ($0.categoryID ?? MinifluxJSON.uncategorizedID) == id }
+        return MinifluxJSON.response(.array(feeds.map(MinifluxJSON.feed)))
+    }
+
+    func categoryEntries(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        try await listEntries(request, category: try await categoryID(request))
+    }
+
+    func categoryEntry(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let category = try await categoryID(request)
+        let entry = try await service.entry(id: try request.id("entryID"))
+        let feeds = try await service.feeds()
+        let members = Set(feeds.filter { ($0.categoryID ?? MinifluxJSON.uncategorizedID) == category }.map(\.id))
+        guard let feedID = entry.article.feedID, members.contains(feedID) else {
+            throw AggregatorError.notFound("no entry \(entry.article.id) in category \(category)")
+        }
+        return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feeds.first { $0.id == feedID }))
+    }
+
+    func markCategoryRead(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        _ = try await service.mark(.matching(try await categoryQuery(try await categoryID(request))), read: true, starred: nil)
+        return MinifluxJSON.noContent
+    }
+
+    func refreshCategory(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let id = try await categoryID(request)
+        let feeds = try await service.feeds().filter { ($0.categoryID ?? MinifluxJSON.uncategorizedID) == id }
+        if !feeds.isEmpty { _ = try await service.refresh(feeds.map { .id($0.id) }, wait: false) }
+        return MinifluxJSON.noContent
+    }
+
+    // MARK: - Helpers
+
+    /// The category id of the route, checked to exist (the uncategorized one included).
+    func categoryID(_ request: MinifluxRequest) async throws -> Int64 {
+        let id = try request.id("categoryID")
+        if id != MinifluxJSON.uncategorizedID { _ = try await service.category(id: id) }
+        return id
+    }
+
+    /// The articles of a category (or of the feeds filed under none), for marks and listings.
+    func categoryQuery(_ id: Int64) async throws -> ArticleQuery {
+        guard id != MinifluxJSON.uncategorizedID else { return ArticleQuery(uncategorized: true) }
+        return ArticleQuery(category: try await service.category(id: id).name)
+    }
+
+    static func title(in body: [String: JSONValue]) throws(MinifluxError) -> String {
+        guard let title = body["title"]?.string, !title.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw MinifluxError("the category title is required")
+        }
+        return title
+    }
+}

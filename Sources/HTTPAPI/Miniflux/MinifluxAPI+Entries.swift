@@ -1,0 +1,140 @@
+import AggregatorCore
+import ControlProtocol
+import FeedStore
+import Foundation
+import HTTPServer
+
+extension MinifluxAPI {
+    // MARK: - Entries
+
+    func entries(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        try await listEntries(request)
+    }
+
+    func entry(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let entry = try await service.entry(id: try request.id("entryID"))
+        let feed = try await entry.article.feedID.asyncMap { try await service.feed(.id($0)) }
+        return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feed))
+    }
+
+    /// `{"total", "entry_ids"}` of every entry the filters select.
+    func entryIDs(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        guard let listing = try await listing(request) else { return MinifluxJSON.response(["total": 0, "entry_ids": []]) }
+        let ids = try await service.entryIDs(listing)
+        let page = ids.dropFirst(listing.offset).prefix(listing.limit)
+        return MinifluxJSON.response(["total": .from(ids.count), "entry_ids": .array(page.map { .from($0) })])
+    }
+
+    /// `{"entry_ids": [...], "status": "read"|"unread"}` and/or `"starred": bool`.
+    func updateEntries(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let body = try request.jsonObject()
+        guard let values = body["entry_ids"]?.array, !values.isEmpty, values.count <= 10_000 else {
+            throw MinifluxError("entry_ids must be a list of 1 to 10000 entry ids")
+        }
+        let ids = values.compactMap { $0.int.flatMap { $0 > 0 ? Int64($0) : nil } }
+        guard ids.count == values.count else { throw MinifluxError("entry_ids must be positive integers") }
+        var read: Bool?
+        if let status = body["status"], !status.isNull {
+            guard let text = status.string, text == "read" || text == "unread" else {
+                throw MinifluxError(#"invalid status: must be "read" or "unread""#)
+            }
+            read = text == "read"
+        }
+        var starred: Bool?
+        if let value = body["starred"], !value.isNull {
+            guard let flag = value.bool else { throw MinifluxError("starred must be true or false") }
+            starred = flag
+        }
+        guard read != nil || starred != nil else { throw MinifluxError("give status and/or starred") }
+        _ = try await service.mark(.ids(ids), read: read, starred: starred)
+        return MinifluxJSON.noContent
+    }
+
+    func toggleStar(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let entry = try await service.entry(id: try request.id("entryID"))
+        _ = try await service.mark(.ids([entry.article.id]), read: nil, starred: !entry.article.isStarred)
+        return MinifluxJSON.noContent
+    }
+
+    func markEverythingRead(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        guard try request.id("userID") == 1 else { throw MinifluxError("you can only mark your own entries", status: 403) }
+        _ = try await service.mark(.matching(ArticleQuery()), read: true, starred: nil)
+        return MinifluxJSON.noContent
+    }
+
+    // MARK: - Listing
+
+    /// `{"total", "entries"}` for the filters of the query (within a feed or category of the route).
+    func listEntries(_ request: MinifluxRequest, feed: Int64? = nil, category: Int64? = nil) async throws -> HTTPResponse {
+        guard let listing = try await listing(request, feed: feed, category: category) else {
+            return MinifluxJSON.response(["total": 0, "entries": []])  // status=removed: we keep none
+        }
+        let (entries, total) = try await service.entries(listing)
+        let feeds = Dictionary(try await service.feeds().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let listedFeed = listing.filter.feedID.flatMap { feeds[$0] }
+        return MinifluxJSON.response(["total": .from(total), "entries": .array(entries.map { entry in
+            MinifluxJSON.entry(entry, feed: listedFeed ?? entry.article.feedID.flatMap { feeds[$0] })
+        })])
+    }
+
+    /// The store listing the query asks for, or nil when it can match nothing (only removed entries).
+    /// Every parameter is checked; a bad one is a 400 naming it.
+    func listing(_ request: MinifluxRequest, feed: Int64? = nil, category: Int64? = nil) async throws -> EntryListing? {
+        var listing = EntryListing()
+        let statuses = Set(request.values("status"))
+        guard statuses.isSubset(of: ["read", "unread", "removed"]) else {
+            throw MinifluxError("invalid status: \(statuses.sorted().joined(separator: ", ")) (use read, unread or removed)")
+        }
+        if statuses == ["removed"] { return nil }
+        if statuses.contains("read") != statuses.contains("unread") { listing.read = statuses.contains("read") }
+        if let order = request.http.queryValue("order") {
+            guard let known = EntryListing.Order(rawValue: order) else {
+                throw MinifluxError("invalid order: \(order) (use \(EntryListing.Order.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            listing.order = known
+        }
+        switch request.http.queryValue("direction") ?? "asc" {
+        case "asc": listing.ascending = true
+        case "desc": listing.ascending = false
+        case let other: throw MinifluxError("invalid direction: \(other) (use asc or desc)")
+        }
+        listing.limit = Int(try request.integer("limit", in: 0...1_000_000) ?? 100)
+        if listing.limit == 0 { listing.limit = AggregatorService.maximumPageSize }  // Miniflux: 0 means no limit
+        listing.offset = Int(try request.integer("offset", in: 0...Int64(Int32.max)) ?? 0)
+        listing.starred = try request.flag("starred")
+        if let words = request.http.queryValue("search"), !words.isEmpty { listing.filter.search = words }
+
+        let categoryID = try category ?? request.integer("category_id", in: 1...Int64.max)
+        if let categoryID {
+            if categoryID == MinifluxJSON.uncategorizedID {
+                listing.filter.uncategorized = true
+            } else {
+                guard let found = try? await service.category(id: categoryID) else { throw MinifluxError("invalid category ID") }
+                listing.filter.category = found.name
+            }
+        }
+        if let feed {
+            listing.filter.feedID = try await service.feed(.id(feed)).id  // the route's feed: 404 when not there
+        } else if let feedID = try request.integer("feed_id", in: 1...Int64.max) {
+            guard (try? await service.feed(.id(feedID))) != nil else { throw MinifluxError("invalid feed ID") }
+            listing.filter.feedID = feedID
+        }
+        func date(_ name: String) throws(MinifluxError) -> Date? {
+            try request.integer(name, in: 1...Int64(Int32.max) * 4).map { Date(timeIntervalSince1970: Double($0)) }
+        }
+        listing.filter.since = try date("published_after") ?? date("after")
+        listing.filter.before = try date("published_before") ?? date("before")
+        listing.changedAfter = try date("changed_after")
+        listing.changedBefore = try date("changed_before")
+        listing.afterID = try request.integer("after_entry_id", in: 1...Int64.max)
+        listing.beforeID = try request.integer("before_entry_id", in: 1...Int64.max)
+        return listing
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

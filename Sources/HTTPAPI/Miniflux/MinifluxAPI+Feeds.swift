@@ -1,0 +1,158 @@
+import AggregatorCore
+import ControlProtocol
+import FeedStore
+import Foundation
+import HTTPServer
+
+extension MinifluxAPI {
+    // MARK: - Feeds
+
+    func feeds() async throws -> HTTPResponse {
+        MinifluxJSON.response(.array(try await service.feeds().map(MinifluxJSON.feed)))
+    }
+
+    func feed(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        MinifluxJSON.response(MinifluxJSON.feed(try await service.feed(.id(try request.id("feedID")))))
+    }
+
+    /// `{"feed_url", "category_id"}`: subscribes (finding the feed behind a page, as `aggregatorctl add`).
+    func createFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let body = try request.jsonObject()
+        guard let url = body["feed_url"]?.string, !url.isEmpty else { throw MinifluxError("feed_url is required") }
+        let category = try await categoryName(body["category_id"])
+        let added = try await service.addFeed(url: url, category: category)
+        return MinifluxJSON.response(["feed_id": .from(added.feed.id)], status: 201)
+    }
+
+    /// `{"title", "category_id"}` (other fields are accepted and ignored: we have no use for them).
+    func updateFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let id = try request.id("feedID")
+        let body = try request.jsonObject()
+        var title: String?
+        if let value = body["title"], !value.isNull {
+            guard let text = value.string else { throw MinifluxError("title must be a string") }
+            title = text
+        }
+        var categoryName: String?
+        if let value = body["category_id"], !value.isNull {
+            categoryName = try await self.categoryName(value) ?? ""  // "": filed under no category
+        }
+        let feed = title == nil && categoryName == nil
+            ? try await service.feed(.id(id))
+            : try await service.updateFeed(.id(id), title: title, category: categoryName)
+        return MinifluxJSON.response(MinifluxJSON.feed(feed), status: 201)
+    }
+
+    func deleteFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        _ = try await service.removeFeed(.id(try request.id("feedID")))
+        return MinifluxJSON.noContent
+    }
+
+    func refreshFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        _ = try await service.refresh([.id(try await service.feed(.id(try request.id("feedID"))).id)], wait: false)
+        return MinifluxJSON.noContent
+    }
+
+    func refreshAll() async throws -> HTTPResponse {
+        _ = try await service.refresh(nil, wait: false)
+        return MinifluxJSON.noContent
+    }
+
+    /// We keep no icons yet: a 404 as Miniflux answers for a feed without one.
+    func feedIcon(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        _ = try await service.feed(.id(try request.id("feedID")))
+        return HTTPFrontEnd.error("Not Found", status: 404)
+    }
+
+    func markFeedRead(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let id = try request.id("feedID")
+        _ = try await service.mark(.matching(ArticleQuery(feed: .id(try await service.feed(.id(id)).id))), read: true, starred: nil)
+        return MinifluxJSON.noContent
+    }
+
+    func feedEntries(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        try await listEntries(request, feed: try request.id("feedID"))
+    }
+
+    func feedEntry(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let feed = try await service.feed(.id(try request.id("feedID")))
+        let entry = try await service.entry(id: try request.id("entryID"))
+        // A cross-posted entry is listed under each feed that carries it.
+        var listing = EntryListing()
+        listing.filter.feedID = feed.id
+        (listing.afterID, listing.beforeID) = (entry.article.id - 1, entry.article.id + 1)
+        guard try await service.entryIDs(listing) == [entry.article.id] else {
+            throw AggregatorError.notFound("no entry \(entry.article.id) in feed \(feed.id)")
+        }
+        return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feed))
+    }
+
+    /// Read and unread entries per feed.
+    func counters() async throws -> HTTPResponse {
+        var reads: [String: JSONValue] = [:]
+        var unreads: [String: JSONValue] = [:]
+        for feed in try await service.feeds() {
+            reads[String(feed.id)] = .from(feed.total - feed.unread)
+            unreads[String(feed.id)] = .from(feed.unread)
+        }
+        return MinifluxJSON.response(["reads": .object(reads), "unreads": .object(unreads)])
+    }
+
+    // MARK: - OPML and discovery
+
+    func export() async throws -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", "text/xml; charset=utf-8")],
+                     body: Data(try await service.exportOPML().utf8))
+    }
+
+    func importOPML(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let summary = try await service.importOPML(request.http.body)
+        return MinifluxJSON.response(["message": .string("Feeds imported successfully (\(summary.added) added, "
+            + "\(summary.skipped) already subscribed, \(summary.invalid) not http(s))")], status: 201)
+    }
+
+    /// `{"url"}`: the feeds found there, without subscribing.
+    func discover(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        guard let url = try request.jsonObject()["url"]?.string, !url.isEmpty else { throw MinifluxError("url is required") }
+        let found = try await service.discoverFeeds(at: url)
+        return MinifluxJSON.response(.array(found.map { ["url": .string($0.url), "title": .string($0.title ?? $0.url),
+                                                         "type": .string($0.type)] }))
+    }
+
+    // MARK: - API keys (our API tokens)
+
+    func apiKeys() async throws -> HTTPResponse {
+        MinifluxJSON.response(.array(try await service.tokens().map { MinifluxJSON.token($0) }))
+    }
+
+    func createAPIKey(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        guard let description = try request.jsonObject()["description"]?.string, !description.isEmpty else {
+            throw MinifluxError("description is required")
+        }
+        do {
+            let made = try await service.createToken(label: description)
+            return MinifluxJSON.response(MinifluxJSON.token(made.token, secret: made.secret), status: 201)
+        } catch .alreadySubscribed(let message) {
+            throw MinifluxError(message)
+        }
+    }
+
+    func deleteAPIKey(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        _ = try await service.revokeToken(String(try request.id("apiKeyID")))
+        return MinifluxJSON.noContent
+    }
+
+    // MARK: - Helpers
+
+    /// The name of the category a request's `category_id` names (nil: the uncategorized one, or none given).
+    func categoryName(_ value: JSONValue?) async throws -> String? {
+        guard let value, !value.isNull else { return nil }
+        guard let number = value.int, number > 0 else { throw MinifluxError("category_id must be a positive integer") }
+        guard Int64(number) != MinifluxJSON.uncategorizedID else { return nil }
+        do {
+            return try await service.category(id: Int64(number)).name
+        } catch .notFound {
+            throw MinifluxError("invalid category_id: no category \(number)")  // Miniflux: 400, not 404
+        }
+    }
+}

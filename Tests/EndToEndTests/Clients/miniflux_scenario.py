@@ -1,0 +1,123 @@
+"""Drives aggregatord's Miniflux API with the `miniflux` client from PyPI, as an app would.
+
+Usage: miniflux_scenario.py BASE_URL TOKEN USER PASSWORD FEED_SERVER
+The daemon is subscribed to FEED_SERVER/many.xml (250 items, in category "News") and
+FEED_SERVER/crosspost.xml (uncategorized), both fetched. Prints a JSON object of ids for the
+caller to check through aggregatorctl; any failed check raises (exit status 1).
+"""
+import json
+import sys
+
+import miniflux
+
+base, token, user, password, feeds = sys.argv[1:6]
+client = miniflux.Client(base, api_key=token)
+basic = miniflux.Client(base, username=user, password=password)
+
+
+def check(condition, message):
+    if not condition:
+        raise SystemExit(f"check failed: {message}")
+
+
+check(client.me()["username"] == user, "me() names the account")
+check(basic.me()["username"] == user, "Basic works too")
+check("version" in client.get_version(), "version")
+
+# Categories: the seeded one, the uncategorized feeds' own, and one made here.
+categories = {c["title"]: c for c in client.get_categories()}
+check(set(categories) == {"News", "Uncategorized"}, f"categories: {sorted(categories)}")
+news = categories["News"]
+later = client.create_category("Later")
+check(later["title"] == "Later" and isinstance(later["id"], int), "create_category")
+check(client.update_category(later["id"], "Someday")["title"] == "Someday", "update_category")
+try:
+    client.create_category("News")
+    check(False, "a duplicate category is refused")
+except miniflux.BadRequest:
+    pass
+
+# Feeds, each with an integer category id (newsboat needs one).
+feed_list = client.get_feeds()
+check(len(feed_list) == 2 and all(isinstance(f["category"]["id"], int) for f in feed_list), "feeds")
+many = next(f for f in feed_list if f["feed_url"].endswith("/many.xml"))
+crosspost = next(f for f in feed_list if f["feed_url"].endswith("/crosspost.xml"))
+check(many["category"]["id"] == news["id"] and crosspost["category"]["title"] == "Uncategorized", "feed categories")
+check(client.get_feed(many["id"])["title"] == "Many", "get_feed")
+check([f["id"] for f in client.get_category_feeds(news["id"])] == [many["id"]], "get_category_feeds")
+
+# Entries: 251 in all (item 2 is carried by both feeds, stored once); paged as mobile apps do.
+everything = client.get_entries(limit=1)
+check(everything["total"] == 251, f"total {everything['total']}")
+seen, offset = [], 0
+while True:
+    page = client.get_entries(status="unread", limit=100, offset=offset, order="published_at", direction="desc")
+    seen += [e["id"] for e in page["entries"]]
+    offset += 100
+    if len(page["entries"]) < 100:
+        break
+check(len(seen) == 251 and len(set(seen)) == 251, f"paging saw {len(seen)} entries, {len(set(seen))} distinct")
+newest = client.get_feed_entries(many["id"], order="published_at", direction="desc", limit=1)["entries"][0]
+check(newest["title"] == "Item 250", f"newest first: {newest['title']}")
+oldest = client.get_entries(order="id", direction="asc", limit=2)["entries"]
+check(oldest[0]["id"] < oldest[1]["id"], "order=id")
+by_title = client.get_entries(order="title", direction="asc", limit=3)["entries"]
+check([e["title"] for e in by_title] == ["Item 1", "Item 10", "Item 100"], f"order=title: {[e['title'] for e in by_title]}")
+
+# The hostile item comes out sanitized.
+item1 = next(e for e in client.get_feed_entries(many["id"], limit=1000)["entries"] if e["title"] == "Item 1")
+content = item1["content"].lower()
+for bad in ("<script", "onclick", "onerror", "javascript:", "<iframe", "<form", "<input", "<style", "<svg"):
+    check(bad not in content, f"sanitized content still has {bad}: {item1['content']}")
+check("hello" in content and 'src="http://example.org/pic.png"' in content, f"kept content: {item1['content']}")
+
+# The cross-posted entry lists under each feed, with one state.
+item2_many = next(e for e in client.get_feed_entries(many["id"], limit=1000)["entries"] if e["title"] == "Item 2")
+item2_cross = next(e for e in client.get_feed_entries(crosspost["id"])["entries"] if e["title"] == "Item 2")
+check(item2_many["id"] == item2_cross["id"] and item2_cross["feed_id"] == crosspost["id"], "cross-post under both feeds")
+check(client.get_feed_entry(crosspost["id"], item2_many["id"])["id"] == item2_many["id"], "get_feed_entry of a cross-post")
+
+# Marks.
+client.update_entries([item2_many["id"]], "read")
+check(client.get_entry(item2_many["id"])["status"] == "read", "update_entries read")
+check(client.get_feed_entries(crosspost["id"], status="unread")["total"] == 1, "the read state is shared")
+client.toggle_bookmark(item1["id"])
+starred = client.get_entries(starred=True)
+check(starred["total"] == 1 and starred["entries"][0]["id"] == item1["id"], "toggle_bookmark starred it")
+search = client.get_entries(search="item 117")
+check(search["total"] >= 1 and any(e["title"] == "Item 117" for e in search["entries"]), "search")
+counters = client.get_feed_counters()
+check(counters["unreads"][str(many["id"])] == 249 and counters["reads"][str(many["id"])] == 1, f"counters {counters}")
+client.mark_category_entries_as_read(categories["Uncategorized"]["id"])
+check(client.get_feed_entries(crosspost["id"], status="unread")["total"] == 0, "mark_category_entries_as_read")
+check(client.get_entries(status="unread")["total"] == 249, "only the category was marked")
+
+# OPML, and feeds made, changed and removed through the API.
+check(feeds + "/many.xml" in client.export_feeds(), "export")
+new_id = client.create_feed(feeds + "/page.html", category_id=later["id"])  # discovery: the page links /feed.xml
+added = client.get_feed(new_id)
+check(added["feed_url"] == feeds + "/feed.xml" and added["category"]["title"] == "Someday", f"create_feed {added}")
+check(client.update_feed(new_id, title="Renamed")["title"] == "Renamed", "update_feed")
+client.refresh_feed(new_id)
+check([d["url"] for d in client.discover(feeds + "/page.html")][:1] == [feeds + "/feed.xml"], "discover")
+client.delete_feed(new_id)
+client.delete_category(later["id"])
+try:
+    client.get_feed(new_id)
+    check(False, "a deleted feed is gone")
+except miniflux.ResourceNotFound:
+    pass
+
+# API keys are our tokens.
+key = client.create_api_key("script")
+check(len(key["token"]) == 64, "create_api_key shows the token once")
+check(miniflux.Client(base, api_key=key["token"]).me()["username"] == user, "the new key logs in")
+check(any(k["description"] == "script" for k in client.get_api_keys()), "get_api_keys")
+client.delete_api_key(key["id"])
+try:
+    miniflux.Client(base, api_key=key["token"]).me()
+    check(False, "a deleted key is refused")
+except miniflux.AccessUnauthorized:
+    pass
+
+print(json.dumps({"starred": item1["id"], "read": item2_many["id"]}))

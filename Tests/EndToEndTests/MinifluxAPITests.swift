@@ -1,0 +1,133 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Miniflux's API as apps use it: the `miniflux` client from PyPI and Debian's newsboat against the
+/// built daemon, with every mark checked through `aggregatorctl` too (one state behind every front end).
+@Suite(.timeLimit(.minutes(3))) struct MinifluxAPITests {
+    let password = "correct horse battery"
+
+    /// The daemon subscribed to the test server's 250-item feed (category News) and a feed that
+    /// cross-posts one of its items (no category), both fetched.
+    private func servedDaemon(_ server: FeedTestServer) async throws -> ServedDaemon {
+        let daemon = try await ServedDaemon(extraArguments: ["--deny-private-networks", "false"])
+        for (url, category) in [(server.url("/many.xml"), ["--category", "News"]), (server.url("/crosspost.xml"), [])] {
+            let added = try daemon.ctl(["add", url] + category)
+            guard added.status == 0 else { throw TestSupportError("add failed: \(added.error)") }
+        }
+        let refreshed = try daemon.ctl(["refresh", "--wait"])
+        guard refreshed.output.contains("252 new entries") || refreshed.output.contains("2 ok") else {
+            throw TestSupportError("refresh: \(refreshed.output) \(refreshed.error)")
+        }
+        return daemon
+    }
+
+    private static let scenario = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Clients/miniflux_scenario.py")
+
+    @Test func theMinifluxClientFromPyPIWorksEveryRouteItUses() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await servedDaemon(server)
+        defer { daemon.stop() }
+        let token = try daemon.createAccount(name: "alice", password: password)
+
+        let result = try TestVenv.run(Self.scenario, [daemon.baseURL, token, "alice", password, server.url("")])
+        #expect(result.status == 0, "\(result.output)\n\(result.error)")
+        let ids = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Int])
+
+        // What the app did is what the CLI sees.
+        let starred = try daemon.ctl(["--json", "articles", "--starred"]).output
+        #expect(starred.contains("\"id\": \(try #require(ids["starred"]))"))
+        let status = try daemon.ctl(["--json", "status"]).output
+        #expect(status.contains("\"unread\": 249") && status.contains("\"entries\": 251"), "\(status)")
+        #expect(try daemon.ctl(["feeds"]).output.split(separator: "\n").count == 3, "the feed added by the app is gone")
+    }
+
+    @Test func newsboatInMinifluxModeReadsTheFeedsAndMarksRead() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await servedDaemon(server)
+        defer { daemon.stop() }
+        _ = try daemon.createAccount(name: "alice", password: password)
+        let home = daemon.directory.appendingPathComponent("newsboat")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let config = home.appendingPathComponent("config")
+        try """
+            urls-source "miniflux"
+            miniflux-url "\(daemon.baseURL)/"
+            miniflux-login "alice"
+            miniflux-password "\(password)"
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let urls = home.appendingPathComponent("urls")
+        try Data().write(to: urls)
+        let cache = home.appendingPathComponent("cache.db")
+        let newsboat = Binary(url: URL(fileURLWithPath: "/usr/bin/newsboat"))
+        let environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.path, "XDG_DATA_HOME": home.path]
+        let first = try newsboat.run(["-C", config.path, "-u", urls.path, "-c", cache.path, "-x", "reload", "print-unread"],
+                                     environment: environment)
+        // It asks for each feed's entries without a limit, which Miniflux (and we) answer with the newest
+        // 100: Many's items 151-250, and Crosspost's two.
+        #expect(first.status == 0 && first.output.contains("102 unread articles"), "\(first.output) \(first.error)")
+
+        // newsboat marks its first feed read (under a pseudo-terminal, as a person would): Crosspost,
+        // listed first as /v1/feeds lists feeds with no category first …
+        let marking = home.appendingPathComponent("config-mark")
+        try (String(contentsOf: config, encoding: .utf8) + "\nrun-on-startup mark-feed-read; hard-quit\n")
+            .write(to: marking, atomically: true, encoding: .utf8)
+        let script = Binary(url: URL(fileURLWithPath: "/usr/bin/script"))
+        _ = try script.run(["-qec", "timeout 60 newsboat -C \(marking.path) -u \(urls.path) -c \(cache.path)", "/dev/null"],
+                           environment: environment.merging(["TERM": "xterm"]) { $1 })
+        // … and the daemon sees it (newsboat writes from a background thread: poll).
+        var unread = ""
+        for _ in 0..<100 {
+            unread = try daemon.ctl(["--json", "status"]).output
+            if unread.contains("\"unread\": 249") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(unread.contains("\"unread\": 249"), "\(unread)")
+        let crosspost = try daemon.ctl(["--json", "articles", "--unread", "--feed", server.url("/crosspost.xml")]).output
+        #expect(crosspost.contains("\"articles\": []"), "\(crosspost)")
+    }
+
+    @Test func badInputGetsA400ThatNamesTheParameter() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await servedDaemon(server)
+        defer { daemon.stop() }
+        let token = try daemon.createAccount(name: "alice", password: password)
+        let auth = ["-H", "X-Auth-Token: \(token)"]
+        let cases: [(String, [String], Int, String)] = [
+            ("/v1/entries?limit=abc", [], 400, "invalid limit"),
+            ("/v1/entries?order=rank", [], 400, "invalid order"),
+            ("/v1/entries?direction=up", [], 400, "invalid direction"),
+            ("/v1/entries?status=gone", [], 400, "invalid status"),
+            ("/v1/entries?starred=maybe", [], 400, "invalid starred"),
+            ("/v1/entries?feed_id=999", [], 400, "invalid feed ID"),
+            ("/v1/entries?category_id=999", [], 400, "invalid category ID"),
+            ("/v1/entries?after=-5", [], 400, "invalid after"),
+            ("/v1/feeds/abc", [], 400, "invalid feedID"),
+            ("/v1/feeds/999", [], 404, "no feed with id 999"),
+            ("/v1/entries/999999", [], 404, "no entry"),
+            ("/v1/entries", ["-X", "PUT", "-d", "not json"], 400, "JSON object"),
+            ("/v1/entries", ["-X", "PUT", "-d", #"{"entry_ids":[1],"status":"gone"}"#], 400, "invalid status"),
+            ("/v1/entries", ["-X", "PUT", "-d", #"{"entry_ids":["x"],"status":"read"}"#], 400, "positive integers"),
+            ("/v1/entries", ["-X", "PUT", "-d", #"{"entry_ids":[]}"#], 400, "entry_ids"),
+            ("/v1/feeds", ["-X", "POST", "-d", #"{"feed_url":"ftp://x/"}"#], 400, "not an http(s) URL"),
+            ("/v1/feeds", ["-X", "POST", "-d", #"{"feed_url":"\#(server.url("/many.xml"))"}"#], 409, "already subscribed"),
+            ("/v1/categories", ["-X", "POST", "-d", #"{"title":""}"#], 400, "title is required"),
+            ("/v1/feeds/1", ["-X", "PATCH"], 405, "not allowed"),
+            ("/v1/nothing", [], 404, "Not Found"),
+        ]
+        for (path, arguments, status, message) in cases {
+            let response = try daemon.curl(path, auth + arguments)
+            #expect(response.status == status && response.body.contains(message), "\(path): \(response.status) \(response.body)")
+            #expect(response.headers["content-type"] == "application/json", "\(path)")
+        }
+        // Large JSON goes out gzipped to a client that takes it.
+        let gzipped = try daemon.curl("/v1/entries?limit=50", auth + ["-H", "Accept-Encoding: gzip", "-o", "/dev/null"])
+        #expect(gzipped.status == 200 && gzipped.headers["content-encoding"] == "gzip")
+        // The daemon is still there and consistent.
+        #expect(try daemon.curl("/v1/entries?limit=1", auth).body.contains("\"total\":251"))
+    }
+}

@@ -1,0 +1,66 @@
+import FeedParser
+import Testing
+
+@Suite struct HTMLSanitizerTests {
+    private func clean(_ html: String, base: String? = "https://example.org/post/1") -> String {
+        HTMLSanitizer.sanitize(html, baseURL: base)
+    }
+
+    @Test func scriptsHandlersAndActiveElementsGo() {
+        let hostile = """
+            <p onclick="steal()" style="display:none">Hi<script>alert(1)</script><a href="javascript:alert(2)">x</a>\
+            <a href=" JaVa&#x09;ScRiPt:alert(3)">y</a><a href="data:text/html,<script>alert(4)</script>">z</a>\
+            <iframe src="https://evil.example/"></iframe><form action="/x"><input name="q"><button>Go</button></form>\
+            <style>p{}</style><svg onload="alert(5)"><script>alert(6)</script></svg><math><mi>x</mi></math>\
+            <img src="/a.png" onerror="alert(7)" srcset="javascript:alert(8) 2x"><object data="x.swf"></object>\
+            <embed src="x.swf"><meta http-equiv="refresh" content="0;url=https://evil.example/"><base href="https://evil.example/">\
+            <video src="v.mp4" poster="javascript:alert(9)" autoplay onplay="alert(10)" controls></video></p>
+            """
+        let output = clean(hostile)
+        for forbidden in ["script", "onclick", "onerror", "onload", "onplay", "javascript", "data:", "iframe", "form",
+                          "input", "button", "style", "svg", "math", "object", "embed", "meta", "base", "autoplay"] {
+            #expect(!output.lowercased().contains(forbidden), "\(forbidden) in \(output)")
+        }
+        #expect(output.contains("Hi"))
+        #expect(output.contains(#"<img src="https://example.org/a.png" loading="lazy" referrerpolicy="no-referrer">"#))
+        let video = clean(#"<video src="v.mp4" poster="javascript:alert(9)" autoplay onplay="alert(10)" controls></video>"#)
+        #expect(video == #"<video src="https://example.org/post/v.mp4" controls=""></video>"#, "\(video)")
+    }
+
+    @Test func readableMarkupStaysAndLinksAreMadeSafe() {
+        let output = clean("""
+            <h2 id="x" class="y">Title</h2><p>Some <strong>bold</strong> and <em>em</em> <code>code()</code>.</p>\
+            <ul><li>one</li><li>two</li></ul><blockquote cite="/src">quoted</blockquote>\
+            <a href="/rel" target="_blank">rel</a> <a href="mailto:a@example.org">mail</a>\
+            <table><tr><td colspan="2">cell</td></tr></table><font color="red">unwrapped</font>
+            """)
+        #expect(output.contains("<h2>Title</h2>"))
+        #expect(output.contains("<p>Some <strong>bold</strong> and <em>em</em> <code>code()</code>.</p>"))
+        #expect(output.contains("<ul><li>one</li><li>two</li></ul>"))
+        #expect(output.contains(#"<blockquote cite="https://example.org/src">quoted</blockquote>"#))
+        #expect(output.contains(#"<a href="https://example.org/rel" rel="noopener noreferrer" referrerpolicy="no-referrer">rel</a>"#))
+        #expect(output.contains(#"<a href="mailto:a@example.org""#))
+        #expect(output.contains(#"<td colspan="2">cell</td>"#))
+        #expect(output.contains("unwrapped") && !output.contains("font"))
+    }
+
+    @Test func textAndAttributesAreEscapedAndSanitizingTwiceChangesNothing() {
+        let inputs = ["<p title='a\"b<c'>1 &lt; 2 &amp; 3</p>", "plain & simple <b>bold", "<<<>>>&&&",
+                      "<a href=\"https://x.example/?a=1&b=2\">q</a>", String(repeating: "<div>", count: 500) + "deep"]
+        for input in inputs {
+            let once = clean(input)
+            #expect(clean(once) == once, "\(input) → \(once)")
+        }
+        #expect(clean("<p title='a\"b<c'>1 &lt; 2</p>") == #"<p title="a&quot;b&lt;c">1 &lt; 2</p>"#)
+        #expect(clean("<a href=\"https://x.example/?a=1&b=2\">q</a>").contains("?a=1&amp;b=2"))
+        // Past 200 levels the elements go and their text stays (libxml2 itself drops what is deeper than 256).
+        let deep = clean(String(repeating: "<div>", count: 240) + "deep")
+        #expect(deep.contains("deep") && (190...200).contains(deep.components(separatedBy: "<div>").count - 1))
+        #expect(clean("") == "")
+    }
+
+    @Test func relativeURLsStayRelativeWithoutABase() {
+        #expect(clean("<img src=\"a.png\">", base: nil) == #"<img src="a.png" loading="lazy" referrerpolicy="no-referrer">"#)
+        #expect(!clean("<img src=\"vbscript:x\">", base: nil).contains("src"))
+    }
+}
