@@ -96,6 +96,7 @@ install: build
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/aggregatord.service.in > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.service
 	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.service
 	install -m 0644 systemd/aggregatord.socket $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.socket
+	install -m 0644 systemd/aggregatord-http.socket $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord-http.socket
 	install -m 0644 systemd/aggregator.sysusers $(DESTDIR)$(SYSUSERS_DIR)/aggregator.conf
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8 \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
@@ -108,7 +109,7 @@ install: build
 
 uninstall:
 	rm -f $(BINDIR)/aggregatord $(BINDIR)/aggregatorctl $(SHAREDIR)/feeds.opml
-	rm -f $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.service $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.socket
+	rm -f $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.service $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord.socket $(DESTDIR)$(SYSTEMD_UNIT_DIR)/aggregatord-http.socket
 	rm -f $(DESTDIR)$(SYSUSERS_DIR)/aggregator.conf
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/aggregatorctl.1 $(DESTDIR)$(PREFIX)/share/man/man8/aggregatord.8
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/aggregatorctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_aggregatorctl

@@ -11,7 +11,7 @@ prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 make --no-print-directory install PREFIX="$prefix" SYSCONF_DIR="$prefix/etc" > /dev/null
 units="$prefix/lib/systemd/system"
-systemd-analyze verify --man=no "$units/aggregatord.service" "$units/aggregatord.socket"
+systemd-analyze verify --man=no "$units/aggregatord.service" "$units/aggregatord.socket" "$units/aggregatord-http.socket"
 exposure=$(systemd-analyze security --offline=true "$units/aggregatord.service" 2>/dev/null \
     | sed -n 's/.*Overall exposure level for aggregatord.service: \([0-9.]*\).*/\1/p')
 echo "check-units: systemd-analyze verify passed; security exposure $exposure"

@@ -26,6 +26,10 @@ public struct Configuration: Sendable, Equatable {
     public var refreshPolicy = RefreshPolicy()
     /// Where the HTTP server listens; nil for no HTTP server.
     public var httpListen = HTTPListenAddress("127.0.0.1:8080")
+    /// The path the HTTP front end is served under behind a reverse proxy ("/" for the root).
+    public var httpBasePath = "/"
+    /// Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
+    public var httpTrustedProxies = TrustedProxies.loopback
 
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
@@ -46,10 +50,13 @@ public struct Configuration: Sendable, Equatable {
         ("min-interval", "shortest time between two checks of a feed, and the first backoff (default 15m)"),
         ("max-interval", "longest time between two checks of a feed, however rarely it posts or fails (default 24h)"),
         ("http-listen", "HOST:PORT or [IPV6]:PORT of the HTTP server, or none (default 127.0.0.1:8080)"),
+        ("http-base-path", "path the HTTP APIs are served under behind a reverse proxy, e.g. /rss (default /)"),
+        ("http-trusted-proxies", "addresses and networks whose X-Forwarded-For is believed, or none (default 127.0.0.0/8,::1)"),
     ]
 
     /// Keys read once at start: the database and sockets stay open, the seed list is for a first start.
-    public static let startOnlyKeys: Set<String> = ["database", "socket", "seed-opml", "http-listen"]
+    public static let startOnlyKeys: Set<String> = ["database", "socket", "seed-opml", "http-listen", "http-base-path",
+                                                    "http-trusted-proxies"]
 
     /// Keys a running daemon applies when it reloads its configuration (SIGHUP): all the others.
     public static let reloadableKeys = Set(keys.map(\.name)).subtracting(startOnlyKeys)
@@ -62,6 +69,8 @@ public struct Configuration: Sendable, Equatable {
         kept.socketPath = running.socketPath
         kept.seedOPMLPath = running.seedOPMLPath
         kept.httpListen = running.httpListen
+        kept.httpBasePath = running.httpBasePath
+        kept.httpTrustedProxies = running.httpTrustedProxies
         return kept
     }
 
@@ -86,7 +95,8 @@ public struct Configuration: Sendable, Equatable {
          "max-feed-size": ConfigurationValues.sizeText(bytes: fetchLimits.maximumBodyBytes),
          "min-interval": Self.durationText(.seconds(refreshPolicy.minimumInterval)),
          "max-interval": Self.durationText(.seconds(refreshPolicy.maximumInterval)),
-         "http-listen": httpListen?.description ?? "none"]
+         "http-listen": httpListen?.description ?? "none", "http-base-path": httpBasePath,
+         "http-trusted-proxies": httpTrustedProxies.description]
     }
 
     /// Builds the configuration from its sources.
@@ -171,6 +181,21 @@ public struct Configuration: Sendable, Equatable {
                 }
                 configuration.httpListen = address
             }
+        }
+        if let text = values["http-base-path"] {
+            let trimmed = text.count > 1 && text.hasSuffix("/") ? String(text.dropLast()) : text
+            guard trimmed.hasPrefix("/"), !trimmed.contains("//"),
+                  !trimmed.contains(where: { $0.isWhitespace || "?#%\\".contains($0) }) else {
+                throw .invalidValue(key: "http-base-path", value: text, expected: "a path starting with /, such as /rss")
+            }
+            configuration.httpBasePath = trimmed
+        }
+        if let text = values["http-trusted-proxies"] {
+            guard let proxies = TrustedProxies(text) else {
+                throw .invalidValue(key: "http-trusted-proxies", value: text,
+                                    expected: "numeric addresses or networks (10.0.0.0/8, ::1) separated by commas, or none")
+            }
+            configuration.httpTrustedProxies = proxies
         }
         return configuration
     }

@@ -14,7 +14,7 @@ public enum UnixSocket {
             }
             unlink(path)  // nobody answers: a stale socket from a daemon that died
         }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePath.directory(of: path)
         if !directory.isEmpty {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o700])

@@ -52,7 +52,11 @@ extension StoreReader {
         var (from, values) = try selection(listing)
         return try translatingSearchErrors(listing) { () throws(StoreError) in
             var total = 0
-            try database.statement("SELECT count(*) \(from)").query(values) { row in total = Int(row.int64(at: 0)) }
+            if let kept = try keptTotal(listing) {
+                total = kept
+            } else {
+                try database.statement("SELECT count(*) \(from)").query(values) { row in total = Int(row.int64(at: 0)) }
+            }
             values.append(.integer(Int64(max(0, listing.limit))))
             values.append(.integer(Int64(max(0, listing.offset))))
             var entries: [ListedEntry] = []
@@ -81,6 +85,30 @@ extension StoreReader {
             }
             return ids
         }
+    }
+
+    /// The total of a listing that only selects all, or unread, entries of everything, a feed or a
+    /// category: the counters the store keeps (counting a million unread rows takes ~100 ms).
+    private func keptTotal(_ listing: EntryListing) throws(StoreError) -> Int? {
+        var plain = EntryListing()
+        (plain.filter.feedID, plain.filter.category) = (listing.filter.feedID, listing.filter.category)
+        (plain.read, plain.order, plain.ascending) = (listing.read, listing.order, listing.ascending)
+        (plain.limit, plain.offset) = (listing.limit, listing.offset)
+        guard listing == plain, listing.read != true else { return nil }
+        let column = listing.read == false ? "unread" : "entries"
+        let (sql, value): (String, SQLValue?) = if let feedID = listing.filter.feedID {
+            listing.filter.category == nil
+                ? ("SELECT \(column == "unread" ? "unread_count" : "entry_count") FROM feeds WHERE id = ?1", .integer(feedID))
+                : ("", nil)
+        } else if let category = listing.filter.category {
+            ("SELECT \(column == "unread" ? "unread_count" : "entry_count") FROM categories WHERE name = ?1", .text(category))
+        } else {
+            ("SELECT \(column) FROM store_totals WHERE id = 1", nil)
+        }
+        guard !sql.isEmpty else { return nil }
+        var total: Int?
+        try database.statement(sql).query(value.map { [$0] } ?? []) { row in total = Int(row.int64(at: 0)) }
+        return total
     }
 
     /// The FROM and WHERE clauses of a listing, with their bound values.

@@ -10,20 +10,34 @@ public struct HTTPFrontEnd: Sendable {
     private let miniflux: MinifluxAPI
     private let requests = RequestCounts()
     private let logger: Logger
+    /// What every path starts with behind a reverse proxy that serves us under a sub-path; "/" for none.
+    private let basePath: String
+    private let trustedProxies: TrustedProxies
 
-    public init(service: AggregatorService, logger: Logger = Logger(minimumLevel: .error, component: "http")) {
+    public init(service: AggregatorService, logger: Logger = Logger(minimumLevel: .error, component: "http"),
+                basePath: String = "/", trustedProxies: TrustedProxies = .loopback) {
         self.service = service
         self.logger = logger
+        self.basePath = basePath
+        self.trustedProxies = trustedProxies
         miniflux = MinifluxAPI(service: service)
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         var request = request
+        request.clientAddress = trustedProxies.client(of: request)
         // Clients that join a base URL ending in "/" with a path starting with one send "//v1/…"
         // (newsboat does): the same path.
         while request.path.contains("//") { request.path = request.path.replacingOccurrences(of: "//", with: "/") }
         let started = ContinuousClock.now
-        let (route, response) = await answer(request)
+        let (route, response): (String, HTTPResponse)
+        if let unprefixed = Self.path(request.path, under: basePath) {
+            request.path = unprefixed
+            (route, response) = await answer(request)
+        } else {
+            (route, response) = ("other", Self.error("no such page: \(request.path) (this server is under \(basePath))",
+                                                     status: 404))
+        }
         requests.count(route: route, status: response.status)
         // The path only: a query may carry a secret (Fever's api_key, Google Reader's tokens).
         let elapsed = (ContinuousClock.now - started).components
@@ -58,6 +72,14 @@ public struct HTTPFrontEnd: Sendable {
         default:
             return ("other", Self.error("no such page: \(request.path)", status: 404))
         }
+    }
+
+    /// `path` without the base path, or nil when it is not under it.
+    static func path(_ path: String, under base: String) -> String? {
+        guard base != "/" else { return path }
+        if path == base { return "/" }
+        guard path.hasPrefix(base + "/") else { return nil }
+        return String(path.dropFirst(base.count))
     }
 
     private func notAllowed(_ request: HTTPRequest) -> HTTPResponse {

@@ -48,7 +48,8 @@ enum DaemonStartup {
         }
         let handler = ControlHandler(service: service)
         let http = try startHTTP(configuration, logger: logger)
-        let frontEnd = HTTPFrontEnd(service: service, logger: logger.component("http"))
+        let frontEnd = HTTPFrontEnd(service: service, logger: logger.component("http"), basePath: configuration.httpBasePath,
+                                    trustedProxies: configuration.httpTrustedProxies)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
                                 "socket": configuration.socketPath, "feeds": try await store.feedCount(), "pid": getpid()])
@@ -113,10 +114,9 @@ enum DaemonStartup {
     /// the configured path (0660 under systemd, where a group shares it; 0600 for a user's daemon).
     private static func openControlSocket(_ configuration: Configuration, logger: Logger) throws -> (Int32, mode_t) {
         let environment = ProcessInfo.processInfo.environment
-        if let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1,
-           environment["LISTEN_PID"].flatMap(Int32.init) == getpid() {
-            logger.info("Using the socket systemd passed", ["fds": count])
-            return (3, 0o660)  // SD_LISTEN_FDS_START
+        if let passed = PassedSockets(environment: environment), let control = passed.control {
+            logger.info("Using the socket systemd passed", ["fds": passed.count])
+            return (control, 0o660)
         }
         let mode: mode_t = environment["RUNTIME_DIRECTORY"] == nil ? 0o600 : 0o660
         return (try UnixSocket.listen(path: configuration.socketPath, mode: mode), mode)
@@ -125,6 +125,10 @@ enum DaemonStartup {
     /// The HTTP server on `http-listen` (requests wait for its `run`), or nil when it is `none`.
     /// - Throws: `HTTPServerError` when the address cannot be listened on (in use, not ours).
     private static func startHTTP(_ configuration: Configuration, logger: Logger) throws -> HTTPServer? {
+        if let passed = PassedSockets(environment: ProcessInfo.processInfo.environment), let http = passed.http {
+            logger.info("Using the HTTP socket systemd passed", ["fd": http])
+            return try HTTPServer(descriptor: http)
+        }
         guard let address = configuration.httpListen else { return nil }
         let server = try HTTPServer(descriptor: try address.listen())
         logger.info("HTTP server listening", ["address": address.description,
@@ -134,7 +138,7 @@ enum DaemonStartup {
 
     /// The store, and this process's claim on its file (held as long as the store is used).
     private static func openStore(configuration: Configuration, logger: Logger) throws -> (FeedStore, DatabaseClaim?) {
-        let directory = (configuration.databasePath as NSString).deletingLastPathComponent
+        let directory = FilePath.directory(of: configuration.databasePath)
         if !directory.isEmpty {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o700])

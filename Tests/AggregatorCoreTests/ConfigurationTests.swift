@@ -163,9 +163,23 @@ import Testing
         let running = try Configuration.resolve(flags: [:], environment: environment)
         let next = try Configuration.resolve(flags: [
             "database": "/elsewhere.db", "socket": "/elsewhere.sock", "seed-opml": "/other.opml",
-            "http-listen": "127.0.0.1:9999", "log-level": "debug",
+            "http-listen": "127.0.0.1:9999", "log-level": "debug", "http-base-path": "/rss",
+            "http-trusted-proxies": "none",
         ], environment: environment)
         #expect(Set(next.changedKeys(from: running)).isSuperset(of: Configuration.startOnlyKeys))
         #expect(next.keepingStartOnlySettings(of: running).changedKeys(from: running) == ["log-level"])
+    }
+
+    @Test func theHTTPBasePathAndTrustedProxiesAreChecked() throws {
+        let set = try Configuration.resolve(flags: ["http-base-path": "/rss/", "http-trusted-proxies": "10.0.0.0/8,::1"],
+                                            environment: environment)
+        #expect(set.httpBasePath == "/rss" && set.httpTrustedProxies.trusts("10.1.2.3"))
+        #expect(try Configuration.resolve(flags: [:], environment: environment).httpBasePath == "/")
+        for (key, value) in [("http-base-path", "rss"), ("http-base-path", "/a b"), ("http-base-path", "//x"),
+                             ("http-trusted-proxies", "proxy.example")] {
+            #expect(throws: ConfigurationError.self, "\(key) = \(value)") {
+                try Configuration.resolve(flags: [key: value], environment: environment)
+            }
+        }
     }
 }

@@ -103,4 +103,24 @@ import Testing
         #expect(log.contains(#"msg="Login refused" client=127.0.0.1 failures=5 with=password user=alice"#))
         #expect(!log.contains("guess1"))
     }
+
+    /// Behind a reverse proxy on this machine: served under its sub-path, and each client throttled by
+    /// the address the proxy names (not the proxy's own, which would lock everyone out at once).
+    @Test func behindAProxyTheSubPathAndTheForwardedAddressAreUsed() async throws {
+        let daemon = try await ServedDaemon(extraArguments: ["--http-base-path", "/rss"])
+        defer { daemon.stop() }
+        let token = try daemon.createAccount(name: "alice", password: password)
+        #expect(try daemon.curl("/rss/v1/me", ["-H", "X-Auth-Token: \(token)"]).status == 200)
+        #expect(try daemon.curl("/rss/healthcheck").body == "OK")
+        #expect(try daemon.curl("/v1/me", ["-H", "X-Auth-Token: \(token)"]).status == 404)
+
+        func guess(from client: String) throws -> Int {
+            try daemon.curl("/rss/v1/me", ["-u", "alice:wrong", "-H", "X-Forwarded-For: \(client)"]).status
+        }
+        for _ in 1...5 { #expect(try guess(from: "203.0.113.5") == 401) }
+        #expect(try guess(from: "203.0.113.5") == 429)
+        #expect(try guess(from: "203.0.113.6") == 401, "another client behind the same proxy is not throttled")
+        #expect(try daemon.curl("/rss/v1/me", ["-u", "alice:\(password)"]).status == 200, "nor the proxy's own address")
+        #expect(try String(contentsOf: daemon.log, encoding: .utf8).contains("client=203.0.113.5 failures=5"))
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -124,6 +125,25 @@ import Testing
             #expect(response.status == status && response.body.contains(message), "\(path): \(response.status) \(response.body)")
             #expect(response.headers["content-type"] == "application/json", "\(path)")
         }
+        // A client that never finishes its request holds up no one; a huge body is refused unread.
+        let slow = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(slow) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = daemon.port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(slow, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        let partial = "PUT /v1/entries HTTP/1.1\r\nHost: x\r\nX-Auth-Token: \(token)\r\nContent-Length: 100\r\n\r\n{\"entry"
+        _ = partial.withCString { send(slow, $0, strlen($0), 0) }
+        #expect(try daemon.curl("/v1/me", auth).status == 200)
+        let huge = daemon.directory.appendingPathComponent("huge.json")
+        try Data(repeating: UInt8(ascii: " "), count: 2 << 20).write(to: huge)
+        let refused = try daemon.curl("/v1/entries", auth + ["-X", "PUT", "--data-binary", "@\(huge.path)"])
+        #expect(refused.status == 413, "\(refused.status) \(refused.body)")
+
         // Large JSON goes out gzipped to a client that takes it.
         let gzipped = try daemon.curl("/v1/entries?limit=50", auth + ["-H", "Accept-Encoding: gzip", "-o", "/dev/null"])
         #expect(gzipped.status == 200 && gzipped.headers["content-encoding"] == "gzip")

@@ -56,3 +56,35 @@ import Testing
         #expect(ResponseCompression.compressed(image, acceptEncoding: "gzip").body == body)
     }
 }
+
+@Suite struct TrustedProxiesTests {
+    private func request(from peer: String, forwardedFor: String? = nil, proto: String? = nil) -> HTTPRequest {
+        var headers: [String: String] = [:]
+        headers["x-forwarded-for"] = forwardedFor
+        headers["x-forwarded-proto"] = proto
+        return HTTPRequest(method: "GET", path: "/", headers: headers, clientAddress: peer)
+    }
+
+    @Test func onlyATrustedPeerNamesTheClient() throws {
+        let loopback = TrustedProxies.loopback
+        #expect(loopback.client(of: request(from: "127.0.0.1", forwardedFor: "203.0.113.5")) == "203.0.113.5")
+        #expect(loopback.client(of: request(from: "::1", forwardedFor: "2001:db8::7")) == "2001:db8::7")
+        #expect(loopback.client(of: request(from: "198.51.100.1", forwardedFor: "203.0.113.5")) == "198.51.100.1",
+                "an untrusted peer cannot claim another address")
+        // The nearest untrusted hop wins: what a client wrote itself at the left is not believed.
+        #expect(loopback.client(of: request(from: "127.0.0.1", forwardedFor: "10.9.9.9, 203.0.113.5, 127.0.0.1"))
+            == "203.0.113.5")
+        #expect(loopback.client(of: request(from: "127.0.0.1", forwardedFor: "garbage")) == "127.0.0.1")
+        #expect(loopback.isHTTPS(request(from: "127.0.0.1", proto: "https")))
+        #expect(!loopback.isHTTPS(request(from: "198.51.100.1", proto: "https")))
+    }
+
+    @Test func networksAndBadLists() throws {
+        let proxies = try #require(TrustedProxies("10.0.0.0/8, fd00::/8 192.0.2.7"))
+        #expect(proxies.trusts("10.200.1.1") && proxies.trusts("fd12::1") && proxies.trusts("192.0.2.7"))
+        #expect(!proxies.trusts("11.0.0.1") && !proxies.trusts("192.0.2.8") && !proxies.trusts("fe80::1"))
+        #expect(proxies.trusts("::ffff:10.1.1.1"), "IPv4-mapped IPv6 is the same address")
+        #expect(TrustedProxies("none")?.trusts("127.0.0.1") == false)
+        for bad in ["10.0.0.0/33", "example.org", "10.0.0.1/x", "::1/129"] { #expect(TrustedProxies(bad) == nil, "\(bad)") }
+    }
+}

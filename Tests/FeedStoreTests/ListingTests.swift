@@ -1,0 +1,82 @@
+import Foundation
+@testable import FeedStore
+import Testing
+
+/// Offset-paged listings in every order (the reader-app APIs), against the same data counted by hand.
+@Suite struct ListingTests {
+    /// 12 entries in feed A (Science), 4 in feed B (none), one of them carried by A too; 5 read, 2 starred.
+    private func populated() async throws -> (StoreFixture, science: Int64, loose: Int64) {
+        let fixture = try StoreFixture()
+        let science = try await fixture.feed("https://a.example/feed", category: "Science")
+        let loose = try await fixture.feed("https://b.example/feed")
+        let base = now.timeIntervalSince1970 - 100 * day
+        try await fixture.store.ingest([
+            IncomingFeed(feedID: science, entries: (0..<12).map {
+                entry("https://a.example/\($0)", title: "Science \(String(format: "%02d", $0))", published: base + Double($0) * day)
+            }),
+            IncomingFeed(feedID: loose, entries: (0..<3).map {
+                entry("https://b.example/\($0)", title: "Loose \($0)", published: base + Double($0) * day + 3_600)
+            } + [entry("https://a.example/0", title: "Science 00", published: base)]),
+        ], now: now)
+        let reader = try fixture.reader()
+        let ids = try reader.entryIDs(EntryListing())
+        try await fixture.store.mark(ids: Array(ids.prefix(5)), read: true)
+        try await fixture.store.mark(ids: [ids[1], ids[7]], starred: true)
+        return (fixture, science, loose)
+    }
+
+    @Test func everyOrderPagesThroughEverythingOnceWithTheRightTotal() async throws {
+        let (fixture, _, _) = try await populated()
+        let reader = try fixture.reader()
+        for order in EntryListing.Order.allCases {
+            for ascending in [true, false] {
+                var listing = EntryListing()
+                (listing.order, listing.ascending, listing.limit) = (order, ascending, 4)
+                var seen: [Int64] = []
+                var total = 0
+                repeat {
+                    let page = try reader.entries(listing)
+                    seen += page.entries.map(\.article.id)
+                    total = page.total
+                    listing.offset += 4
+                } while listing.offset < total
+                #expect(total == 15 && Set(seen).count == 15, "\(order) \(ascending)")
+                #expect(try reader.entryIDs(listing) == seen, "ids in the same order: \(order) \(ascending)")
+            }
+        }
+    }
+
+    @Test func keptTotalsEqualCountedOnes() async throws {
+        let (fixture, science, loose) = try await populated()
+        let reader = try fixture.reader()
+        func total(_ change: (inout EntryListing) -> Void) throws -> (kept: Int, counted: Int) {
+            var listing = EntryListing()
+            change(&listing)
+            let kept = try reader.entries(listing).total
+            listing.limit = 1_000_000
+            return (kept, try reader.entries(listing).entries.count)
+        }
+        let cases: [(String, (inout EntryListing) -> Void, Int)] = [
+            ("all", { _ in }, 15), ("unread", { $0.read = false }, 10), ("read", { $0.read = true }, 5),
+            ("starred", { $0.starred = true }, 2), ("feed A", { $0.filter.feedID = science }, 12),
+            ("feed B unread", { ($0.filter.feedID, $0.read) = (loose, false) }, 1),
+            ("category", { $0.filter.category = "Science" }, 12), ("uncategorized", { $0.filter.uncategorized = true }, 4),
+            ("after id", { $0.afterID = 10 }, 5), ("search", { $0.filter.search = "loose" }, 3),
+        ]
+        for (name, change, expected) in cases {
+            let (kept, counted) = try total(change)
+            #expect(kept == counted && counted == expected, "\(name): kept \(kept), counted \(counted), expected \(expected)")
+        }
+    }
+
+    @Test func marksSetChangedAtAndListingsFilterOnIt() async throws {
+        let (fixture, _, _) = try await populated()
+        let reader = try fixture.reader()
+        var listing = EntryListing()
+        listing.changedAfter = Date().addingTimeInterval(-60)
+        #expect(try reader.entries(listing).total == 6, "5 read and 1 more starred, all marked just now")
+        listing.changedAfter = nil
+        listing.changedBefore = Date().addingTimeInterval(-60)
+        #expect(try reader.entries(listing).total == 9, "never marked: their first-seen time, long ago")
+    }
+}
