@@ -66,14 +66,18 @@ extension StoreReader {
         return totals
     }
 
-    /// Every feed (optionally one category's, only failing ones, or the one with `id`) with its unread
+    /// Every feed (optionally one category's, only failing ones, or those with `ids`) with its unread
     /// and total counts.
-    public func feeds(category: String? = nil, failingOnly: Bool = false, id: Int64? = nil) throws(StoreError) -> [FeedSummary] {
+    public func feeds(category: String? = nil, failingOnly: Bool = false, ids: [Int64]? = nil) throws(StoreError)
+        -> [FeedSummary] {
         var values: [SQLValue] = []
         var conditions: [String] = []
-        if let id {
-            values.append(.integer(id))
-            conditions.append("f.id = ?\(values.count)")
+        if let ids {
+            let placeholders = ids.map { id -> String in
+                values.append(.integer(id))
+                return "?\(values.count)"
+            }
+            conditions.append("f.id IN (\(placeholders.joined(separator: ",")))")
         }
         if let category {
             values.append(.text(category))
@@ -97,6 +101,15 @@ extension StoreReader {
                 nextCheckAt: row.optionalInt64(at: 11).map { Date(timeIntervalSince1970: TimeInterval($0)) }))
         }
         return feeds
+    }
+
+    /// Each feed's id, total and unread entries: the counters alone, for apps that poll them.
+    public func feedCounters() throws(StoreError) -> [(id: Int64, total: Int, unread: Int)] {
+        var counters: [(id: Int64, total: Int, unread: Int)] = []
+        try database.statement("SELECT id, entry_count, unread_count FROM feeds ORDER BY id").query { row in
+            counters.append((row.int64(at: 0), Int(row.int64(at: 1)), Int(row.int64(at: 2))))
+        }
+        return counters
     }
 
     /// Every category with its feed, unread and total counts (an article counted once per category).

@@ -186,6 +186,12 @@ enum Migrations {
         Step(sql: """
         ALTER TABLE entry_state ADD COLUMN changed_at INTEGER;
         """),
+        // 9: expired entries sort below every date (FeedStore.expiredSortKey), so that listings oldest
+        // first skip them with the sort index instead of stepping over each.
+        Step(sql: """
+        UPDATE entries SET sort_at = -9223372036854775808
+        WHERE id IN (SELECT entry_id FROM entry_state WHERE removed = 1);
+        """),
     ]
 
     /// The schema version this build writes.

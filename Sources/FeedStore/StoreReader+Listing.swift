@@ -132,6 +132,9 @@ extension StoreReader {
         compare("e.first_seen_at", "<", seconds(listing.createdBefore))
         compare("e.id", ">", listing.afterID)
         compare("e.id", "<", listing.beforeID)
+        // Expired entries sort below every date: a walk by date starts past them. (Only then: on other
+        // orders the condition would lead SQLite to walk the date index instead of the one it needs.)
+        if listing.order == .publishedAt { conditions.append("e.sort_at > \(FeedStore.expiredSortKey)") }
         return ("""
             FROM entries e JOIN entry_state st ON st.entry_id = e.id
             LEFT JOIN feeds f ON f.id = st.feed_id LEFT JOIN categories c ON c.id = f.category_id

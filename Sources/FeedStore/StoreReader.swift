@@ -82,6 +82,8 @@ public final class StoreReader {
                                 values: inout [SQLValue]) throws(StoreError) -> String {
         var conditions = try filter.conditions(binding: &values, for: filter.storedAfterID == nil ? .listing : .newEntries)
         let (sortKey, order, direction) = Self.ordering(sort)
+        // Expired entries sort below every date: a walk by date starts past them.
+        if sort != .title { conditions.append("e.sort_at > \(FeedStore.expiredSortKey)") }
         if let position {
             values.append(sort == .title ? .text(position.text ?? "") : position.number.map(SQLValue.real) ?? .null)
             values.append(.integer(position.id))

@@ -18,6 +18,10 @@ import Testing
         #expect(expired == 6)  // 10 old entries, 3 newest kept, 1 starred kept
         #expect(try fixture.reader().count() == 4)
         #expect(try fixture.reader().count(ArticleFilter(search: "entry")) == 4)
+        // Expired rows sort below every date: oldest-first listings start past them.
+        #expect(try fixture.reader().articles(sort: .oldest, limit: 10).articles.map(\.title) ==
+            ["Entry 0", "Entry 7", "Entry 8", "Entry 9"])
+        #expect(try fixture.reader().database.integer("SELECT count(*) FROM entries WHERE sort_at = -9223372036854775808") == 6)
 
         // The next poll carries the same items: nothing comes back.
         let counts = try await fixture.store.ingest([document], now: now)

@@ -8,12 +8,16 @@ import Foundation
 // one RESULT line of JSON: entries stored, seconds spent inside ingest, and wall seconds from the
 // first parse to the last commit.
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "sanitize" {
+    try SanitizeBench.run(farm: arguments[2])
+    exit(0)
+}
 if arguments.count == 4, arguments[1] == "queries" {
     try await QueryBench.run(databasePath: arguments[2], entries: Int(arguments[3]) ?? 1_000_000)
     exit(0)
 }
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: storebench FARM DB | storebench queries DB ENTRIES\n".utf8))
+    FileHandle.standardError.write(Data("usage: storebench FARM DB | storebench queries DB ENTRIES | storebench sanitize FARM\n".utf8))
     exit(2)
 }
 let feedsDirectory = URL(fileURLWithPath: arguments[1]).appendingPathComponent("feeds")

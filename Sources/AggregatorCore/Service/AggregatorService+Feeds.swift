@@ -11,10 +11,21 @@ extension AggregatorService {
         try await read { try $0.feeds(category: category, failingOnly: failingOnly) }
     }
 
+    /// The subscriptions with these ids (those that exist).
+    public func feeds(ids: Set<Int64>) async throws(AggregatorError) -> [FeedSummary] {
+        guard !ids.isEmpty else { return [] }
+        return try await read { try $0.feeds(ids: Array(ids)) }
+    }
+
+    /// Each feed's id with its total and unread entries (the counters alone: cheap to poll).
+    public func feedCounters() async throws(AggregatorError) -> [(id: Int64, total: Int, unread: Int)] {
+        try await read { try $0.feedCounters() }
+    }
+
     /// One subscription.
     public func feed(_ reference: FeedReference) async throws(AggregatorError) -> FeedSummary {
         let id = try await feedID(reference)
-        guard let feed = try await read({ try $0.feeds(id: id).first }) else { throw .notFound("no feed with id \(id)") }
+        guard let feed = try await read({ try $0.feeds(ids: [id]).first }) else { throw .notFound("no feed with id \(id)") }
         return feed
     }
 

@@ -12,17 +12,32 @@ public enum HTMLSanitizer {
     /// The sanitized form of `html`; relative URLs resolve against `baseURL` when given.
     public static func sanitize(_ html: String, baseURL: String? = nil) -> String {
         guard !html.isEmpty else { return "" }
+        // libxml2's SAX interface: no document tree is built (a tree made sanitizing 2.5x slower, measured).
+        let writer = Writer(baseURL: baseURL.flatMap { URLResolver.isAcceptableBase($0) ? $0 : nil })
+        var handler = htmlSAXHandler()
+        handler.startElement = { context, name, attributes in
+            Unmanaged<Writer>.fromOpaque(context!).takeUnretainedValue().start(name, attributes)
+        }
+        handler.endElement = { context, name in Unmanaged<Writer>.fromOpaque(context!).takeUnretainedValue().end(name) }
+        handler.characters = { context, text, length in
+            Unmanaged<Writer>.fromOpaque(context!).takeUnretainedValue().text(text, length)
+        }
+        handler.ignorableWhitespace = handler.characters
+        handler.cdataBlock = handler.characters
         let bytes = Array(html.utf8)
-        let document = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                htmlReadMemory($0.baseAddress, Int32(clamping: $0.count), nil, "UTF-8", aggregator_html_options())
+        bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                withUnsafeMutablePointer(to: &handler) { sax in
+                    let context = Unmanaged.passUnretained(writer).toOpaque()
+                    guard let parser = htmlCreatePushParserCtxt(sax, context, nil, 0, nil, XML_CHAR_ENCODING_UTF8) else { return }
+                    defer { htmlFreeParserCtxt(parser) }
+                    _ = htmlCtxtUseOptions(parser, aggregator_html_options())
+                    _ = htmlParseChunk(parser, chars.baseAddress, Int32(clamping: chars.count), 1)
+                }
             }
         }
-        guard let document else { return "" }
-        defer { xmlFreeDoc(document) }
-        var writer = Writer(baseURL: baseURL.flatMap { URLResolver.isAcceptableBase($0) ? $0 : nil })
-        writer.walk(document.pointee.children, depth: 0)
-        return writer.output
+        writer.finish()
+        return String(decoding: writer.output, as: UTF8.self)
     }
 
     /// Elements kept, each with the attributes it may keep (besides `title`, `lang` and `dir`).
@@ -93,82 +108,109 @@ public enum HTMLSanitizer {
     }
 }
 
-/// Walks the parsed document and writes what the allowlist keeps.
-private struct Writer {
+/// Writes what the allowlist keeps as libxml2 reports elements and text (every start has its end,
+/// implied ones included).
+private final class Writer {
     let baseURL: String?
-    var output = ""
+    /// UTF-8 bytes: appending to a byte array is several times cheaper than to a String.
+    var output: [UInt8] = []
+    /// Names of the open elements, "" for one not written (unknown, or too deep).
+    private var open: [String] = []
+    /// How many open elements are inside one dropped with its content (0: writing).
+    private var skipping = 0
+    /// Text libxml2 reports before any element (`<<<` at the very start) goes in a paragraph of its
+    /// own, as its tree would put it: sanitizing the output again then gives the same output.
+    private var strayParagraph = false
 
-    mutating func walk(_ first: xmlNodePtr?, depth: Int) {
-        var node = first
-        while let current = node {
-            visit(current, depth: depth)
-            node = current.pointee.next
-        }
+    init(baseURL: String?) {
+        self.baseURL = baseURL
     }
 
-    private mutating func visit(_ node: xmlNodePtr, depth: Int) {
-        switch node.pointee.type {
-        case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
-            if let content = node.pointee.content { output += Self.escaped(String(cString: content), quotes: false) }
-            return
-        case XML_ELEMENT_NODE:
-            break
-        default:
-            return  // comments, processing instructions, doctypes
-        }
-        let name = node.pointee.name.map { String(cString: $0).lowercased() } ?? ""
-        guard !HTMLSanitizer.droppedWithContent.contains(name) else { return }
-        guard depth < HTMLSanitizer.maximumDepth, let attributes = HTMLSanitizer.allowed[name] else {
-            walk(node.pointee.children, depth: depth + 1)  // html, body, font, center, unknown: content only
+    func start(_ rawName: UnsafePointer<xmlChar>?, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        finish()
+        let name = rawName.map { String(cString: $0).lowercased() } ?? ""
+        if skipping > 0 || HTMLSanitizer.droppedWithContent.contains(name) {
+            skipping += 1
             return
         }
-        output += "<" + name
-        var attribute = node.pointee.properties
-        while let current = attribute {
-            attribute = current.pointee.next
-            guard let rawName = current.pointee.name else { continue }
-            let key = String(cString: rawName).lowercased()
-            guard attributes.contains(key) || HTMLSanitizer.everywhere.contains(key) else { continue }
-            guard var value = Self.value(of: current) else { continue }
+        guard open.count < HTMLSanitizer.maximumDepth, let allowed = HTMLSanitizer.allowed[name] else {
+            open.append("")  // html, body, font, center, unknown: content only
+            return
+        }
+        open.append(name)
+        append("<" + name)
+        var index = 0
+        while let attributes, let rawKey = attributes[index] {
+            let value = attributes[index + 1].map { String(cString: $0) } ?? ""
+            index += 2
+            let key = String(cString: rawKey).lowercased()
+            guard allowed.contains(key) || HTMLSanitizer.everywhere.contains(key) else { continue }
+            var kept = value
             if HTMLSanitizer.urlAttributes.contains(key) {
                 guard let url = HTMLSanitizer.safeURL(value, isLink: key == "href", baseURL: baseURL) else { continue }
-                value = url
+                kept = url
             } else if key == "srcset" {
                 guard let set = HTMLSanitizer.safeSourceSet(value, baseURL: baseURL) else { continue }
-                value = set
+                kept = set
             }
-            output += " \(key)=\"\(Self.escaped(value, quotes: true))\""
+            append(" " + key + "=\"")
+            var bytes = kept
+            bytes.withUTF8 { escape($0, quotes: true) }
+            append("\"")
         }
-        if name == "a" { output += " rel=\"noopener noreferrer\" referrerpolicy=\"no-referrer\"" }
-        if name == "img" { output += " loading=\"lazy\" referrerpolicy=\"no-referrer\"" }
-        output += ">"
-        guard !HTMLSanitizer.void.contains(name) else { return }
-        walk(node.pointee.children, depth: depth + 1)
-        output += "</\(name)>"
+        if name == "a" { append(" rel=\"noopener noreferrer\" referrerpolicy=\"no-referrer\"") }
+        if name == "img" { append(" loading=\"lazy\" referrerpolicy=\"no-referrer\"") }
+        append(">")
     }
 
-    private static func value(of attribute: xmlAttrPtr) -> String? {
-        guard let text = xmlNodeGetContent(UnsafeMutableRawPointer(attribute).assumingMemoryBound(to: xmlNode.self)) else {
-            return ""
-        }
-        defer { aggregator_xml_free(text) }
-        return String(cString: text)
+    /// Closes the paragraph of stray text, if one is open.
+    func finish() {
+        guard strayParagraph else { return }
+        strayParagraph = false
+        append("</p>")
     }
 
-    static func escaped(_ text: String, quotes: Bool) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"" where quotes: result += "&quot;"
-            case "\u{0}": continue
-            default: result.unicodeScalars.append(character)
-            }
+    private func append(_ text: String) {
+        output.append(contentsOf: text.utf8)
+    }
+
+    func end(_ rawName: UnsafePointer<xmlChar>?) {
+        if skipping > 0 {
+            skipping -= 1
+            return
         }
-        return result
+        guard let name = open.popLast() else { return }
+        if !name.isEmpty, !HTMLSanitizer.void.contains(name) { append("</" + name + ">") }
+    }
+
+    func text(_ characters: UnsafePointer<xmlChar>?, _ length: Int32) {
+        guard skipping == 0, let characters, length > 0 else { return }
+        if open.isEmpty, !strayParagraph {
+            append("<p>")
+            strayParagraph = true
+        }
+        escape(UnsafeBufferPointer(start: characters, count: Int(length)), quotes: false)
+    }
+
+    /// Appends `bytes` (UTF-8) with `&`, `<`, `>` (and `"` in attributes) as references, NULs dropped.
+    private func escape(_ bytes: UnsafeBufferPointer<UInt8>, quotes: Bool) {
+        output.reserveCapacity(output.count + bytes.count)
+        var start = 0
+        for (index, byte) in bytes.enumerated() {
+            let replacement: StaticString
+            switch byte {
+            case UInt8(ascii: "&"): replacement = "&amp;"
+            case UInt8(ascii: "<"): replacement = "&lt;"
+            case UInt8(ascii: ">"): replacement = "&gt;"
+            case UInt8(ascii: "\"") where quotes: replacement = "&quot;"
+            case 0: replacement = ""
+            default: continue
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            replacement.withUTF8Buffer { output.append(contentsOf: $0) }
+            start = index + 1
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
 }
 

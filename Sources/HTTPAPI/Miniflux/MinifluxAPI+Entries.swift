@@ -70,7 +70,9 @@ extension MinifluxAPI {
             return MinifluxJSON.response(["total": 0, "entries": []])  // status=removed: we keep none
         }
         let (entries, total) = try await service.entries(listing)
-        let feeds = Dictionary(try await service.feeds().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        // Only the page's feeds: reading all 5,000 of a large subscription list cost more than the page.
+        let feedIDs = Set(entries.compactMap(\.article.feedID) + [listing.filter.feedID].compactMap { $0 })
+        let feeds = Dictionary(try await service.feeds(ids: feedIDs).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let listedFeed = listing.filter.feedID.flatMap { feeds[$0] }
         return MinifluxJSON.response(["total": .from(total), "entries": .array(entries.map { entry in
             MinifluxJSON.entry(entry, feed: listedFeed ?? entry.article.feedID.flatMap { feeds[$0] })
@@ -119,15 +121,16 @@ extension MinifluxAPI {
             guard (try? await service.feed(.id(feedID))) != nil else { throw MinifluxError("invalid feed ID") }
             listing.filter.feedID = feedID
         }
+        // As Miniflux: 0 for a date or an entry id means not given.
         func date(_ name: String) throws(MinifluxError) -> Date? {
-            try request.integer(name, in: 1...Int64(Int32.max) * 4).map { Date(timeIntervalSince1970: Double($0)) }
+            try request.integer(name, in: 0...Int64(Int32.max) * 4).flatMap { $0 == 0 ? nil : Date(timeIntervalSince1970: Double($0)) }
         }
         listing.filter.since = try date("published_after") ?? date("after")
         listing.filter.before = try date("published_before") ?? date("before")
         listing.changedAfter = try date("changed_after")
         listing.changedBefore = try date("changed_before")
-        listing.afterID = try request.integer("after_entry_id", in: 1...Int64.max)
-        listing.beforeID = try request.integer("before_entry_id", in: 1...Int64.max)
+        listing.afterID = try request.integer("after_entry_id").flatMap { $0 == 0 ? nil : $0 }
+        listing.beforeID = try request.integer("before_entry_id").flatMap { $0 == 0 ? nil : $0 }
         return listing
     }
 }

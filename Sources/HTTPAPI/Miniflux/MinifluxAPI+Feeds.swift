@@ -91,7 +91,7 @@ extension MinifluxAPI {
     func counters() async throws -> HTTPResponse {
         var reads: [String: JSONValue] = [:]
         var unreads: [String: JSONValue] = [:]
-        for feed in try await service.feeds() {
+        for feed in try await service.feedCounters() {
             reads[String(feed.id)] = .from(feed.total - feed.unread)
             unreads[String(feed.id)] = .from(feed.unread)
         }
