@@ -14,7 +14,7 @@ RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 # Debian packages the build and the tests need (libseccomp-dev: systemd/check-sandbox.sh).
 DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev zlib1g-dev libseccomp-dev
 
-.PHONY: all build deps run test test-venv conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
+.PHONY: all build deps run test test-deps test-venv conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
 
 all: build
 
@@ -38,7 +38,12 @@ build: deps
 run: build
 	$(RELEASE_BIN)/aggregatord --seed-opml feeds.opml
 
-# The reader-app clients the end-to-end tests drive (from PyPI, pinned), in .build/test-venv.
+# The reader-app clients the end-to-end tests drive: Debian's newsboat (and curl, util-linux's
+# `script` for a pseudo-terminal), and those from PyPI (pinned) in .build/test-venv.
+TEST_PACKAGES := newsboat curl util-linux
+test-deps:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(TEST_PACKAGES)"
+
 TEST_VENV := .build/test-venv
 test-venv: $(TEST_VENV)/.installed
 $(TEST_VENV)/.installed: Tests/requirements.txt
@@ -46,7 +51,7 @@ $(TEST_VENV)/.installed: Tests/requirements.txt
 	$(TEST_VENV)/bin/pip install -q --disable-pip-version-check -r Tests/requirements.txt
 	@touch $@
 
-test: deps test-venv
+test: deps test-deps test-venv
 	$(RELEASE_BUILD)
 	@$(MAKE) --no-print-directory conformance
 	@systemd/check-units.sh

@@ -35,7 +35,8 @@ let package = Package(
                                                             "HTTPAPI", "HTTPServer"]),
         .executableTarget(name: "aggregatorctl", dependencies: ["ControlProtocol", "FeedParser"]),
         // `make bench`: parse + ingest of a generated farm, against ../shared/bench/store_limit.py.
-        .executableTarget(name: "storebench", dependencies: ["AggregatorCore", "FeedParser", "FeedStore"],
+        .executableTarget(name: "storebench", dependencies: ["AggregatorCore", "FeedParser", "FeedStore", "HTTPAPI",
+                                                          "HTTPServer"],
                           path: "bench/StoreBench"),
 
         // What several test suites share: the misbehaving feed server, running the built executables.

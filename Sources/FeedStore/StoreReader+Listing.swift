@@ -114,10 +114,21 @@ extension StoreReader {
     /// The FROM and WHERE clauses of a listing, with their bound values.
     private func selection(_ listing: EntryListing) throws(StoreError) -> (from: String, values: [SQLValue]) {
         var filter = listing.filter
+        var values: [SQLValue] = []
+        var conditions: [String] = []
+        var from = "entries e JOIN entry_state st ON st.entry_id = e.id"
+        if let feedID = filter.feedID, try isSmallFeed(feedID) {
+            // A small feed's entries are found from its sources and sorted; walking the index of every
+            // entry for them cost 23 ms a request at 27,000 entries (a feed whose entries are old
+            // walks nearly all of it). A large feed's entries come soon in any walk.
+            values.append(.integer(feedID))
+            from = "entry_sources s CROSS JOIN entries e ON e.id = s.entry_id JOIN entry_state st ON st.entry_id = e.id"
+            conditions.append("s.feed_id = ?\(values.count)")
+            filter.feedID = nil
+        }
         if listing.read == false { filter.unreadOnly = true }
         if listing.starred == true { filter.starredOnly = true }
-        var values: [SQLValue] = []
-        var conditions = try filter.conditions(binding: &values)
+        conditions += try filter.conditions(binding: &values)
         func compare(_ column: String, _ comparison: String, _ value: Int64?) {
             guard let value else { return }
             values.append(.integer(value))
@@ -136,10 +147,18 @@ extension StoreReader {
         // orders the condition would lead SQLite to walk the date index instead of the one it needs.)
         if listing.order == .publishedAt { conditions.append("e.sort_at > \(FeedStore.expiredSortKey)") }
         return ("""
-            FROM entries e JOIN entry_state st ON st.entry_id = e.id
+            FROM \(from)
             LEFT JOIN feeds f ON f.id = st.feed_id LEFT JOIN categories c ON c.id = f.category_id
             WHERE \(conditions.joined(separator: " AND "))
             """, values)
+    }
+
+    func isSmallFeed(_ id: Int64) throws(StoreError) -> Bool {
+        var count: Int64?
+        try database.statement("SELECT entry_count FROM feeds WHERE id = ?1").query([.integer(id)]) { row in
+            count = row.int64(at: 0)
+        }
+        return (count ?? 0) <= smallFeedEntries
     }
 
     private func translatingSearchErrors<T>(_ listing: EntryListing, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {

@@ -17,6 +17,10 @@ public final class StoreReader {
     /// word in half of a million entries), the window a few milliseconds.
     var relevanceWindow = 1000
 
+    /// Feeds of at most this many entries are listed from their sources (then sorted) rather than by
+    /// walking the date index and checking each entry's sources.
+    var smallFeedEntries: Int64 = 5000
+
     /// One page of articles matching `filter`, in `sort` order, after `cursor`.
     ///
     /// Without a search the entries' sort index is walked; a search sorted newest or oldest ranks its
@@ -80,7 +84,17 @@ public final class StoreReader {
     /// Walks the entries' sort index (or, for `watch`, the few entries stored since).
     private func sortIndexQuery(_ filter: ArticleFilter, sort: ArticleSort, after position: ArticleCursor?, limit: Int,
                                 values: inout [SQLValue]) throws(StoreError) -> String {
-        var conditions = try filter.conditions(binding: &values, for: filter.storedAfterID == nil ? .listing : .newEntries)
+        var filter = filter
+        var from = "entries e JOIN entry_state st ON st.entry_id = e.id"
+        var conditions: [String] = []
+        if let feedID = filter.feedID, filter.storedAfterID == nil, try isSmallFeed(feedID) {
+            // A small feed: its entries from its sources, sorted (see `selection` in StoreReader+Listing).
+            values.append(.integer(feedID))
+            from = "entry_sources s CROSS JOIN entries e ON e.id = s.entry_id JOIN entry_state st ON st.entry_id = e.id"
+            conditions.append("s.feed_id = ?\(values.count)")
+            filter.feedID = nil
+        }
+        conditions += try filter.conditions(binding: &values, for: filter.storedAfterID == nil ? .listing : .newEntries)
         let (sortKey, order, direction) = Self.ordering(sort)
         // Expired entries sort below every date: a walk by date starts past them.
         if sort != .title { conditions.append("e.sort_at > \(FeedStore.expiredSortKey)") }
@@ -91,7 +105,7 @@ public final class StoreReader {
         }
         return """
             \(Self.columns(sortKey: sortKey))
-            FROM entries e JOIN entry_state st ON st.entry_id = e.id \(Self.feedAndCategory)
+            FROM \(from) \(Self.feedAndCategory)
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order) LIMIT \(Self.bind(limit, &values))
             """
     }

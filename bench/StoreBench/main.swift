@@ -8,6 +8,12 @@ import Foundation
 // one RESULT line of JSON: entries stored, seconds spent inside ingest, and wall seconds from the
 // first parse to the last commit.
 let arguments = CommandLine.arguments
+if arguments.count >= 5, arguments[1] == "front-end" {
+    try await FrontEndBench.run(databasePath: arguments[2], token: arguments[3], path: arguments[4],
+                                seconds: arguments.count > 5 ? Double(arguments[5]) ?? 10 : 10,
+                                tasks: arguments.count > 6 ? Int(arguments[6]) ?? 32 : 32)
+    exit(0)
+}
 if arguments.count == 3, arguments[1] == "sanitize" {
     try SanitizeBench.run(farm: arguments[2])
     exit(0)
@@ -17,7 +23,8 @@ if arguments.count == 4, arguments[1] == "queries" {
     exit(0)
 }
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: storebench FARM DB | storebench queries DB ENTRIES | storebench sanitize FARM\n".utf8))
+    FileHandle.standardError.write(Data(("usage: storebench FARM DB | storebench queries DB ENTRIES | storebench sanitize FARM\n"
+        + "       storebench front-end DB TOKEN PATH [SECONDS] [TASKS]\n").utf8))
     exit(2)
 }
 let feedsDirectory = URL(fileURLWithPath: arguments[1]).appendingPathComponent("feeds")

@@ -81,9 +81,23 @@ enum MinifluxJSON {
         return .object(object)
     }
 
-    /// Minutes to read at 265 words a minute, as Miniflux estimates it.
+    /// Minutes to read at 265 words a minute, as Miniflux estimates it: words are runs of
+    /// characters between whitespace outside tags, counted in one pass over the bytes (building the
+    /// plain text first took a sixth of a page's time, measured).
     static func readingTime(of html: String) -> Int {
-        let words = HTMLText.plainText(fromHTML: html).split(separator: " ").count
+        var words = 0
+        var inWord = false
+        var inTag = false
+        for byte in html.utf8 {
+            switch byte {
+            case UInt8(ascii: "<"): inTag = true; inWord = false
+            case UInt8(ascii: ">"): inTag = false
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"): inWord = false
+            default:
+                if !inTag && !inWord { words += 1 }
+                inWord = !inTag
+            }
+        }
         return words / 265
     }
 
