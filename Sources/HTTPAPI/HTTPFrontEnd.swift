@@ -56,8 +56,14 @@ public struct HTTPFrontEnd: Sendable {
             return ("/healthcheck", request.method == "GET" || request.method == "HEAD" ? .text("OK") : notAllowed(request))
         case "/metrics":
             guard request.method == "GET" || request.method == "HEAD" else { return ("/metrics", notAllowed(request)) }
-            guard Metrics.isLoopback(request.clientAddress) else {
-                return ("/metrics", Self.error("metrics are served to this machine (loopback) only", status: 403))
+            // This machine's monitors read it freely; others need an API token (X-Auth-Token or a bearer).
+            if !Metrics.isLoopback(request.clientAddress) {
+                guard let token = Self.token(in: request) else {
+                    return ("/metrics", Self.error("metrics are served to this machine, or with an API token "
+                        + "(X-Auth-Token or Authorization: Bearer)", status: 403))
+                }
+                let verdict = await service.authenticate(.token(token), from: request.clientAddress)
+                guard verdict == .granted else { return ("/metrics", Login.refusal(verdict)) }
             }
             do {
                 let page = Metrics.page(status: try await service.status(), totals: service.refreshTotals,
@@ -72,6 +78,14 @@ public struct HTTPFrontEnd: Sendable {
         default:
             return ("other", Self.error("no such page: \(request.path)", status: 404))
         }
+    }
+
+    /// The API token a request carries: `X-Auth-Token`, or `Authorization: Bearer` (what Prometheus sends).
+    static func token(in request: HTTPRequest) -> String? {
+        if let token = request.headers["x-auth-token"], !token.isEmpty { return token }
+        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else { return nil }
+        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
     }
 
     /// `path` without the base path, or nil when it is not under it.

@@ -122,5 +122,13 @@ import Testing
         #expect(try guess(from: "203.0.113.6") == 401, "another client behind the same proxy is not throttled")
         #expect(try daemon.curl("/rss/v1/me", ["-u", "alice:\(password)"]).status == 200, "nor the proxy's own address")
         #expect(try String(contentsOf: daemon.log, encoding: .utf8).contains("client=203.0.113.5 failures=5"))
+
+        // /metrics: free to this machine, to anyone else only with a token (as Prometheus sends it).
+        let outside = ["-H", "X-Forwarded-For: 198.51.100.7"]
+        #expect(try daemon.curl("/rss/metrics").body.contains("aggregatord_entries"))
+        #expect(try daemon.curl("/rss/metrics", outside).status == 403)
+        #expect(try daemon.curl("/rss/metrics", outside + ["-H", "Authorization: Bearer nope"]).status == 401)
+        let allowed = try daemon.curl("/rss/metrics", outside + ["-H", "Authorization: Bearer \(token)"])
+        #expect(allowed.status == 200 && allowed.body.contains("aggregatord_entries"))
     }
 }
