@@ -112,6 +112,9 @@ public struct ControlHandler: Sendable {
             return ["user": Self.json(try await service.setAccount(name: name, password: password))]
         case .userShow:
             return ["user": try await service.account().map(Self.json) ?? .null]
+        case .userFever:
+            guard let enabled = params.bool("enabled") else { throw JSONRPCError.invalidParams("\"enabled\" (true or false) is required") }
+            return ["user": Self.json(try await service.setFever(enabled: enabled, password: params.value("password")?.string))]
         case .tokenCreate:
             let made = try await service.createToken(label: params.string("label"))
             return ["id": .from(made.token.id), "label": .string(made.token.label), "token": .string(made.secret)]

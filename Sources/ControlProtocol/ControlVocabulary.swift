@@ -18,6 +18,7 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case backup
     case userSet = "user.set"
     case userShow = "user.show"
+    case userFever = "user.fever"
     case tokenCreate = "token.create"
     case tokenList = "token.list"
     case tokenRevoke = "token.revoke"

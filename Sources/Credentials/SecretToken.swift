@@ -9,6 +9,13 @@ public enum SecretToken {
         Sodium.hex(Sodium.randomBytes(32))
     }
 
+    /// Whether two secrets are equal, in a time that depends on their length only.
+    public static func equal(_ a: String, _ b: String) -> Bool {
+        let (left, right) = (Array(a.utf8), Array(b.utf8))
+        guard left.count == right.count else { return false }
+        return left.isEmpty || sodium_memcmp(left, right, left.count) == 0
+    }
+
     /// The digest stored in place of `token` and looked up when a client presents it.
     public static func digest(_ token: String) -> String {
         precondition(Sodium.ready, "libsodium could not start")

@@ -5,15 +5,20 @@ extension FeedStore {
     /// - Returns: how many articles changed.
     @discardableResult
     public func mark(ids: [Int64], read: Bool? = nil, starred: Bool? = nil) throws(StoreError) -> Int {
-        guard !ids.isEmpty else { return 0 }
-        var values: [SQLValue] = []
-        let placeholders = ids.map { id -> String in
-            values.append(.integer(id))
-            return "?\(values.count)"
+        // SQLite binds at most 32,766 values a statement: long lists (Fever marks whatever the
+        // client names) go in chunks, each in its own transaction.
+        var changed = 0
+        for start in stride(from: 0, to: ids.count, by: 10_000) {
+            var values: [SQLValue] = []
+            let placeholders = ids[start..<min(start + 10_000, ids.count)].map { id -> String in
+                values.append(.integer(id))
+                return "?\(values.count)"
+            }
+            changed += try setFlags(read: read, starred: starred, from: "entry_state st",
+                                    where: ["st.removed = 0", "st.entry_id IN (\(placeholders.joined(separator: ",")))"],
+                                    values: values)
         }
-        return try setFlags(read: read, starred: starred, from: "entry_state st",
-                            where: ["st.removed = 0", "st.entry_id IN (\(placeholders.joined(separator: ",")))"],
-                            values: values)
+        return changed
     }
 
     /// Marks every article matching `filter`, e.g. a whole category older than a date.

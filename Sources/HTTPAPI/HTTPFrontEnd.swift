@@ -8,6 +8,7 @@ import HTTPServer
 public struct HTTPFrontEnd: Sendable {
     let service: AggregatorService
     private let miniflux: MinifluxAPI
+    private let fever: FeverAPI
     private let requests = RequestCounts()
     private let logger: Logger
     /// What every path starts with behind a reverse proxy that serves us under a sub-path; "/" for none.
@@ -21,6 +22,7 @@ public struct HTTPFrontEnd: Sendable {
         self.basePath = basePath
         self.trustedProxies = trustedProxies
         miniflux = MinifluxAPI(service: service)
+        fever = FeverAPI(service: service)
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -75,6 +77,8 @@ public struct HTTPFrontEnd: Sendable {
             }
         case let path where MinifluxAPI.serves(path):
             return await miniflux.handle(request)
+        case let path where FeverAPI.serves(path):
+            return await fever.handle(request)
         default:
             return ("other", Self.error("no such page: \(request.path)", status: 404))
         }

@@ -10,8 +10,9 @@ struct CLI {
     var standardOutputBytes: ([UInt8]) -> Void
     /// The process environment (socket path, NO_COLOR).
     var environment: [String: String] = ProcessInfo.processInfo.environment
-    /// Reads a new password for `user set` (a prompt on a terminal, else standard input's first line).
-    var readPassword: () throws(UsageError) -> String = PasswordReader.read
+    /// Reads a password for `user set` (new) or `user fever on` (current): a prompt on a terminal,
+    /// else standard input's first line.
+    var readPassword: (PasswordReader.Kind) throws(UsageError) -> String = PasswordReader.read
     /// Whether standard output is a terminal (colour, progress lines, width-fitted columns).
     var isTerminal: Bool = isatty(STDOUT_FILENO) == 1
     /// The terminal's width in columns (`$COLUMNS` when the terminal does not say); nil when not a terminal.
@@ -76,8 +77,8 @@ struct CLI {
         default:
             var daemonCommand = try DaemonCommand(name: command, arguments: &reader)
             _ = try reader.positionals()  // an option left over is one this command does not take
-            if daemonCommand.needsPassword, case .object(var params) = daemonCommand.params {
-                params["password"] = .string(try readPassword())
+            if daemonCommand.needsPassword != .none, case .object(var params) = daemonCommand.params {
+                params["password"] = .string(try readPassword(daemonCommand.needsPassword))
                 daemonCommand.params = .object(params)
             }
             return call(daemonCommand, socket: socket ?? ControlSocketPath.resolve(environment: environment), json: json)

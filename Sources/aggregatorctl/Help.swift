@@ -159,11 +159,14 @@ struct Command {
         Command(name: "backup", summary: "Copy the database to FILE while the daemon runs (SQLite online backup)",
                 arguments: "FILE", notes: "The daemon writes FILE: it must be a path the daemon's user can create."),
         Command(name: "user", summary: "Set or show the account that logs in to the HTTP APIs",
-                arguments: "set NAME | show",
+                arguments: "set NAME | show | fever on|off",
                 argumentHelp: [("set NAME", "Create the account, or change its name and password. The password is\n"
                                     + "read from standard input (its first line) when that is not a terminal,\n"
                                     + "else asked for twice. At least 8 characters."),
-                               ("show", "Show the account's name, dates and number of API tokens")]),
+                               ("show", "Show the account's name, dates and number of API tokens"),
+                               ("fever on|off", "Let Fever clients log in (off by default). On asks for the account's\n"
+                                    + "password: Fever's key is md5 of NAME:PASSWORD, stored as such (weak:\n"
+                                    + "see the README). A new password turns Fever off again.")]),
         Command(name: "token", summary: "Create, list or revoke API tokens for apps (X-Auth-Token)",
                 arguments: "create [LABEL] | list | revoke ID|LABEL",
                 argumentHelp: [("create [LABEL]", "Print a new token once, on one line (label default: token-N)"),

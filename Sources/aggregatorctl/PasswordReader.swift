@@ -1,15 +1,21 @@
 import Foundation
 
-/// The new password of `user set`: asked for twice without echo on a terminal, else the first line
-/// of standard input (for scripts: `printf '%s\n' "$PASSWORD" | aggregatorctl user set NAME`).
+/// The password of `user set` (asked for twice without echo on a terminal) or `user fever on` (once),
+/// else the first line of standard input (for scripts: `printf '%s\n' "$PASSWORD" | aggregatorctl user set NAME`).
 enum PasswordReader {
-    static func read() throws(UsageError) -> String {
+    /// A new password (asked twice on a terminal), the current one (asked once), or none.
+    enum Kind {
+        case none, new, current
+    }
+
+    static func read(_ kind: Kind) throws(UsageError) -> String {
         guard isatty(STDIN_FILENO) == 1 else {
             guard let line = readLine(strippingNewline: true) else {
                 throw UsageError("No password on standard input (give it as the first line)")
             }
             return line.hasSuffix("\r") ? String(line.dropLast()) : line
         }
+        guard kind == .new else { return try prompt("Password: ") }
         let first = try prompt("New password: ")
         let second = try prompt("Repeat it: ")
         guard first == second else { throw UsageError("The two passwords differ; nothing was changed") }

@@ -34,3 +34,13 @@ import Testing
         #expect(KeyedDigest().digest("ab", "c") != digest.digest("ab", "c"))
     }
 }
+
+@Suite struct MD5Tests {
+    @Test(arguments: [("", "d41d8cd98f00b204e9800998ecf8427e"), ("abc", "900150983cd24fb0d6963f7d28e17f72"),
+                      ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+                      (String(repeating: "1234567890", count: 8), "57edf4a22be3c955ac49da2e2107b67a"),
+                      ("kevin@example.org:password", "3655d6b5547067b3478bbdc7f7a24ec5")])
+    func theRFCVectorsAndAFeverKey(text: String, expected: String) {
+        #expect(MD5.hex(text) == expected)
+    }
+}

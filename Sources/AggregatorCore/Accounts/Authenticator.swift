@@ -9,6 +9,8 @@ public enum LoginCredentials: Sendable {
     case token(String)
     /// The account's name and password (HTTP Basic, a login form).
     case password(name: String, password: String)
+    /// Fever's `api_key`: md5 of "name:password", accepted only while Fever is turned on.
+    case feverKey(String)
 }
 
 /// The answer to a login.

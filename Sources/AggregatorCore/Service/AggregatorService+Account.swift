@@ -55,6 +55,28 @@ extension AggregatorService {
         }
     }
 
+    /// Turns Fever's API on (storing md5 of "name:password", which Fever clients send: `password`
+    /// must be the account's) or off (forgetting it).
+    public func setFever(enabled: Bool, password: String?) async throws(AggregatorError) -> AccountSummary {
+        let stored: StoredAccount?
+        do {
+            stored = try await read { try $0.account() }
+        } catch {
+            throw Self.translated(error)
+        }
+        guard let account = stored else { throw .notFound("no account yet: create it with 'aggregatorctl user set NAME'") }
+        var key: String?
+        if enabled {
+            guard let password, await authenticator.verify(password, against: account.passwordHash) else {
+                throw .invalidArgument("that is not the account's password (Fever's key is made of it)")
+            }
+            key = MD5.hex("\(account.name):\(password)")
+        }
+        _ = try await write { [key] in try await $0.setFeverKey(key) }
+        guard let summary = try await self.account() else { throw .unavailable("the account cannot be read back") }
+        return summary
+    }
+
     // MARK: - API tokens
 
     /// Makes a new API token labelled `label` (default `token-N`); the secret is in the result only.
@@ -109,6 +131,8 @@ extension AggregatorService {
             verdict = await checkToken(secret)
         case .password(let name, let password):
             verdict = await checkPassword(name: name, password: password)
+        case .feverKey(let key):
+            verdict = await checkFeverKey(key)
         }
         switch verdict {
         case .granted:
@@ -118,6 +142,8 @@ extension AggregatorService {
             var fields: KeyValuePairs<String, Any> = ["client": address, "failures": failures, "with": "token"]
             if case .password(let name, _) = credentials {
                 fields = ["client": address, "failures": failures, "with": "password", "user": name]
+            } else if case .feverKey = credentials {
+                fields = ["client": address, "failures": failures, "with": "fever key"]
             }
             authLogger.warning("Login refused", fields)
         case .throttled, .unavailable:
@@ -139,6 +165,18 @@ extension AggregatorService {
             Task { [store] in try? await store.markTokensUsed(uses) }
         }
         return .granted
+    }
+
+    private func checkFeverKey(_ key: String) async -> LoginVerdict {
+        let stored: StoredAccount?
+        do {
+            stored = try await read { try $0.account() }
+        } catch {
+            return .unavailable
+        }
+        guard let account = stored else { return .noAccount }
+        guard let expected = account.feverKey else { return .refused }  // Fever is off
+        return SecretToken.equal(key.lowercased(), expected) ? .granted : .refused
     }
 
     private func checkPassword(name: String, password: String) async -> LoginVerdict {

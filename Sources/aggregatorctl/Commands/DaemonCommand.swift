@@ -10,8 +10,8 @@ struct DaemonCommand {
     var params: JSONValue
     /// Where `export` writes the OPML, when given.
     var outputFile: String?
-    /// `user set`: the CLI reads the password (standard input or a prompt) into params["password"].
-    var needsPassword = false
+    /// Which password the CLI reads (standard input or a prompt) into params["password"].
+    var needsPassword = PasswordReader.Kind.none
 
     /// Reads the command's own arguments.
     /// - Throws: `UsageError` for anything it does not understand.
@@ -113,13 +113,20 @@ struct DaemonCommand {
                 guard arguments.count == 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
                 method = .userSet
                 params = ["name": .string(arguments[1])]
-                needsPassword = true
+                needsPassword = .new
             case "show":
                 guard arguments.count == 1 else { throw UsageError("Unexpected argument '\(arguments[1])'") }
                 method = .userShow
                 params = [:]
-            case nil: throw UsageError("Missing expected argument: set NAME or show")
-            case let other?: throw UsageError("Unknown subcommand 'user \(other)': use set NAME or show")
+            case "fever":
+                guard arguments.count == 2, ["on", "off"].contains(arguments[1]) else {
+                    throw UsageError("Use 'user fever on' or 'user fever off'")
+                }
+                method = .userFever
+                params = ["enabled": .bool(arguments[1] == "on")]
+                needsPassword = arguments[1] == "on" ? .current : .none
+            case nil: throw UsageError("Missing expected argument: set NAME, show or fever on|off")
+            case let other?: throw UsageError("Unknown subcommand 'user \(other)': use set NAME, show or fever on|off")
             }
         case "token":
             let arguments = try reader.positionals()

@@ -52,7 +52,8 @@ struct HumanOutput {
     private func user(_ user: JSONValue) -> String {
         guard user.object != nil else { return "No account yet: create it with 'aggregatorctl user set NAME'\n" }
         return "User \(bold(user["name"]?.string ?? "")): created \(relative(user["created_at"]?.string)), "
-            + "password set \(relative(user["updated_at"]?.string)), \(count(user["tokens"], "API token"))\n"
+            + "changed \(relative(user["updated_at"]?.string)), \(count(user["tokens"], "API token")), "
+            + "Fever \(user["fever"]?.bool == true ? "on" : "off")\n"
     }
 
     private func token(_ result: JSONValue) -> String {

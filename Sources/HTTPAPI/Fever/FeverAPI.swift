@@ -1,0 +1,162 @@
+import AggregatorCore
+import ControlProtocol
+import FeedParser
+import FeedStore
+import Foundation
+import HTTPServer
+
+/// The Fever API (Reeder, Unread, ReadKit and others still offer it) at `/fever/` and
+/// `/api/fever.php`: one endpoint, selectors in the query (`?api&items&since_id=…`), `api_key` (md5
+/// of "name:password", accepted only while `aggregatorctl user fever on`) and marks in the form body.
+/// Every answer is JSON with `api_version`, `auth` and `last_refreshed_on_time`; a refused login is a
+/// 200 with `auth: 0`, as clients expect. Ids lists are comma-separated strings; items come 50 a page.
+struct FeverAPI: Sendable {
+    let service: AggregatorService
+
+    static let pageSize = 50
+
+    static func serves(_ path: String) -> Bool {
+        ["/fever", "/fever/", "/api/fever.php", "/api/fever.php/"].contains(path)
+    }
+
+    func handle(_ request: HTTPRequest) async -> (String, HTTPResponse) {
+        let form = request.headers["content-type"]?.lowercased().hasPrefix("multipart/") == true
+            ? [] : FormBody.pairs(String(decoding: request.body, as: UTF8.self))
+        let arguments = request.query + form
+        func value(_ name: String) -> String? { arguments.last { $0.name == name }?.value }
+        func has(_ name: String) -> Bool { request.query.contains { $0.name == name } }
+
+        let verdict = await service.authenticate(.feverKey(value("api_key") ?? ""), from: request.clientAddress)
+        var answer: [String: JSONValue] = ["api_version": 3, "auth": verdict == .granted ? 1 : 0]
+        switch verdict {
+        case .granted:
+            break
+        case .throttled:
+            return ("/fever", Login.refusal(verdict))
+        case .unavailable:
+            return ("/fever", HTTPFrontEnd.error("the database cannot be read now; retry later", status: 503))
+        case .refused, .noAccount:
+            answer["last_refreshed_on_time"] = 0
+            return ("/fever", MinifluxJSON.response(.object(answer)))
+        }
+        do {
+            let status = try await service.status()
+            answer["last_refreshed_on_time"] = .from(status.lastRound.map { Int64($0.finished.timeIntervalSince1970) } ?? 0)
+            if let mark = value("mark") {
+                try await self.mark(mark, as: value("as") ?? "", id: Int64(value("id") ?? "") ?? -1,
+                                    before: Int64(value("before") ?? ""))
+            }
+            if has("groups") || has("feeds") {
+                let feeds = try await service.feeds()
+                if has("groups") {
+                    answer["groups"] = .array(try await service.categories().map { ["id": .from($0.id), "title": .string($0.name)] })
+                }
+                if has("feeds") { answer["feeds"] = .array(feeds.map(Self.feed)) }
+                answer["feeds_groups"] = Self.feedsGroups(feeds)
+            }
+            if has("favicons") { answer["favicons"] = [] }  // no icons kept yet
+            if has("links") { answer["links"] = [] }  // Fever's "hot links": not kept
+            if has("items") {
+                let (items, total) = try await self.items(request)
+                answer["items"] = .array(items)
+                answer["total_items"] = .from(total)
+            }
+            if has("unread_item_ids") { answer["unread_item_ids"] = .string(try await ids(read: false)) }
+            if has("saved_item_ids") { answer["saved_item_ids"] = .string(try await ids(starred: true)) }
+            return ("/fever", MinifluxJSON.response(.object(answer)))
+        } catch let error as AggregatorError {
+            return ("/fever", HTTPFrontEnd.error(error.description, status: MinifluxAPI.status(of: error)))
+        } catch {
+            return ("/fever", HTTPFrontEnd.error(String(describing: error), status: 500))
+        }
+    }
+
+    // MARK: - Reads
+
+    /// 50 items: after `since_id` (oldest first), before `max_id` (newest first; 0: the newest), the
+    /// ones `with_ids` names (at most 50), or the oldest.
+    private func items(_ request: HTTPRequest) async throws -> ([JSONValue], Int) {
+        var listing = EntryListing()
+        (listing.order, listing.limit) = (.id, Self.pageSize)
+        if let since = request.queryValue("since_id").flatMap({ Int64($0) }) {
+            listing.afterID = since > 0 ? since : nil
+        } else if let max = request.queryValue("max_id").flatMap({ Int64($0) }) {
+            listing.ascending = false
+            listing.beforeID = max > 0 ? max : nil
+        } else if let wanted = request.queryValue("with_ids") {
+            let ids = wanted.split(separator: ",").prefix(Self.pageSize)
+                .compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            var entries: [ListedEntry] = []
+            for id in ids { if let entry = try? await service.entry(id: id) { entries.append(entry) } }
+            return (entries.map(Self.item), try await service.status().totals.entries)
+        }
+        let (entries, _) = try await service.entries(listing)
+        return (entries.map(Self.item), try await service.status().totals.entries)
+    }
+
+    /// The ids of the unread or starred entries, oldest first, as Fever writes them: "1,2,3".
+    private func ids(read: Bool? = nil, starred: Bool? = nil) async throws -> String {
+        var listing = EntryListing()
+        (listing.order, listing.read, listing.starred) = (.id, read, starred)
+        return try await service.entryIDs(listing).map(String.init).joined(separator: ",")
+    }
+
+    // MARK: - Marks
+
+    /// `mark=item&as=read|unread|saved|unsaved&id=N`; `mark=feed|group&as=read&id=N&before=TIME`
+    /// (group 0: everything), which marks what was stored before TIME (the client's last look).
+    private func mark(_ kind: String, as state: String, id: Int64, before: Int64?) async throws {
+        switch (kind, state) {
+        case ("item", _):
+            guard id > 0 else { return }
+            let (read, starred): (Bool?, Bool?) = switch state {
+            case "read": (true, nil)
+            case "unread": (false, nil)
+            case "saved": (nil, true)
+            case "unsaved": (nil, false)
+            default: (nil, nil)
+            }
+            guard read != nil || starred != nil else { return }
+            _ = try await service.mark(.ids([id]), read: read, starred: starred)
+        case ("feed", "read"), ("group", "read"):
+            var listing = EntryListing()
+            (listing.order, listing.read) = (.id, false)
+            if let before, before > 0 { listing.createdBefore = Date(timeIntervalSince1970: Double(before) + 1) }
+            if kind == "feed" {
+                guard id > 0 else { return }
+                listing.filter.feedID = try await service.feed(.id(id)).id
+            } else if id > 0 {
+                listing.filter.category = try await service.category(id: id).name
+            } else if id < 0 {
+                return  // Fever's Sparks: none here
+            }
+            _ = try await service.mark(.ids(try await service.entryIDs(listing)), read: true, starred: nil)
+        default:
+            return
+        }
+    }
+
+    // MARK: - Shapes
+
+    private static func feed(_ feed: FeedSummary) -> JSONValue {
+        ["id": .from(feed.id), "favicon_id": 0, "title": .string(feed.title ?? feed.url), "url": .string(feed.url),
+         "site_url": .string(feed.siteURL ?? feed.url), "is_spark": 0,
+         "last_updated_on_time": .from(feed.checkedAt.map { Int64($0.timeIntervalSince1970) } ?? 0)]
+    }
+
+    private static func feedsGroups(_ feeds: [FeedSummary]) -> JSONValue {
+        let grouped = Dictionary(grouping: feeds.filter { $0.categoryID != nil }, by: { $0.categoryID! })
+        return .array(grouped.keys.sorted().map { group in
+            ["group_id": .from(group), "feed_ids": .string(grouped[group]!.map { String($0.id) }.joined(separator: ","))]
+        })
+    }
+
+    private static func item(_ entry: ListedEntry) -> JSONValue {
+        let article = entry.article
+        return ["id": .from(article.id), "feed_id": .from(article.feedID ?? 0), "title": .string(article.title ?? ""),
+                "author": .string(article.author ?? ""),
+                "html": .string(HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url)),
+                "url": .string(article.url ?? ""), "is_saved": article.isStarred ? 1 : 0, "is_read": article.isRead ? 1 : 0,
+                "created_on_time": .from(Int64((article.published ?? entry.createdAt).timeIntervalSince1970))]
+    }
+}
