@@ -77,6 +77,22 @@ extension StoreReader {
 
     /// The ids of every entry `listing` matches, in its order (no paging: ids are small).
     public func entryIDs(_ listing: EntryListing) throws(StoreError) -> [Int64] {
+        var plain = EntryListing()
+        (plain.read, plain.starred, plain.order, plain.ascending) = (listing.read, listing.starred, .id, listing.ascending)
+        (plain.limit, plain.offset) = (listing.limit, listing.offset)
+        if listing == plain {
+            // Only read and starred: the narrow state rows alone (Fever's unread and saved id lists,
+            // every unread id at once: joining each to its entry tripled the time, measured).
+            var conditions = ["removed = 0"]
+            if let read = listing.read { conditions.append("read = \(read ? 1 : 0)") }
+            if let starred = listing.starred { conditions.append("starred = \(starred ? 1 : 0)") }
+            var ids: [Int64] = []
+            try database.statement("""
+                SELECT entry_id FROM entry_state WHERE \(conditions.joined(separator: " AND "))
+                ORDER BY entry_id \(listing.ascending ? "ASC" : "DESC")
+                """).query { row in ids.append(row.int64(at: 0)) }
+            return ids
+        }
         let (from, values) = try selection(listing)
         return try translatingSearchErrors(listing) { () throws(StoreError) in
             var ids: [Int64] = []

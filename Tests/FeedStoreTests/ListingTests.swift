@@ -85,6 +85,18 @@ import Testing
         }
     }
 
+    /// The state-rows-only path for read and starred ids gives what the full listing gives.
+    @Test func unreadAndStarredIdsMatchTheFullListing() async throws {
+        let (fixture, _, _) = try await populated()
+        let reader = try fixture.reader()
+        for (read, starred) in [(false, nil), (nil, true), (true, false)] as [(Bool?, Bool?)] {
+            var listing = EntryListing()
+            (listing.order, listing.read, listing.starred, listing.limit) = (.id, read, starred, 1000)
+            let full = try reader.entries(listing).entries.map(\.article.id)
+            #expect(try reader.entryIDs(listing) == full && !full.isEmpty)
+        }
+    }
+
     @Test func marksSetChangedAtAndListingsFilterOnIt() async throws {
         let (fixture, _, _) = try await populated()
         let reader = try fixture.reader()

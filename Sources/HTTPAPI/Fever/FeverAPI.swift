@@ -98,7 +98,13 @@ struct FeverAPI: Sendable {
     private func ids(read: Bool? = nil, starred: Bool? = nil) async throws -> String {
         var listing = EntryListing()
         (listing.order, listing.read, listing.starred) = (.id, read, starred)
-        return try await service.entryIDs(listing).map(String.init).joined(separator: ",")
+        // Written as bytes: 100,000 ids as Strings joined cost more than reading them (measured).
+        var text: [UInt8] = []
+        for id in try await service.entryIDs(listing) {
+            if !text.isEmpty { text.append(UInt8(ascii: ",")) }
+            text.append(contentsOf: String(id).utf8)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     // MARK: - Marks
