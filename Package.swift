@@ -25,7 +25,8 @@ let package = Package(
         // HTTP/1.1 on libmicrohttpd: requests, responses and limits; it knows nothing of feeds.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"]),
         // The HTTP routes over the service (AggregatorCore) on the server (HTTPServer).
-        .target(name: "HTTPAPI", dependencies: ["AggregatorCore", "ControlProtocol", "FeedStore", "HTTPServer"]),
+        .target(name: "HTTPAPI", dependencies: ["AggregatorCore", "ControlProtocol", "Credentials", "FeedParser", "FeedStore",
+                                                "HTTPServer"]),
         .target(
             name: "AggregatorCore",
             dependencies: ["FeedParser", "FeedFetcher", "FeedStore", "ControlProtocol", "HTTPServer", "Credentials"]

@@ -9,6 +9,7 @@ public struct HTTPFrontEnd: Sendable {
     let service: AggregatorService
     private let miniflux: MinifluxAPI
     private let fever: FeverAPI
+    private let googleReader: GoogleReaderAPI
     private let requests = RequestCounts()
     private let logger: Logger
     /// What every path starts with behind a reverse proxy that serves us under a sub-path; "/" for none.
@@ -23,6 +24,7 @@ public struct HTTPFrontEnd: Sendable {
         self.trustedProxies = trustedProxies
         miniflux = MinifluxAPI(service: service)
         fever = FeverAPI(service: service)
+        googleReader = GoogleReaderAPI(service: service)
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -79,6 +81,8 @@ public struct HTTPFrontEnd: Sendable {
             return await miniflux.handle(request)
         case let path where FeverAPI.serves(path):
             return await fever.handle(request)
+        case let path where GoogleReaderAPI.path(of: path) != nil:
+            return await googleReader.handle(request, path: GoogleReaderAPI.path(of: path)!)
         default:
             return ("other", Self.error("no such page: \(request.path)", status: 404))
         }

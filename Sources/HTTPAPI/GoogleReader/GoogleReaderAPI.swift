@@ -1,0 +1,493 @@
+import AggregatorCore
+import ControlProtocol
+import Credentials
+import FeedParser
+import FeedStore
+import Foundation
+import HTTPServer
+
+/// The Google Reader API as FreshRSS serves it, which most reader apps sync with (NetNewsWire,
+/// Reeder, ReadYou, FeedMe, Fluent Reader, …): `/accounts/ClientLogin` and `/reader/api/0/…`, the
+/// same under `/api/greader.php/`. Labels are our categories; item ids are our entry ids; streams
+/// list in the order entries were stored (Reader's crawl time), newest first unless `r=o`.
+struct GoogleReaderAPI: Sendable {
+    typealias Handler = @Sendable (GoogleReaderAPI, ReaderRequest) async throws -> HTTPResponse
+
+    let service: AggregatorService
+    private let router: Router<Handler>
+
+    /// Tokens ClientLogin makes are labelled with this, and at most `keptLogins` of them are kept.
+    static let loginLabel = "Google Reader login"
+    static let keptLogins = 10
+
+    init(service: AggregatorService) {
+        self.service = service
+        var router = Router<Handler>()
+        for (method, pattern, handler) in Self.routes {
+            router.add(method, pattern, handler)
+            if method == "GET" { router.add("POST", pattern, handler) }  // clients send either
+        }
+        self.router = router
+    }
+
+    private static let routes: [(String, String, Handler)] = [
+        ("GET", "/reader/api/0/token", { api, request in api.token(request) }),
+        ("GET", "/reader/api/0/user-info", { api, _ in try await api.userInfo() }),
+        ("GET", "/reader/api/0/tag/list", { api, _ in try await api.tags() }),
+        ("GET", "/reader/api/0/subscription/list", { api, _ in try await api.subscriptions() }),
+        ("GET", "/reader/api/0/unread-count", { api, _ in try await api.unreadCounts() }),
+        ("GET", "/reader/api/0/stream/items/ids", { api, request in try await api.itemIDs(request) }),
+        ("GET", "/reader/api/0/stream/items/contents", { api, request in try await api.contents(request) }),
+        ("POST", "/reader/api/0/edit-tag", { api, request in try await api.editTag(request) }),
+        ("POST", "/reader/api/0/mark-all-as-read", { api, request in try await api.markAllAsRead(request) }),
+        ("POST", "/reader/api/0/subscription/edit", { api, request in try await api.editSubscription(request) }),
+        ("POST", "/reader/api/0/subscription/quickadd", { api, request in try await api.quickAdd(request) }),
+        ("POST", "/reader/api/0/rename-tag", { api, request in try await api.renameTag(request) }),
+        ("POST", "/reader/api/0/disable-tag", { api, request in try await api.disableTag(request) }),
+    ]
+
+    /// The path without the `/api/greader.php` prefix apps configured for FreshRSS add, when it is ours.
+    static func path(of path: String) -> String? {
+        let bare = path.hasPrefix("/api/greader.php/") ? String(path.dropFirst("/api/greader.php".count)) : path
+        return bare == "/accounts/ClientLogin" || bare.hasPrefix("/reader/api/0/") || bare.hasPrefix("/reader/atom/")
+            ? bare : nil
+    }
+
+    func handle(_ request: HTTPRequest, path: String) async -> (String, HTTPResponse) {
+        let arguments = request.query + (request.method == "POST" ? FormBody.pairs(String(decoding: request.body, as: UTF8.self)) : [])
+        if path == "/accounts/ClientLogin" { return ("/accounts/ClientLogin", await clientLogin(request, arguments)) }
+        if path.hasPrefix("/reader/atom/") {
+            return await authorized(request, route: "/reader/atom") {
+                try await atom(ReaderRequest(http: request, arguments: arguments), stream: String(path.dropFirst("/reader/atom/".count)))
+            }
+        }
+        if path.hasPrefix("/reader/api/0/stream/contents/") {
+            return await authorized(request, route: "/reader/api/0/stream/contents") {
+                // The stream id is everything after the prefix (libmicrohttpd decoded any %2F already).
+                try await streamContents(ReaderRequest(http: request, arguments: arguments),
+                                         stream: String(path.dropFirst("/reader/api/0/stream/contents/".count)))
+            }
+        }
+        switch router.match(method: request.method, path: path) {
+        case .notFound:
+            return ("/reader other", .text("Not found: \(path)\n", status: 404))
+        case .methodNotAllowed(let allowed):
+            var response = HTTPResponse.text("Method not allowed\n", status: 405)
+            response.headers.append(("Allow", allowed.joined(separator: ", ")))
+            return ("/reader other", response)
+        case .found(let handler, _, let pattern):
+            return await authorized(request, route: pattern) {
+                try await handler(self, ReaderRequest(http: request, arguments: arguments))
+            }
+        }
+    }
+
+    /// Runs `body` when the request carries a valid `Authorization: GoogleLogin auth=TOKEN` (or
+    /// `X-Auth-Token`); else 401 `Unauthorized` with `Google-Bad-Token: true`, as clients expect.
+    private func authorized(_ request: HTTPRequest, route: String, _ body: () async throws -> HTTPResponse) async
+        -> (String, HTTPResponse) {
+        let verdict: LoginVerdict
+        if let token = Self.loginToken(request) {
+            verdict = await service.authenticate(.token(token), from: request.clientAddress)
+        } else {
+            verdict = .refused
+        }
+        switch verdict {
+        case .granted:
+            do {
+                return (route, try await body())
+            } catch let error as AggregatorError {
+                return (route, .text(error.description + "\n", status: MinifluxAPI.status(of: error)))
+            } catch let error as ReaderError {
+                return (route, .text(error.message + "\n", status: 400))
+            } catch {
+                return (route, .text(String(describing: error) + "\n", status: 500))
+            }
+        case .throttled, .unavailable:
+            return (route, Login.refusal(verdict))
+        case .refused, .noAccount:
+            var response = HTTPResponse.text("Unauthorized\n", status: 401)
+            response.headers.append(("Google-Bad-Token", "true"))
+            return (route, response)
+        }
+    }
+
+    static func loginToken(_ request: HTTPRequest) -> String? {
+        if let header = request.headers["authorization"], let range = header.range(of: "auth=") {
+            let token = header[range.upperBound...].trimmingCharacters(in: .whitespaces)
+            return token.isEmpty ? nil : token
+        }
+        return request.headers["x-auth-token"]
+    }
+
+    // MARK: - Login
+
+    /// `Email` and `Passwd` (form or query): a new API token as `Auth` (and `SID`), text or `output=json`.
+    private func clientLogin(_ request: HTTPRequest, _ arguments: [(name: String, value: String)]) async -> HTTPResponse {
+        func value(_ name: String) -> String? { arguments.last { $0.name == name }?.value }
+        let verdict = await service.authenticate(.password(name: value("Email") ?? "", password: value("Passwd") ?? ""),
+                                                 from: request.clientAddress)
+        guard verdict == .granted else {
+            if case .throttled = verdict { return Login.refusal(verdict) }
+            return .text("Error=BadAuthentication\n", status: 401)
+        }
+        do {
+            let made = try await service.createToken(label: try await loginLabel())
+            try await pruneLogins()
+            if value("output") == "json" {
+                return MinifluxJSON.response(["SID": .string(made.secret), "LSID": "null", "Auth": .string(made.secret)])
+            }
+            return .text("SID=\(made.secret)\nLSID=null\nAuth=\(made.secret)\n")
+        } catch {
+            return .text("Error=Unknown\n", status: 503)
+        }
+    }
+
+    /// "Google Reader login 2026-12-01 23:55:12", with a number after it when that is taken.
+    private func loginLabel() async throws -> String {
+        let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withFullDate, .withTime,
+                                                                                              .withColonSeparatorInTime, .withSpaceBetweenDateAndTime])
+        let base = "\(Self.loginLabel) \(stamp)"
+        let taken = Set(try await service.tokens().map(\.label))
+        var label = base
+        var number = 2
+        while taken.contains(label) {
+            label = "\(base) (\(number))"
+            number += 1
+        }
+        return label
+    }
+
+    /// Revokes the least recently used ClientLogin tokens beyond `keptLogins`: apps log in again and
+    /// again, and each login makes a token.
+    private func pruneLogins() async throws {
+        let logins = try await service.tokens().filter { $0.label.hasPrefix(Self.loginLabel) }
+            .sorted { ($0.lastUsedAt ?? $0.createdAt) > ($1.lastUsedAt ?? $1.createdAt) }
+        for stale in logins.dropFirst(Self.keptLogins) { _ = try await service.revokeToken(String(stale.id)) }
+    }
+
+    /// A token for write requests' `T`, which we accept whatever it is (the auth header decides).
+    private func token(_ request: ReaderRequest) -> HTTPResponse {
+        .text(String(SecretTokenPrefix.of(Self.loginToken(request.http) ?? "")) + "\n")
+    }
+
+    // MARK: - Lists
+
+    private func userInfo() async throws -> HTTPResponse {
+        let name = try await service.account()?.name ?? "owner"
+        return MinifluxJSON.response(["userId": "1", "userName": .string(name), "userProfileId": "1", "userEmail": ""])
+    }
+
+    private func tags() async throws -> HTTPResponse {
+        var tags: [JSONValue] = [["id": .string(ReaderStream.starredID)]]
+        tags += try await service.categories().map { ["id": .string(ReaderStream.label($0.name).id), "type": "folder"] }
+        return MinifluxJSON.response(["tags": .array(tags)])
+    }
+
+    private func subscriptions() async throws -> HTTPResponse {
+        let feeds = try await service.feeds()
+        return MinifluxJSON.response(["subscriptions": .array(feeds.map { feed in
+            ["id": .string(ReaderStream.feed(feed.id).id), "title": .string(feed.title ?? feed.url), "url": .string(feed.url),
+             "htmlUrl": .string(feed.siteURL ?? feed.url), "iconUrl": "",
+             "categories": .array(feed.category.map { [["id": .string(ReaderStream.label($0).id), "label": .string($0)]] } ?? [])]
+        })])
+    }
+
+    private func unreadCounts() async throws -> HTTPResponse {
+        let feeds = try await service.feeds()
+        var counts: [JSONValue] = feeds.map { feed in
+            ["id": .string(ReaderStream.feed(feed.id).id), "count": .from(feed.unread),
+             "newestItemTimestampUsec": .string(Self.microseconds(feed.checkedAt))]
+        }
+        counts += try await service.categories().map { category in
+            ["id": .string(ReaderStream.label(category.name).id), "count": .from(category.unread),
+             "newestItemTimestampUsec": .string(Self.microseconds(Date()))]
+        }
+        let unread = try await service.status().totals.unread
+        counts.append(["id": .string(ReaderStream.readingListID), "count": .from(unread),
+                       "newestItemTimestampUsec": .string(Self.microseconds(Date()))])
+        return MinifluxJSON.response(["max": .from(max(1000, unread)), "unreadcounts": .array(counts)])
+    }
+
+    // MARK: - Streams
+
+    /// `{"itemRefs": [{"id": "<decimal>"}], "continuation"}` (continuation left out at the end).
+    private func itemIDs(_ request: ReaderRequest) async throws -> HTTPResponse {
+        let (listing, count) = try await streamListing(request, stream: request.value("s") ?? ReaderStream.readingListID,
+                                                       maximum: 10_000)
+        let ids = try await service.entryIDs(listing)
+        var answer: [String: JSONValue] = ["itemRefs": .array(ids.prefix(count).map { ["id": .string(String($0))] })]
+        if ids.count > count, let last = ids.prefix(count).last { answer["continuation"] = .string(String(last)) }
+        return MinifluxJSON.response(.object(answer))
+    }
+
+    /// The items of many `i` (every form of id), in one answer.
+    private func contents(_ request: ReaderRequest) async throws -> HTTPResponse {
+        let wanted = request.values("i")
+        guard wanted.count <= 10_000 else { throw ReaderError("at most 10000 items a request") }
+        var items: [JSONValue] = []
+        for text in wanted {
+            guard let id = ReaderItemID.parse(text) else { throw ReaderError("not an item id: \(text)") }
+            if let entry = try? await service.entry(id: id) { items.append(Self.item(entry)) }
+        }
+        return MinifluxJSON.response(["id": .string(ReaderStream.readingListID), "updated": .from(Int64(Date().timeIntervalSince1970)),
+                                      "items": .array(items)])
+    }
+
+    private func streamContents(_ request: ReaderRequest, stream: String) async throws -> HTTPResponse {
+        let (listing, count) = try await streamListing(request, stream: stream, maximum: 1000)
+        var limited = listing
+        limited.limit = count + 1
+        let entries = try await service.entries(limited).entries
+        var answer: [String: JSONValue] = [
+            "id": .string(stream), "updated": .from(Int64(Date().timeIntervalSince1970)),
+            "items": .array(entries.prefix(count).map(Self.item)),
+        ]
+        if entries.count > count, let last = entries.prefix(count).last { answer["continuation"] = .string(String(last.article.id)) }
+        return MinifluxJSON.response(.object(answer))
+    }
+
+    /// The listing a stream and its parameters select: `n`, `r=o`, `c`, `xt`, `it`, `ot`, `nt`.
+    private func streamListing(_ request: ReaderRequest, stream text: String, maximum: Int) async throws
+        -> (EntryListing, Int) {
+        guard let stream = ReaderStream(text) else { throw AggregatorError.notFound("unknown stream: \(text)") }
+        var listing = try await listing(for: stream)
+        listing.order = .id
+        listing.ascending = request.value("r") == "o"
+        let count = min(maximum, max(1, Int(request.value("n") ?? "") ?? 20))
+        listing.limit = Int(Int32.max)
+        for exclude in request.values("xt") {
+            switch ReaderStream(exclude) {
+            case .read?: listing.read = false
+            case .starred?: listing.starred = false
+            case .keptUnread?: listing.read = true
+            default: break
+            }
+        }
+        for include in request.values("it") {
+            switch ReaderStream(include) {
+            case .read?: listing.read = true
+            case .starred?: listing.starred = true
+            case .keptUnread?: listing.read = false
+            default: break
+            }
+        }
+        if let older = request.value("ot").flatMap(Double.init), older > 0 {
+            listing.createdAfter = Date(timeIntervalSince1970: older - 1)
+        }
+        if let newer = request.value("nt").flatMap(Double.init), newer > 0 {
+            listing.createdBefore = Date(timeIntervalSince1970: newer)
+        }
+        if let continuation = request.value("c"), !continuation.isEmpty {
+            guard let last = Int64(continuation) else { throw ReaderError("not a continuation: \(continuation)") }
+            if listing.ascending { listing.afterID = last } else { listing.beforeID = last }
+        }
+        return (listing, count)
+    }
+
+    private func listing(for stream: ReaderStream) async throws -> EntryListing {
+        var listing = EntryListing()
+        switch stream {
+        case .readingList: break
+        case .read: listing.read = true
+        case .starred: listing.starred = true
+        case .keptUnread: listing.read = false
+        case .label(let name):
+            guard try await service.categories().contains(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else {
+                throw AggregatorError.notFound("no label \(name)")
+            }
+            listing.filter.category = name
+        case .feed(let id): listing.filter.feedID = try await service.feed(.id(id)).id
+        case .feedURL(let url): listing.filter.feedID = try await service.feed(.url(url)).id
+        }
+        return listing
+    }
+
+    // MARK: - Marks
+
+    /// `a` (add) and `r` (remove) states for every `i`: read, starred, kept-unread; labels on
+    /// single items are not kept and are accepted as done.
+    private func editTag(_ request: ReaderRequest) async throws -> HTTPResponse {
+        var ids: [Int64] = []
+        for text in request.values("i") {
+            guard let id = ReaderItemID.parse(text) else { throw ReaderError("not an item id: \(text)") }
+            ids.append(id)
+        }
+        guard ids.count <= 10_000 else { throw ReaderError("at most 10000 items a request") }
+        var read: Bool?
+        var starred: Bool?
+        for (values, adding) in [(request.values("a"), true), (request.values("r"), false)] {
+            for tag in values {
+                switch ReaderStream(tag) {
+                case .read?: read = adding
+                case .keptUnread?: read = !adding
+                case .starred?: starred = adding
+                default: break
+                }
+            }
+        }
+        if !ids.isEmpty, read != nil || starred != nil { _ = try await service.mark(.ids(ids), read: read, starred: starred) }
+        return .text("OK")
+    }
+
+    /// `s` (a stream) read, up to `ts` (microseconds; what was stored before the client last looked).
+    private func markAllAsRead(_ request: ReaderRequest) async throws -> HTTPResponse {
+        guard let text = request.value("s"), let stream = ReaderStream(text) else { throw ReaderError("s must be a stream id") }
+        var listing = try await listing(for: stream)
+        (listing.order, listing.read, listing.limit) = (.id, false, Int(Int32.max))
+        if let microseconds = request.value("ts").flatMap(Double.init), microseconds > 0 {
+            listing.createdBefore = Date(timeIntervalSince1970: microseconds / 1_000_000 + 1)
+        }
+        _ = try await service.mark(.ids(try await service.entryIDs(listing)), read: true, starred: nil)
+        return .text("OK")
+    }
+
+    // MARK: - Subscriptions and labels
+
+    /// `ac=subscribe|unsubscribe|edit`, `s=feed/…` (a URL to subscribe to, else our feed), `t` a title,
+    /// `a` a label to file it under, `r` a label to take it out of.
+    private func editSubscription(_ request: ReaderRequest) async throws -> HTTPResponse {
+        guard let text = request.value("s"), let stream = ReaderStream(text) else { throw ReaderError("s must be feed/…") }
+        let label = request.value("a").flatMap { tag -> String? in
+            if case .label(let name)? = ReaderStream(tag) { return name }
+            return nil
+        }
+        let title = request.value("t").flatMap { $0.isEmpty ? nil : $0 }
+        let reference: FeedReference
+        switch stream {
+        case .feed(let id): reference = .id(id)
+        case .feedURL(let url): reference = .url(url)
+        default: throw ReaderError("s must be a feed (feed/ID or feed/URL)")
+        }
+        switch request.value("ac") ?? "edit" {
+        case "subscribe":
+            if case .feedURL(let url) = stream { _ = try await service.addFeed(url: url, category: label, title: title) }
+        case "unsubscribe":
+            _ = try await service.removeFeed(reference)
+        case "edit":
+            // `r` alone takes the feed out of its label: no category.
+            let category = label ?? (request.value("r").flatMap(ReaderStream.init) != nil ? "" : nil)
+            if title != nil || category != nil { _ = try await service.updateFeed(reference, title: title, category: category) }
+        case let other:
+            throw ReaderError("ac must be subscribe, unsubscribe or edit, not \(other)")
+        }
+        return .text("OK")
+    }
+
+    /// `quickadd=URL` (a feed, or a page that links to one).
+    private func quickAdd(_ request: ReaderRequest) async throws -> HTTPResponse {
+        guard var url = request.value("quickadd"), !url.isEmpty else { throw ReaderError("quickadd must be a URL") }
+        if url.hasPrefix("feed/") { url = String(url.dropFirst(5)) }
+        let added = try await service.addFeed(url: url)
+        return MinifluxJSON.response(["numResults": 1, "query": .string(url), "streamId": .string(ReaderStream.feed(added.feed.id).id),
+                                      "streamName": .string(added.feed.title ?? added.feed.url)])
+    }
+
+    /// `s=user/-/label/OLD&dest=user/-/label/NEW`: renames a category (into an existing one: merged).
+    private func renameTag(_ request: ReaderRequest) async throws -> HTTPResponse {
+        guard case .label(let old)? = request.value("s").flatMap(ReaderStream.init),
+              case .label(let new)? = request.value("dest").flatMap(ReaderStream.init) else {
+            throw ReaderError("s and dest must be labels (user/-/label/NAME)")
+        }
+        _ = try await service.renameCategory(old, to: new)
+        return .text("OK")
+    }
+
+    /// `s=user/-/label/NAME`: deletes the category; its feeds stay, filed under none.
+    private func disableTag(_ request: ReaderRequest) async throws -> HTTPResponse {
+        guard case .label(let name)? = request.value("s").flatMap(ReaderStream.init) else {
+            throw ReaderError("s must be a label (user/-/label/NAME)")
+        }
+        guard let category = try await service.categories().first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
+        else { throw AggregatorError.notFound("no label \(name)") }
+        try await service.removeCategory(id: category.id)
+        return .text("OK")
+    }
+
+    // MARK: - Atom
+
+    /// A stream as an Atom document, as older clients read it (newsboat's feedhq mode): read items
+    /// carry `<category scheme="http://www.google.com/reader/" label="read" …/>`.
+    private func atom(_ request: ReaderRequest, stream: String) async throws -> HTTPResponse {
+        let (listing, count) = try await streamListing(request, stream: stream, maximum: 1000)
+        var limited = listing
+        limited.limit = count + 1
+        let entries = try await service.entries(limited).entries
+        var title = stream
+        if case .feed(let id)? = ReaderStream(stream) { title = try await service.feed(.id(id)).title ?? stream }
+        var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
+        xml += #"<feed xmlns="http://www.w3.org/2005/Atom" xmlns:gr="http://www.google.com/schemas/reader/atom/">"#
+        xml += "<id>tag:google.com,2005:reader/\(Self.escaped(stream))</id><title>\(Self.escaped(title))</title>"
+        xml += "<updated>\(rfc3339(secondsSinceEpoch: Int64(Date().timeIntervalSince1970)))</updated>"
+        if entries.count > count, let last = entries.prefix(count).last { xml += "<gr:continuation>\(last.article.id)</gr:continuation>" }
+        for entry in entries.prefix(count) {
+            let article = entry.article
+            let published = rfc3339(secondsSinceEpoch: Int64((article.published ?? entry.createdAt).timeIntervalSince1970))
+            xml += "<entry><id>\(ReaderItemID.long(article.id))</id><title type=\"html\">\(Self.escaped(article.title ?? ""))</title>"
+            xml += "<published>\(published)</published><updated>\(published)</updated>"
+            if let url = article.url { xml += "<link rel=\"alternate\" href=\"\(Self.escaped(url))\" type=\"text/html\"/>" }
+            if let author = article.author { xml += "<author><name>\(Self.escaped(author))</name></author>" }
+            for (flag, state) in [(article.isRead, "read"), (article.isStarred, "starred")] where flag {
+                xml += "<category term=\"user/-/state/com.google/\(state)\" scheme=\"http://www.google.com/reader/\" label=\"\(state)\"/>"
+            }
+            let content = HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url)
+            xml += "<content type=\"html\">\(Self.escaped(content))</content></entry>"
+        }
+        xml += "</feed>\n"
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/atom+xml; charset=utf-8")], body: Data(xml.utf8))
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    // MARK: - Shapes
+
+    static func microseconds(_ date: Date?) -> String {
+        String(Int64(((date ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970 * 1_000_000).rounded()))
+    }
+
+    static func item(_ entry: ListedEntry) -> JSONValue {
+        let article = entry.article
+        var categories: [JSONValue] = [.string(ReaderStream.readingListID)]
+        if let category = article.category { categories.append(.string(ReaderStream.label(category).id)) }
+        if article.isRead { categories.append(.string(ReaderStream.readID)) }
+        if article.isStarred { categories.append(.string(ReaderStream.starredID)) }
+        let link: JSONValue = article.url.map { [["href": .string($0), "type": "text/html"]] } ?? []
+        let crawled = entry.createdAt.timeIntervalSince1970
+        return [
+            "id": .string(ReaderItemID.long(article.id)), "crawlTimeMsec": .string(String(Int64(crawled * 1000))),
+            "timestampUsec": .string(String(Int64(crawled * 1_000_000))),
+            "published": .from(Int64((article.published ?? entry.createdAt).timeIntervalSince1970)),
+            "updated": .from(Int64((article.updated ?? article.published ?? entry.createdAt).timeIntervalSince1970)),
+            "title": .string(article.title ?? ""), "author": .string(article.author ?? ""),
+            "canonical": link, "alternate": link, "categories": .array(categories),
+            "origin": ["streamId": .string(ReaderStream.feed(article.feedID ?? 0).id), "title": .string(article.feedTitle ?? ""),
+                       "htmlUrl": .string("")],
+            "summary": ["direction": "ltr",
+                        "content": .string(HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url))],
+        ]
+    }
+}
+
+/// A request as a handler sees it: the HTTP request and its arguments, query and form body together.
+struct ReaderRequest: Sendable {
+    let http: HTTPRequest
+    let arguments: [(name: String, value: String)]
+
+    func value(_ name: String) -> String? { arguments.last { $0.name == name }?.value.trimmingCharacters(in: .whitespacesAndNewlines) }
+    func values(_ name: String) -> [String] { arguments.filter { $0.name == name }.map(\.value) }
+}
+
+struct ReaderError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// The write token handed out by `/token`: derived from the login token, never the token itself.
+enum SecretTokenPrefix {
+    static func of(_ token: String) -> Substring {
+        SecretToken.digest("write:" + token).prefix(40)
+    }
+}

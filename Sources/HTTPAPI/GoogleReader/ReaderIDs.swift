@@ -1,0 +1,78 @@
+import Foundation
+
+/// Google Reader's names for things: streams (a feed, a label, or a state such as reading-list) and
+/// item ids, in the four forms clients send them.
+enum ReaderStream: Equatable {
+    case readingList
+    case read
+    case starred
+    case keptUnread
+    case label(String)
+    case feed(Int64)
+    case feedURL(String)
+
+    static let readingListID = "user/-/state/com.google/reading-list"
+    static let readID = "user/-/state/com.google/read"
+    static let starredID = "user/-/state/com.google/starred"
+    static let keptUnreadID = "user/-/state/com.google/kept-unread"
+
+    /// Reads a stream id; `user/<anything>/…` is the same as `user/-/…`. Nil for one we do not know.
+    init?(_ text: String) {
+        var parts = text.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
+        if text.hasPrefix("feed/") {
+            let rest = String(text.dropFirst(5))
+            if let id = Int64(rest), id > 0 { self = .feed(id) } else if !rest.isEmpty { self = .feedURL(rest) } else { return nil }
+            return
+        }
+        guard parts.count == 4, parts[0] == "user" else { return nil }
+        parts[1] = "-"
+        switch (parts[2], parts[3]) {
+        case ("state", "com.google/reading-list"): self = .readingList
+        case ("state", "com.google/read"): self = .read
+        case ("state", "com.google/starred"): self = .starred
+        case ("state", "com.google/kept-unread"): self = .keptUnread
+        case ("label", let name) where !name.isEmpty: self = .label(name)
+        default: return nil
+        }
+    }
+
+    var id: String {
+        switch self {
+        case .readingList: Self.readingListID
+        case .read: Self.readID
+        case .starred: Self.starredID
+        case .keptUnread: Self.keptUnreadID
+        case .label(let name): "user/-/label/\(name)"
+        case .feed(let id): "feed/\(id)"
+        case .feedURL(let url): "feed/\(url)"
+        }
+    }
+}
+
+enum ReaderItemID {
+    static let longPrefix = "tag:google.com,2005:reader/item/"
+
+    /// The long form: 16 hex digits, zero-padded.
+    static func long(_ id: Int64) -> String {
+        let hex = String(UInt64(bitPattern: id), radix: 16)
+        return longPrefix + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
+    }
+
+    /// An entry id from the long form (padded or not), bare hex, or decimal: all digits with no
+    /// leading zero is decimal, anything else hex. Nil for what is none of these, or not below 2^63.
+    static func parse(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix(longPrefix) { return hex(String(trimmed.dropFirst(longPrefix.count))) }
+        if !trimmed.isEmpty, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber), !trimmed.hasPrefix("0") {
+            return Int64(trimmed)
+        }
+        return hex(trimmed)
+    }
+
+    private static func hex(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.count <= 16, let value = UInt64(text, radix: 16), value > 0, value < UInt64(Int64.max) else {
+            return nil
+        }
+        return Int64(value)
+    }
+}

@@ -1,0 +1,145 @@
+"""A Google Reader client written from the protocol (as FreshRSS documents it), with `requests`.
+
+Usage: greader_scenario.py BASE_URL USER PASSWORD FEED_SERVER
+The daemon carries the test server's /many.xml (250 items, label News) and /crosspost.xml.
+Syncs the way NetNewsWire does (ids in pages, contents in batches of 150 by POST), marks, and
+prints the ids it marked, as JSON.
+"""
+import json
+import sys
+
+import requests
+
+base, user, password, feeds = sys.argv[1:5]
+
+
+def check(condition, message):
+    if not condition:
+        raise SystemExit(f"check failed: {message}")
+
+
+# ClientLogin, form and query, text and JSON; the token has no '=' (NetNewsWire splits on it).
+bad = requests.post(base + "/accounts/ClientLogin", data={"Email": user, "Passwd": "wrong"}, timeout=30)
+check(bad.status_code == 401, f"bad login: {bad.status_code}")
+login = requests.post(base + "/api/greader.php/accounts/ClientLogin", data={"Email": user, "Passwd": password}, timeout=30)
+check(login.status_code == 200, f"login: {login.status_code} {login.text}")
+fields = dict(line.split("=", 1) for line in login.text.strip().split("\n"))
+auth = fields["Auth"]
+check("=" not in auth and fields["SID"] == auth, "Auth token")
+as_json = requests.get(base + "/accounts/ClientLogin", params={"Email": user, "Passwd": password, "output": "json"}, timeout=30)
+check(as_json.json()["Auth"], "output=json")
+
+session = requests.Session()
+session.headers["Authorization"] = f"GoogleLogin auth={auth}"
+api = base + "/reader/api/0"
+
+
+def get(path, **params):
+    response = session.get(api + path, params=params, timeout=30)
+    check(response.status_code == 200, f"{path}: {response.status_code} {response.text[:200]}")
+    return response
+
+
+check(requests.get(api + "/user-info", headers={"Authorization": "GoogleLogin auth=nope"}, timeout=30).headers.get(
+    "Google-Bad-Token") == "true", "a bad token gets Google-Bad-Token")
+check(get("/user-info").json()["userName"] == user, "user-info")
+write_token = get("/token").text.strip()
+check(len(write_token) > 10, "token")
+
+tags = [t["id"] for t in get("/tag/list", output="json").json()["tags"]]
+check("user/-/label/News" in tags and "user/-/state/com.google/starred" in tags, f"tags {tags}")
+subscriptions = get("/subscription/list", output="json").json()["subscriptions"]
+many = next(s for s in subscriptions if s["url"].endswith("/many.xml"))
+crosspost = next(s for s in subscriptions if s["url"].endswith("/crosspost.xml"))
+check(many["categories"] == [{"id": "user/-/label/News", "label": "News"}] and crosspost["categories"] == [], "categories")
+counts = {c["id"]: c["count"] for c in get("/unread-count", output="json").json()["unreadcounts"]}
+check(counts["user/-/state/com.google/reading-list"] == 251 and counts[many["id"]] == 250, f"unread counts {counts}")
+
+# Unread ids in pages of 100 with continuation (absent at the end), then contents in batches of 150.
+ids, continuation = [], None
+while True:
+    params = {"s": "user/-/state/com.google/reading-list", "xt": "user/-/state/com.google/read", "n": 100, "output": "json"}
+    if continuation:
+        params["c"] = continuation
+    page = get("/stream/items/ids", **params).json()
+    ids += [ref["id"] for ref in page["itemRefs"]]
+    continuation = page.get("continuation")
+    if continuation is None:
+        break
+    check(isinstance(continuation, str), "continuation is a string")
+check(len(ids) == 251 and len(set(ids)) == 251, f"ids {len(ids)}")
+items = []
+for start in range(0, len(ids), 150):
+    batch = ids[start:start + 150]
+    response = session.post(api + "/stream/items/contents", params={"output": "json"},
+                            data=[("i", i) for i in batch] + [("T", write_token)], timeout=30)
+    check(response.status_code == 200, f"contents {response.status_code}")
+    items += response.json()["items"]
+check(len(items) == 251, f"contents {len(items)}")
+first = items[0]
+for key in ("id", "crawlTimeMsec", "timestampUsec", "published", "title", "categories", "origin", "summary", "alternate"):
+    check(key in first, f"item key {key}")
+check(first["id"].startswith("tag:google.com,2005:reader/item/") and len(first["id"]) == 32 + 16, "long item id")
+check(isinstance(first["published"], int) and isinstance(first["timestampUsec"], str), "types")
+item1 = next(i for i in items if i["title"] == "Item 1")
+check("<script" not in item1["summary"]["content"] and "onclick" not in item1["summary"]["content"], "sanitized")
+
+# The four forms of an item id: long padded, long unpadded, bare hex, decimal.
+target = int(ids[0])
+for form in (f"tag:google.com,2005:reader/item/{target:016x}", f"tag:google.com,2005:reader/item/{target:x}",
+             f"{target:016x}", str(target)):
+    got = session.post(api + "/stream/items/contents", data={"i": form}, timeout=30).json()["items"]
+    check(len(got) == 1 and got[0]["id"].endswith(f"{target:016x}"), f"item id form {form}")
+
+# A stream's contents with continuation, oldest first.
+feed_page = get(f"/stream/contents/{many['id']}", n=100, r="o", output="json").json()
+check(len(feed_page["items"]) == 100 and "continuation" in feed_page, "stream/contents page")
+rest = get(f"/stream/contents/{many['id']}", n=1000, r="o", c=feed_page["continuation"], output="json").json()
+check(len(rest["items"]) == 150 and "continuation" not in rest, "stream/contents last page")
+
+# Marks: edit-tag answers exactly OK; T with a trailing newline and an empty T are accepted.
+item1_id = item1["id"]
+response = session.post(api + "/edit-tag", data={"i": item1_id, "a": "user/-/state/com.google/read", "T": write_token + "\n"},
+                        timeout=30)
+check(response.text == "OK", f"edit-tag: {response.text}")
+check(session.post(api + "/edit-tag", data={"i": item1_id, "a": "user/-/state/com.google/starred", "T": ""},
+                   timeout=30).text == "OK", "star")
+starred = get("/stream/items/ids", s="user/-/state/com.google/starred", output="json").json()["itemRefs"]
+check([r["id"] for r in starred] == [str(int(item1_id[-16:], 16))], "starred stream")
+check(session.post(api + "/mark-all-as-read", data={"s": crosspost["id"], "ts": "9999999999000000"},
+                   timeout=30).text == "OK", "mark-all-as-read")
+counts = {c["id"]: c["count"] for c in get("/unread-count", output="json").json()["unreadcounts"]}
+check(counts["user/-/state/com.google/reading-list"] == 248, f"after marks: {counts}")
+check(session.get(api + "/stream/items/ids", params={"s": "user/-/label/Nope"}, timeout=30).status_code == 404, "unknown stream")
+check(session.post(api + "/edit-tag", data={"i": "zzz", "a": "user/-/state/com.google/read"}, timeout=30).status_code == 400,
+      "malformed id")
+
+# Subscriptions: quickadd (a page that links to its feed), rename, file under a label, take it out,
+# rename and delete labels, unsubscribe.
+added = session.post(api + "/subscription/quickadd", data={"quickadd": feeds + "/page.html", "T": write_token},
+                     timeout=30).json()
+check(added["numResults"] == 1 and added["streamId"].startswith("feed/"), f"quickadd {added}")
+stream = added["streamId"]
+
+
+def subscription(stream_id):
+    return next(s for s in get("/subscription/list", output="json").json()["subscriptions"] if s["id"] == stream_id)
+
+
+check(subscription(stream)["url"] == feeds + "/feed.xml", "quickadd found the page's feed")
+edit = {"ac": "edit", "s": stream, "t": "Renamed", "a": "user/-/label/Later", "T": write_token}
+check(session.post(api + "/subscription/edit", data=edit, timeout=30).text == "OK", "subscription/edit")
+check(subscription(stream)["title"] == "Renamed" and subscription(stream)["categories"][0]["label"] == "Later", "renamed, filed")
+check(session.post(api + "/rename-tag", data={"s": "user/-/label/Later", "dest": "user/-/label/Someday"}, timeout=30).text
+      == "OK", "rename-tag")
+check(subscription(stream)["categories"][0]["label"] == "Someday", "the label was renamed")
+check(session.post(api + "/subscription/edit", data={"ac": "edit", "s": stream, "r": "user/-/label/Someday"},
+                   timeout=30).text == "OK", "take out of a label")
+check(subscription(stream)["categories"] == [], "no label")
+check(session.post(api + "/disable-tag", data={"s": "user/-/label/Someday"}, timeout=30).text == "OK", "disable-tag")
+check("user/-/label/Someday" not in [t["id"] for t in get("/tag/list", output="json").json()["tags"]], "label gone")
+check(session.post(api + "/subscription/edit", data={"ac": "unsubscribe", "s": stream}, timeout=30).text == "OK",
+      "unsubscribe")
+check(all(s["id"] != stream for s in get("/subscription/list", output="json").json()["subscriptions"]), "unsubscribed")
+
+print(json.dumps({"starred": int(item1_id[-16:], 16)}))

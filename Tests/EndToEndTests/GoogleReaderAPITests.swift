@@ -1,0 +1,78 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The Google Reader API through a client written from the protocol (Python, `requests`), syncing
+/// as NetNewsWire does, with the daemon's state checked through `aggregatorctl`.
+@Suite(.timeLimit(.minutes(3))) struct GoogleReaderAPITests {
+    let password = "correct horse battery"
+
+    private static let scenario = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Clients/greader_scenario.py")
+
+    @Test func aReaderClientLogsInSyncsAndMarks() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon(extraArguments: ["--deny-private-networks", "false"])
+        defer { daemon.stop() }
+        _ = try daemon.ctl(["add", server.url("/many.xml"), "--category", "News"])
+        _ = try daemon.ctl(["add", server.url("/crosspost.xml")])
+        _ = try daemon.ctl(["refresh", "--wait"])
+        _ = try daemon.createAccount(name: "alice", password: password)
+
+        let result = try TestVenv.run(Self.scenario, [daemon.baseURL, "alice", password, server.url("")])
+        #expect(result.status == 0, "\(result.output)\n\(result.error)")
+        let ids = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Int])
+        #expect(try daemon.ctl(["--json", "articles", "--starred"]).output.contains("\"id\": \(try #require(ids["starred"]))"))
+        #expect(try daemon.ctl(["--json", "status"]).output.contains("\"unread\": 248"))
+        // Each ClientLogin made a token, listed and revocable like any other.
+        let tokens = try daemon.ctl(["token", "list"]).output
+        #expect(tokens.components(separatedBy: "Google Reader login").count - 1 == 2, "\(tokens)")
+    }
+
+    /// Debian's newsboat in its Google Reader mode (`urls-source "feedhq"`, which reads /reader/atom/):
+    /// the same unread count as ours, and its marks reach the daemon.
+    @Test func newsboatInFeedHQModeReadsAndMarks() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon(extraArguments: ["--deny-private-networks", "false"])
+        defer { daemon.stop() }
+        _ = try daemon.ctl(["add", server.url("/crosspost.xml")])
+        _ = try daemon.ctl(["add", server.url("/old.xml"), "--category", "News"])
+        _ = try daemon.ctl(["refresh", "--wait"])
+        _ = try daemon.createAccount(name: "alice", password: password)
+        let home = daemon.directory.appendingPathComponent("newsboat")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let config = home.appendingPathComponent("config")
+        try """
+            urls-source "feedhq"
+            feedhq-url "\(daemon.baseURL)"
+            feedhq-login "alice"
+            feedhq-password "\(password)"
+            feedhq-show-special-feeds "no"
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let urls = home.appendingPathComponent("urls")
+        try Data().write(to: urls)
+        let cache = home.appendingPathComponent("cache.db")
+        let environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.path, "XDG_DATA_HOME": home.path]
+        let first = try Binary(url: URL(fileURLWithPath: "/usr/bin/newsboat"))
+            .run(["-C", config.path, "-u", urls.path, "-c", cache.path, "-x", "reload", "print-unread"], environment: environment)
+        // Ours: Crosspost's two entries and Old's three.
+        #expect(first.status == 0 && first.output.contains("5 unread articles"), "\(first.output) \(first.error)")
+
+        let marking = home.appendingPathComponent("config-mark")
+        try (String(contentsOf: config, encoding: .utf8) + "\nrun-on-startup mark-feed-read; hard-quit\n")
+            .write(to: marking, atomically: true, encoding: .utf8)
+        _ = try Binary(url: URL(fileURLWithPath: "/usr/bin/script")).run(
+            ["-qec", "timeout 60 newsboat -C \(marking.path) -u \(urls.path) -c \(cache.path)", "/dev/null"],
+            environment: environment.merging(["TERM": "xterm"]) { $1 })
+        var status = ""
+        for _ in 0..<100 {
+            status = try daemon.ctl(["--json", "status"]).output
+            if !status.contains("\"unread\": 5") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        // Its first feed (as subscription/list orders them) was marked read: 2 or 3 entries fewer.
+        #expect(status.contains("\"unread\": 3") || status.contains("\"unread\": 2"), "\(status)")
+    }
+}
