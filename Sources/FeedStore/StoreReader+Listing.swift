@@ -28,6 +28,8 @@ public struct EntryListing: Sendable, Equatable {
     public var createdBefore: Date?
     public var afterID: Int64?
     public var beforeID: Int64?
+    /// Only these entries (at most 10,000).
+    public var ids: [Int64]?
     public var order = Order.publishedAt
     public var ascending = true
     public var limit = 100
@@ -75,7 +77,7 @@ extension StoreReader {
         }
     }
 
-    /// The ids of every entry `listing` matches, in its order (no paging: ids are small).
+    /// The ids of the entries `listing` matches, in its order, within its limit and offset.
     public func entryIDs(_ listing: EntryListing) throws(StoreError) -> [Int64] {
         var plain = EntryListing()
         (plain.read, plain.starred, plain.order, plain.ascending) = (listing.read, listing.starred, .id, listing.ascending)
@@ -89,16 +91,19 @@ extension StoreReader {
             var ids: [Int64] = []
             try database.statement("""
                 SELECT entry_id FROM entry_state WHERE \(conditions.joined(separator: " AND "))
-                ORDER BY entry_id \(listing.ascending ? "ASC" : "DESC")
-                """).query { row in ids.append(row.int64(at: 0)) }
-            return ids
-        }
-        let (from, values) = try selection(listing)
-        return try translatingSearchErrors(listing) { () throws(StoreError) in
-            var ids: [Int64] = []
-            try database.statement("SELECT e.id \(from) ORDER BY \(Self.ordering(listing))").query(values) { row in
+                ORDER BY entry_id \(listing.ascending ? "ASC" : "DESC") LIMIT ?1 OFFSET ?2
+                """).query([.integer(Int64(max(0, listing.limit))), .integer(Int64(max(0, listing.offset)))]) { row in
                 ids.append(row.int64(at: 0))
             }
+            return ids
+        }
+        var (from, values) = try selection(listing)
+        values += [.integer(Int64(max(0, listing.limit))), .integer(Int64(max(0, listing.offset)))]
+        return try translatingSearchErrors(listing) { () throws(StoreError) in
+            var ids: [Int64] = []
+            try database.statement("""
+                SELECT e.id \(from) ORDER BY \(Self.ordering(listing)) LIMIT ?\(values.count - 1) OFFSET ?\(values.count)
+                """).query(values) { row in ids.append(row.int64(at: 0)) }
             return ids
         }
     }
@@ -157,6 +162,13 @@ extension StoreReader {
         compare(Self.changedAt, "<", seconds(listing.changedBefore))
         compare("e.first_seen_at", ">", seconds(listing.createdAfter))
         compare("e.first_seen_at", "<", seconds(listing.createdBefore))
+        if let ids = listing.ids {
+            let placeholders = ids.prefix(10_000).map { id -> String in
+                values.append(.integer(id))
+                return "?\(values.count)"
+            }
+            conditions.append(placeholders.isEmpty ? "0" : "e.id IN (\(placeholders.joined(separator: ",")))")
+        }
         compare("e.id", ">", listing.afterID)
         compare("e.id", "<", listing.beforeID)
         // Expired entries sort below every date: a walk by date starts past them. (Only then: on other

@@ -76,3 +76,40 @@ import Testing
         #expect(status.contains("\"unread\": 3") || status.contains("\"unread\": 2"), "\(status)")
     }
 }
+
+/// One state behind every front end: a mark made through one API is seen at once through the others
+/// and the CLI.
+@Suite(.timeLimit(.minutes(3))) struct CrossAPITests {
+    @Test func aMarkThroughOneAPIIsSeenThroughAllTheOthers() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon(extraArguments: ["--deny-private-networks", "false"])
+        defer { daemon.stop() }
+        _ = try daemon.ctl(["add", server.url("/old.xml")])
+        _ = try daemon.ctl(["refresh", "--wait"])
+        let password = "correct horse battery"
+        let token = try daemon.createAccount(name: "alice", password: password)
+        _ = try daemon.ctl(["user", "fever", "on"], input: password + "\n")
+        let key = FeverAPITests.md5("alice:\(password)")
+        let miniflux = ["-H", "X-Auth-Token: \(token)"]
+        let reader = ["-H", "Authorization: GoogleLogin auth=\(token)"]
+        let unreadIDs = "/reader/api/0/stream/items/ids?s=user/-/state/com.google/reading-list&xt=user/-/state/com.google/read"
+
+        // Read through Fever …
+        let listed = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/entries/ids", miniflux).body.utf8))
+        let id = try #require(((listed as? [String: Any])?["entry_ids"] as? [Int])?.first)
+        _ = try daemon.curl("/fever/?api", ["-d", "api_key=\(key)&mark=item&as=read&id=\(id)"])
+        // … seen by Miniflux, Google Reader and the CLI.
+        #expect(try daemon.curl("/v1/entries/\(id)", miniflux).body.contains("\"status\":\"read\""))
+        #expect(!(try daemon.curl(unreadIDs, reader).body.contains("\"\(id)\"")))
+        #expect(try daemon.ctl(["--json", "status"]).output.contains("\"unread\": 2"))
+        // Starred through Google Reader, seen by Fever and Miniflux; unread through the CLI, seen by all.
+        _ = try daemon.curl("/reader/api/0/edit-tag", reader + ["-d", "i=\(id)&a=user/-/state/com.google/starred"])
+        #expect(try daemon.curl("/fever/?api&saved_item_ids", ["-d", "api_key=\(key)"]).body.contains("\"saved_item_ids\":\"\(id)\""))
+        #expect(try daemon.curl("/v1/entries?starred=true", miniflux).body.contains("\"total\":1"))
+        _ = try daemon.ctl(["unread", String(id)])
+        #expect(try daemon.curl(unreadIDs, reader).body.contains("\"\(id)\""))
+        #expect(try daemon.curl("/fever/?api&unread_item_ids", ["-d", "api_key=\(key)"]).body.contains("\(id)"))
+        #expect(try daemon.curl("/v1/entries/\(id)", miniflux).body.contains("\"status\":\"unread\""))
+    }
+}

@@ -97,6 +97,15 @@ import Testing
         }
     }
 
+    @Test func aListingOfIdsGivesThoseThatExist() async throws {
+        let (fixture, _, _) = try await populated()
+        var listing = EntryListing()
+        (listing.ids, listing.order) = ([3, 1, 999, 2], .id)
+        #expect(try fixture.reader().entries(listing).entries.map(\.article.id) == [1, 2, 3])
+        listing.ids = []
+        #expect(try fixture.reader().entries(listing).entries.isEmpty)
+    }
+
     @Test func marksSetChangedAtAndListingsFilterOnIt() async throws {
         let (fixture, _, _) = try await populated()
         let reader = try fixture.reader()

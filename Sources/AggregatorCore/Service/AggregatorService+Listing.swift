@@ -13,7 +13,8 @@ extension AggregatorService {
         return try await read { [listing] in try $0.entries(listing) }
     }
 
-    /// The ids of every entry `listing` matches, in its order.
+    /// The ids of the entries `listing` matches, in its order, within its limit and offset (unlike
+    /// `entries`, not capped: ids are small).
     public func entryIDs(_ listing: EntryListing) async throws(AggregatorError) -> [Int64] {
         try await read { try $0.entryIDs(listing) }
     }

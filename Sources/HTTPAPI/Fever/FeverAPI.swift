@@ -84,11 +84,8 @@ struct FeverAPI: Sendable {
             listing.ascending = false
             listing.beforeID = max > 0 ? max : nil
         } else if let wanted = request.queryValue("with_ids") {
-            let ids = wanted.split(separator: ",").prefix(Self.pageSize)
+            listing.ids = wanted.split(separator: ",").prefix(Self.pageSize)
                 .compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            var entries: [ListedEntry] = []
-            for id in ids { if let entry = try? await service.entry(id: id) { entries.append(entry) } }
-            return (entries.map(Self.item), try await service.status().totals.entries)
         }
         let (entries, _) = try await service.entries(listing)
         return (entries.map(Self.item), try await service.status().totals.entries)
@@ -97,7 +94,7 @@ struct FeverAPI: Sendable {
     /// The ids of the unread or starred entries, oldest first, as Fever writes them: "1,2,3".
     private func ids(read: Bool? = nil, starred: Bool? = nil) async throws -> String {
         var listing = EntryListing()
-        (listing.order, listing.read, listing.starred) = (.id, read, starred)
+        (listing.order, listing.read, listing.starred, listing.limit) = (.id, read, starred, .max)
         // Written as bytes: 100,000 ids as Strings joined cost more than reading them (measured).
         var text: [UInt8] = []
         for id in try await service.entryIDs(listing) {
@@ -126,7 +123,7 @@ struct FeverAPI: Sendable {
             _ = try await service.mark(.ids([id]), read: read, starred: starred)
         case ("feed", "read"), ("group", "read"):
             var listing = EntryListing()
-            (listing.order, listing.read) = (.id, false)
+            (listing.order, listing.read, listing.limit) = (.id, false, .max)
             if let before, before > 0 { listing.createdBefore = Date(timeIntervalSince1970: Double(before) + 1) }
             if kind == "feed" {
                 guard id > 0 else { return }

@@ -215,7 +215,9 @@ struct GoogleReaderAPI: Sendable {
     private func itemIDs(_ request: ReaderRequest) async throws -> HTTPResponse {
         let (listing, count) = try await streamListing(request, stream: request.value("s") ?? ReaderStream.readingListID,
                                                        maximum: 10_000)
-        let ids = try await service.entryIDs(listing)
+        var limited = listing
+        limited.limit = count + 1  // one more: whether a continuation is needed
+        let ids = try await service.entryIDs(limited)
         var answer: [String: JSONValue] = ["itemRefs": .array(ids.prefix(count).map { ["id": .string(String($0))] })]
         if ids.count > count, let last = ids.prefix(count).last { answer["continuation"] = .string(String(last)) }
         return MinifluxJSON.response(.object(answer))
@@ -225,13 +227,20 @@ struct GoogleReaderAPI: Sendable {
     private func contents(_ request: ReaderRequest) async throws -> HTTPResponse {
         let wanted = request.values("i")
         guard wanted.count <= 10_000 else { throw ReaderError("at most 10000 items a request") }
-        var items: [JSONValue] = []
-        for text in wanted {
+        let ids = try wanted.map { text in
             guard let id = ReaderItemID.parse(text) else { throw ReaderError("not an item id: \(text)") }
-            if let entry = try? await service.entry(id: id) { items.append(Self.item(entry)) }
+            return id
+        }
+        // A query per page of the service's size (1,000); ids that are not ours are left out.
+        var entries: [ListedEntry] = []
+        for first in stride(from: 0, to: ids.count, by: AggregatorService.maximumPageSize) {
+            var listing = EntryListing()
+            listing.ids = Array(ids[first..<min(first + AggregatorService.maximumPageSize, ids.count)])
+            (listing.order, listing.ascending, listing.limit) = (.id, false, AggregatorService.maximumPageSize)
+            entries += try await service.entries(listing).entries
         }
         return MinifluxJSON.response(["id": .string(ReaderStream.readingListID), "updated": .from(Int64(Date().timeIntervalSince1970)),
-                                      "items": .array(items)])
+                                      "items": .array(entries.map(Self.item))])
     }
 
     private func streamContents(_ request: ReaderRequest, stream: String) async throws -> HTTPResponse {

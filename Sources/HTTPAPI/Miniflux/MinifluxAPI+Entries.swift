@@ -19,7 +19,8 @@ extension MinifluxAPI {
 
     /// `{"total", "entry_ids"}` of every entry the filters select.
     func entryIDs(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        guard let listing = try await listing(request) else { return MinifluxJSON.response(["total": 0, "entry_ids": []]) }
+        guard var listing = try await listing(request) else { return MinifluxJSON.response(["total": 0, "entry_ids": []]) }
+        (listing.limit, listing.offset) = (.max, 0)  // all, for the total; the page is cut below
         let ids = try await service.entryIDs(listing)
         let page = ids.dropFirst(listing.offset).prefix(listing.limit)
         return MinifluxJSON.response(["total": .from(ids.count), "entry_ids": .array(page.map { .from($0) })])

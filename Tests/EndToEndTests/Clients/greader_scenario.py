@@ -52,6 +52,9 @@ subscriptions = get("/subscription/list", output="json").json()["subscriptions"]
 many = next(s for s in subscriptions if s["url"].endswith("/many.xml"))
 crosspost = next(s for s in subscriptions if s["url"].endswith("/crosspost.xml"))
 check(many["categories"] == [{"id": "user/-/label/News", "label": "News"}] and crosspost["categories"] == [], "categories")
+# Some clients build objects from every key: only the documented ones.
+check(set(many) == {"id", "title", "categories", "url", "htmlUrl", "iconUrl"}, f"subscription keys {sorted(many)}")
+check(all(set(t) <= {"id", "type"} for t in get("/tag/list", output="json").json()["tags"]), "tag keys")
 counts = {c["id"]: c["count"] for c in get("/unread-count", output="json").json()["unreadcounts"]}
 check(counts["user/-/state/com.google/reading-list"] == 251 and counts[many["id"]] == 250, f"unread counts {counts}")
 
@@ -93,6 +96,7 @@ for form in (f"tag:google.com,2005:reader/item/{target:016x}", f"tag:google.com,
 
 # A stream's contents with continuation, oldest first.
 feed_page = get(f"/stream/contents/{many['id']}", n=100, r="o", output="json").json()
+check(feed_page["id"] == many["id"] and isinstance(feed_page["updated"], int), "the stream object has id and updated")
 check(len(feed_page["items"]) == 100 and "continuation" in feed_page, "stream/contents page")
 rest = get(f"/stream/contents/{many['id']}", n=1000, r="o", c=feed_page["continuation"], output="json").json()
 check(len(rest["items"]) == 150 and "continuation" not in rest, "stream/contents last page")
@@ -113,6 +117,14 @@ check(counts["user/-/state/com.google/reading-list"] == 248, f"after marks: {cou
 check(session.get(api + "/stream/items/ids", params={"s": "user/-/label/Nope"}, timeout=30).status_code == 404, "unknown stream")
 check(session.post(api + "/edit-tag", data={"i": "zzz", "a": "user/-/state/com.google/read"}, timeout=30).status_code == 400,
       "malformed id")
+
+# Thousands of `i`: answered (unknown ids left out) up to 10,000; more is a 400; a huge body a 413.
+many_ids = session.post(api + "/stream/items/contents", data=[("i", str(n)) for n in range(1, 5001)], timeout=60)
+check(many_ids.status_code == 200 and len(many_ids.json()["items"]) == 251, "5,000 i")
+too_many = session.post(api + "/stream/items/contents", data=[("i", str(n)) for n in range(1, 20002)], timeout=60)
+check(too_many.status_code == 400, f"20,001 i: {too_many.status_code}")
+huge = session.post(api + "/edit-tag", data={"i": "1" * (2 << 20)}, timeout=60)
+check(huge.status_code == 413, f"huge body: {huge.status_code}")
 
 # Subscriptions: quickadd (a page that links to its feed), rename, file under a label, take it out,
 # rename and delete labels, unsubscribe.
