@@ -11,6 +11,8 @@ public struct RefreshSummary: Sendable, Equatable {
     public var notModified = 0
     public var failed = 0
     public var newEntries = 0
+    /// Feeds whose results could not be stored (counted in `failed` too): a storage problem here.
+    public var unstored = 0
     public var seconds = 0.0
 
     public init() {}
@@ -18,7 +20,7 @@ public struct RefreshSummary: Sendable, Equatable {
     /// One line for logs and `--once`: `feeds=32 ok=30 not_modified=1 failed=1 new_entries=412 seconds=2.4`.
     public var line: String {
         "feeds=\(feeds) ok=\(ok) not_modified=\(notModified) failed=\(failed) new_entries=\(newEntries) "
-            + "seconds=\(String(format: "%.2f", seconds))"
+            + (unstored > 0 ? "unstored=\(unstored) " : "") + "seconds=\(String(format: "%.2f", seconds))"
     }
 }
 
@@ -136,7 +138,11 @@ public final class RefreshPipeline: Sendable {
             }
         }
         await queue.close()
-        summary.newEntries = await stored
+        let outcome = await stored
+        summary.newEntries = outcome.newEntries
+        if !outcome.lost.isEmpty {
+            await recordUnstored(outcome.lost, reason: outcome.error, in: &summary, urls: feedURLs)
+        }
         summary.seconds = Date().timeIntervalSince(started)
         runningTotals.withLock { $0.add(summary) }
         // Published once everything is committed, so that readers woken by it see the entries.
@@ -145,28 +151,73 @@ public final class RefreshPipeline: Sendable {
         return summary
     }
 
-    /// Commits what the queue holds, all of it at a time, until it is closed and empty.
-    /// - Returns: how many new entries were stored.
-    private func storeAsTheyArrive(_ queue: CommitQueue) async -> Int {
-        var stored = 0
+    /// What storing a round's results came to: the new entries stored for good, and the results lost
+    /// with a commit that failed (the disk full, an I/O error, the database locked by another
+    /// program), with the store's reason.
+    struct StoreOutcome {
+        var newEntries = 0
+        var lost: [FeedRefresh] = []
+        var error = ""
+    }
+
+    /// Commits what the queue holds, all of it at a time, until it is closed and empty. Results
+    /// sit in a commit held open until the store ends it; a failing commit undoes every result it
+    /// held, so those are counted as lost with the group that failed.
+    private func storeAsTheyArrive(_ queue: CommitQueue) async -> StoreOutcome {
+        var outcome = StoreOutcome()
+        var held: [(refresh: FeedRefresh, new: Int)] = []
+        func lose(_ refreshes: [FeedRefresh], _ error: StoreError) {
+            outcome.lost += refreshes
+            outcome.error = error.description
+            logger.error("Cannot store refresh results", ["feeds": refreshes.count, "error": error.description])
+        }
         while case let batch = await queue.take(), !batch.isEmpty {
-            stored += await commit(batch)
+            do {
+                let counts = try await store.commit(batch, holdingOpen: true)
+                held += zip(batch, counts.map(\.new)).map { ($0, $1) }
+                if await !store.isHoldingCommit {
+                    outcome.newEntries += held.reduce(0) { $0 + $1.new }
+                    held.removeAll()
+                }
+            } catch {
+                lose(held.map(\.refresh) + batch, error)
+                held.removeAll()
+            }
         }
         // The round's last feeds may wait in a commit held open for more.
         do {
             try await store.finishHeldCommit()
+            outcome.newEntries += held.reduce(0) { $0 + $1.new }
         } catch {
-            logger.error("Storing the last feeds of the round failed", ["error": error.description])
+            lose(held.map(\.refresh), error)
         }
-        return stored
+        return outcome
     }
 
-    private func commit(_ refreshes: [FeedRefresh]) async -> Int {
+    /// Feeds whose results were not stored: counted as failed in the round (so `--once` exits 1 and
+    /// `status` says so), recorded as failing with a storage reason (not the feed's fault), and
+    /// checked again after the shortest interval, when space may be back. Their validators went with
+    /// the commit, so that fetch brings everything again.
+    private func recordUnstored(_ lost: [FeedRefresh], reason error: String, in summary: inout RefreshSummary,
+                                urls: [Int64: String]) async {
+        let reason = "not stored: \(error) (a storage problem on this machine, not the feed's)"
+        var failures: [FeedRefresh] = []
+        summary.unstored += lost.count
+        for refresh in lost {
+            if case .success = refresh.record {
+                if refresh.document == nil { summary.notModified -= 1 } else { summary.ok -= 1 }
+                summary.failed += 1
+                events.publish(.feedFailed(feedID: refresh.feedID, url: urls[refresh.feedID] ?? "", reason: reason))
+            }
+            let retry = policy.minimumInterval
+            failures.append(FeedRefresh(feedID: refresh.feedID, document: nil, record: .failure(reason), checkedAt: refresh.checkedAt,
+                                        nextCheckAt: clock.now.addingTimeInterval(retry), intervalSeconds: Int(retry)))
+        }
         do {
-            return try await store.commit(refreshes, holdingOpen: true).reduce(0) { $0 + $1.new }
+            _ = try await store.commit(failures)
         } catch {
-            logger.error("Cannot store refresh results", ["feeds": refreshes.count, "error": error.description])
-            return 0
+            logger.error("Cannot record the feeds whose results were not stored either", ["feeds": failures.count,
+                                                                                          "error": error.description])
         }
     }
 

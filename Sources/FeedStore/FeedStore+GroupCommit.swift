@@ -30,6 +30,14 @@ extension FeedStore {
         return results
     }
 
+    /// Whether a group commit is held open: what it holds is not yet stored for good.
+    public var isHoldingCommit: Bool { database.held != nil }
+
+    /// Limits the database to `pages` pages (SQLite's max_page_count): tests make a full disk with it.
+    func limitPages(to pages: Int) throws(StoreError) {
+        try database.execute("PRAGMA max_page_count = \(pages)")
+    }
+
     /// Commits the group commit held open, if any: at the end of a refresh round.
     public func finishHeldCommit() throws(StoreError) {
         try database.commitHeld()

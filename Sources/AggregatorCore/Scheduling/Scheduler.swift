@@ -81,7 +81,12 @@ public actor Scheduler {
                 }
                 await expireOldEntriesIfDue(now: clock.now)
                 // After a round the due times changed; without one, the list just read is current.
-                let upcoming = (due.isEmpty ? feeds : try await store.feedsToFetch()).compactMap(\.nextCheckAt).min()
+                var upcoming = (due.isEmpty ? feeds : try await store.feedsToFetch()).compactMap(\.nextCheckAt).min()
+                if let round = lastRound, round.summary.unstored > 0, round.finished >= now, let next = upcoming {
+                    // Results could not be stored (a full disk?): not again at once, even for feeds
+                    // whose failure could not be recorded either and so still look due.
+                    upcoming = max(next, clock.now.addingTimeInterval(pipeline.policy.minimumInterval))
+                }
                 nextDue = upcoming
                 logger.debug("Sleeping until the next due feed",
                              ["seconds": upcoming.map { Int(max(0, $0.timeIntervalSince(clock.now))) } ?? -1])
