@@ -27,7 +27,7 @@ import Testing
         #expect(wrong.status == 1 && wrong.error.contains("not the account's password"))
         #expect(try daemon.ctl(["user", "fever", "on"], input: password + "\n").output.contains("Fever on"))
 
-        let result = try TestVenv.run(Self.scenario, [daemon.baseURL, "alice", password])
+        let result = try await TestVenv.run(Self.scenario, [daemon.baseURL, "alice", password])
         #expect(result.status == 0, "\(result.output)\n\(result.error)")
         let ids = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Int])
         let starred = try daemon.ctl(["--json", "articles", "--starred"]).output

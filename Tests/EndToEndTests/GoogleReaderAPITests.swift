@@ -20,7 +20,7 @@ import Testing
         _ = try daemon.ctl(["refresh", "--wait"])
         _ = try daemon.createAccount(name: "alice", password: password)
 
-        let result = try TestVenv.run(Self.scenario, [daemon.baseURL, "alice", password, server.url("")])
+        let result = try await TestVenv.run(Self.scenario, [daemon.baseURL, "alice", password, server.url("")])
         #expect(result.status == 0, "\(result.output)\n\(result.error)")
         let ids = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Int])
         #expect(try daemon.ctl(["--json", "articles", "--starred"]).output.contains("\"id\": \(try #require(ids["starred"]))"))
@@ -55,15 +55,15 @@ import Testing
         try Data().write(to: urls)
         let cache = home.appendingPathComponent("cache.db")
         let environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.path, "XDG_DATA_HOME": home.path]
-        let first = try Binary(url: URL(fileURLWithPath: "/usr/bin/newsboat"))
-            .run(["-C", config.path, "-u", urls.path, "-c", cache.path, "-x", "reload", "print-unread"], environment: environment)
+        let first = try await Binary(url: URL(fileURLWithPath: "/usr/bin/newsboat"))
+            .runInBackground(["-C", config.path, "-u", urls.path, "-c", cache.path, "-x", "reload", "print-unread"], environment: environment)
         // Ours: Crosspost's two entries and Old's three.
         #expect(first.status == 0 && first.output.contains("5 unread articles"), "\(first.output) \(first.error)")
 
         let marking = home.appendingPathComponent("config-mark")
         try (String(contentsOf: config, encoding: .utf8) + "\nrun-on-startup mark-feed-read; hard-quit\n")
             .write(to: marking, atomically: true, encoding: .utf8)
-        _ = try Binary(url: URL(fileURLWithPath: "/usr/bin/script")).run(
+        _ = try await Binary(url: URL(fileURLWithPath: "/usr/bin/script")).runInBackground(
             ["-qec", "timeout 60 newsboat -C \(marking.path) -u \(urls.path) -c \(cache.path)", "/dev/null"],
             environment: environment.merging(["TERM": "xterm"]) { $1 })
         var status = ""

@@ -27,9 +27,11 @@ import Testing
         for (round, after) in [2.6, 3.1, 2.2].enumerated() {
             let log = directory.appendingPathComponent("killed-\(round).log")
             let process = try daemon.start(arguments, logFile: log)
-            try await Task.sleep(for: .seconds(after))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            // Killed by a Dispatch timer, on time however busy Swift's pool is in a full test run
+            // (a late `Task.sleep` let whole rounds finish before the kill).
+            let pid = process.processIdentifier
+            DispatchQueue.global().asyncAfter(deadline: .now() + after) { kill(pid, SIGKILL) }
+            _ = try await waitForExit(process, timeout: after + 30)
             #expect(process.terminationReason == .uncaughtSignal, "round \(round) ended before it was killed")
         }
 
@@ -37,7 +39,14 @@ import Testing
         let process = try daemon.start(arguments, logFile: log)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         // The rest of the round: several seconds of 100 ms answers, more on a loaded machine.
-        _ = try await waitFor("msg=\"Refresh round done\"", in: log, timeout: 60)
+        do {
+            _ = try await waitFor("msg=\"Refresh round done\"", in: log, timeout: 60)
+        } catch {
+            // Say what the daemon was doing, not only that it was slow.
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            Issue.record("\(error)\nthe daemon's log ends:\n\(text.suffix(3000))")
+            throw error
+        }
         let status = try cli.run(["--socket", socket, "--json", "status"])
         let object = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
         #expect(object?["entries"] as? Int == feeds * 20, "\(status.output)")

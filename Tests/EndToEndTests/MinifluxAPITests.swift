@@ -33,7 +33,7 @@ import Testing
         defer { daemon.stop() }
         let token = try daemon.createAccount(name: "alice", password: password)
 
-        let result = try TestVenv.run(Self.scenario, [daemon.baseURL, token, "alice", password, server.url("")])
+        let result = try await TestVenv.run(Self.scenario, [daemon.baseURL, token, "alice", password, server.url("")])
         #expect(result.status == 0, "\(result.output)\n\(result.error)")
         let ids = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Int])
 
@@ -65,7 +65,7 @@ import Testing
         let cache = home.appendingPathComponent("cache.db")
         let newsboat = Binary(url: URL(fileURLWithPath: "/usr/bin/newsboat"))
         let environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.path, "XDG_DATA_HOME": home.path]
-        let first = try newsboat.run(["-C", config.path, "-u", urls.path, "-c", cache.path, "-x", "reload", "print-unread"],
+        let first = try await newsboat.runInBackground(["-C", config.path, "-u", urls.path, "-c", cache.path, "-x", "reload", "print-unread"],
                                      environment: environment)
         // It asks for each feed's entries without a limit, which Miniflux (and we) answer with the newest
         // 100: Many's items 151-250, and Crosspost's two.
@@ -77,7 +77,7 @@ import Testing
         try (String(contentsOf: config, encoding: .utf8) + "\nrun-on-startup mark-feed-read; hard-quit\n")
             .write(to: marking, atomically: true, encoding: .utf8)
         let script = Binary(url: URL(fileURLWithPath: "/usr/bin/script"))
-        _ = try script.run(["-qec", "timeout 60 newsboat -C \(marking.path) -u \(urls.path) -c \(cache.path)", "/dev/null"],
+        _ = try await script.runInBackground(["-qec", "timeout 60 newsboat -C \(marking.path) -u \(urls.path) -c \(cache.path)", "/dev/null"],
                            environment: environment.merging(["TERM": "xterm"]) { $1 })
         // … and the daemon sees it (newsboat writes from a background thread: poll).
         var unread = ""

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One of the package's built executables, run as a child process the way a user runs it.
-public struct Binary {
+public struct Binary: Sendable {
     public let url: URL
 
     /// `swift test` builds the executables beside the test bundle (`.build/<triple>/debug/`).
@@ -50,6 +50,18 @@ public struct Binary {
         process.waitUntilExit()
         return Result(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
                       error: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// `run`, waited for on a Dispatch thread: a child that runs for seconds (a client scenario,
+    /// newsboat) would otherwise hold one of the few threads of Swift's cooperative pool, and every
+    /// other test's timers and tasks wait behind it.
+    public func runInBackground(_ arguments: [String], environment: [String: String] = [:],
+                                input: String? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Swift.Result { try self.run(arguments, environment: environment, input: input) })
+            }
+        }
     }
 
     /// Starts the program in the background with its stderr going to `logFile` (and stdout to

@@ -9,11 +9,11 @@ public enum TestVenv {
         .appendingPathComponent(".build/test-venv")
 
     /// Runs `script` with the venv's Python; throws when the venv is missing, saying how to make it.
-    public static func run(_ script: URL, _ arguments: [String]) throws -> Binary.Result {
+    public static func run(_ script: URL, _ arguments: [String]) async throws -> Binary.Result {
         let python = directory.appendingPathComponent("bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw TestSupportError("no test venv at \(directory.path): run 'make test-venv' (make test does)")
         }
-        return try Binary(url: python).run([script.path] + arguments)
+        return try await Binary(url: python).runInBackground([script.path] + arguments)
     }
 }
