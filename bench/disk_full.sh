@@ -46,6 +46,6 @@ c = sqlite3.connect(sys.argv[1])
 stored = c.execute("SELECT count(*) FROM entries").fetchone()[0]
 manifest = json.load(open(sys.argv[2]))
 unique = manifest["totals"]["unique_urls"]
-print(f"entries stored: {stored}; the farm's unique URLs: {unique}; failing feeds: "
-      f"{c.execute(\"SELECT count(*) FROM feeds WHERE status = 'failing'\").fetchone()[0]}")
+failing = c.execute("SELECT count(*) FROM feeds WHERE status = 'failing'").fetchone()[0]
+print(f"entries stored: {stored}; the farm's unique URLs: {unique}; failing feeds: {failing}")
 PY
