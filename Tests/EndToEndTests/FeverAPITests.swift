@@ -13,11 +13,8 @@ import Testing
     @Test func aFeverClientLogsInPagesItemsAndMarks() async throws {
         let server = try FeedTestServer()
         defer { server.stop() }
-        let daemon = try await ServedDaemon(extraArguments: ["--deny-private-networks", "false"])
+        let daemon = try await ServedDaemon.withReaderFeeds(server)
         defer { daemon.stop() }
-        _ = try daemon.ctl(["add", server.url("/many.xml"), "--category", "News"])
-        _ = try daemon.ctl(["add", server.url("/crosspost.xml")])
-        _ = try daemon.ctl(["refresh", "--wait"])
         _ = try daemon.createAccount(name: "alice", password: password)
 
         // Off by default: the right key is refused.

@@ -13,11 +13,8 @@ import Testing
     @Test func aReaderClientLogsInSyncsAndMarks() async throws {
         let server = try FeedTestServer()
         defer { server.stop() }
-        let daemon = try await ServedDaemon(extraArguments: ["--deny-private-networks", "false"])
+        let daemon = try await ServedDaemon.withReaderFeeds(server)
         defer { daemon.stop() }
-        _ = try daemon.ctl(["add", server.url("/many.xml"), "--category", "News"])
-        _ = try daemon.ctl(["add", server.url("/crosspost.xml")])
-        _ = try daemon.ctl(["refresh", "--wait"])
         _ = try daemon.createAccount(name: "alice", password: password)
 
         let result = try await TestVenv.run(Self.scenario, [daemon.baseURL, "alice", password, server.url("")])
@@ -41,31 +38,18 @@ import Testing
         _ = try daemon.ctl(["add", server.url("/old.xml"), "--category", "News"])
         _ = try daemon.ctl(["refresh", "--wait"])
         _ = try daemon.createAccount(name: "alice", password: password)
-        let home = daemon.directory.appendingPathComponent("newsboat")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        let config = home.appendingPathComponent("config")
-        try """
+        let newsboat = try Newsboat(in: daemon.directory, configuration: """
             urls-source "feedhq"
             feedhq-url "\(daemon.baseURL)"
             feedhq-login "alice"
             feedhq-password "\(password)"
             feedhq-show-special-feeds "no"
-            """.write(to: config, atomically: true, encoding: .utf8)
-        let urls = home.appendingPathComponent("urls")
-        try Data().write(to: urls)
-        let cache = home.appendingPathComponent("cache.db")
-        let environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.path, "XDG_DATA_HOME": home.path]
-        let first = try await Binary(url: URL(fileURLWithPath: "/usr/bin/newsboat"))
-            .runInBackground(["-C", config.path, "-u", urls.path, "-c", cache.path, "-x", "reload", "print-unread"], environment: environment)
+            """)
+        let first = try await newsboat.reload()
         // Ours: Crosspost's two entries and Old's three.
         #expect(first.status == 0 && first.output.contains("5 unread articles"), "\(first.output) \(first.error)")
 
-        let marking = home.appendingPathComponent("config-mark")
-        try (String(contentsOf: config, encoding: .utf8) + "\nrun-on-startup mark-feed-read; hard-quit\n")
-            .write(to: marking, atomically: true, encoding: .utf8)
-        _ = try await Binary(url: URL(fileURLWithPath: "/usr/bin/script")).runInBackground(
-            ["-qec", "timeout 60 newsboat -C \(marking.path) -u \(urls.path) -c \(cache.path)", "/dev/null"],
-            environment: environment.merging(["TERM": "xterm"]) { $1 })
+        try await newsboat.runOnStartup("mark-feed-read")
         var status = ""
         for _ in 0..<100 {
             status = try daemon.ctl(["--json", "status"]).output

@@ -23,13 +23,6 @@ import Testing
         return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 
-    /// A port nothing listens on now (the daemon takes it a moment later).
-    private func freePort() throws -> UInt16 {
-        let (descriptor, port) = try listeningSocket()
-        close(descriptor)
-        return port
-    }
-
     private func curl(_ url: String, _ arguments: [String] = []) throws -> (status: Int, body: String) {
         let result = try Binary(url: URL(fileURLWithPath: "/usr/bin/curl"))
             .run(["-s", "-m", "10", "-w", "\n%{http_code}", url] + arguments)
@@ -45,7 +38,7 @@ import Testing
     @Test func healthcheckAnswersOKAndEverythingElseIsAClearError() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let port = try freePort()
+        let port = try ServedDaemon.freePort()
         let log = directory.appendingPathComponent("daemon.log")
         let process = try daemon.start(arguments(in: directory, listen: "127.0.0.1:\(port)"), logFile: log)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
@@ -73,7 +66,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let seed = try writeSeedOPML([("Good", server.url("/feed.xml")), ("Broken", server.url("/status/500"))],
                                      in: directory)
-        let port = try freePort()
+        let port = try ServedDaemon.freePort()
         var arguments = arguments(in: directory, listen: "127.0.0.1:\(port)")
         arguments[arguments.firstIndex(of: "--seed-opml")! + 1] = seed.path
         let log = directory.appendingPathComponent("daemon.log")

@@ -8,28 +8,13 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct MinifluxAPITests {
     let password = "correct horse battery"
 
-    /// The daemon subscribed to the test server's 250-item feed (category News) and a feed that
-    /// cross-posts one of its items (no category), both fetched.
-    private func servedDaemon(_ server: FeedTestServer) async throws -> ServedDaemon {
-        let daemon = try await ServedDaemon(extraArguments: ["--deny-private-networks", "false"])
-        for (url, category) in [(server.url("/many.xml"), ["--category", "News"]), (server.url("/crosspost.xml"), [])] {
-            let added = try daemon.ctl(["add", url] + category)
-            guard added.status == 0 else { throw TestSupportError("add failed: \(added.error)") }
-        }
-        let refreshed = try daemon.ctl(["refresh", "--wait"])
-        guard refreshed.output.contains("252 new entries") || refreshed.output.contains("2 ok") else {
-            throw TestSupportError("refresh: \(refreshed.output) \(refreshed.error)")
-        }
-        return daemon
-    }
-
     private static let scenario = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Clients/miniflux_scenario.py")
 
     @Test func theMinifluxClientFromPyPIWorksEveryRouteItUses() async throws {
         let server = try FeedTestServer()
         defer { server.stop() }
-        let daemon = try await servedDaemon(server)
+        let daemon = try await ServedDaemon.withReaderFeeds(server)
         defer { daemon.stop() }
         let token = try daemon.createAccount(name: "alice", password: password)
 
@@ -48,37 +33,23 @@ import Testing
     @Test func newsboatInMinifluxModeReadsTheFeedsAndMarksRead() async throws {
         let server = try FeedTestServer()
         defer { server.stop() }
-        let daemon = try await servedDaemon(server)
+        let daemon = try await ServedDaemon.withReaderFeeds(server)
         defer { daemon.stop() }
         _ = try daemon.createAccount(name: "alice", password: password)
-        let home = daemon.directory.appendingPathComponent("newsboat")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        let config = home.appendingPathComponent("config")
-        try """
+        let newsboat = try Newsboat(in: daemon.directory, configuration: """
             urls-source "miniflux"
             miniflux-url "\(daemon.baseURL)/"
             miniflux-login "alice"
             miniflux-password "\(password)"
-            """.write(to: config, atomically: true, encoding: .utf8)
-        let urls = home.appendingPathComponent("urls")
-        try Data().write(to: urls)
-        let cache = home.appendingPathComponent("cache.db")
-        let newsboat = Binary(url: URL(fileURLWithPath: "/usr/bin/newsboat"))
-        let environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.path, "XDG_DATA_HOME": home.path]
-        let first = try await newsboat.runInBackground(["-C", config.path, "-u", urls.path, "-c", cache.path, "-x", "reload", "print-unread"],
-                                     environment: environment)
+            """)
+        let first = try await newsboat.reload()
         // It asks for each feed's entries without a limit, which Miniflux (and we) answer with the newest
         // 100: Many's items 151-250, and Crosspost's two.
         #expect(first.status == 0 && first.output.contains("102 unread articles"), "\(first.output) \(first.error)")
 
-        // newsboat marks its first feed read (under a pseudo-terminal, as a person would): Crosspost,
-        // listed first as /v1/feeds lists feeds with no category first …
-        let marking = home.appendingPathComponent("config-mark")
-        try (String(contentsOf: config, encoding: .utf8) + "\nrun-on-startup mark-feed-read; hard-quit\n")
-            .write(to: marking, atomically: true, encoding: .utf8)
-        let script = Binary(url: URL(fileURLWithPath: "/usr/bin/script"))
-        _ = try await script.runInBackground(["-qec", "timeout 60 newsboat -C \(marking.path) -u \(urls.path) -c \(cache.path)", "/dev/null"],
-                           environment: environment.merging(["TERM": "xterm"]) { $1 })
+        // newsboat marks its first feed read: Crosspost, listed first as /v1/feeds lists feeds with no
+        // category first …
+        try await newsboat.runOnStartup("mark-feed-read")
         // … and the daemon sees it (newsboat writes from a background thread: poll).
         var unread = ""
         for _ in 0..<100 {
@@ -94,7 +65,7 @@ import Testing
     @Test func badInputGetsA400ThatNamesTheParameter() async throws {
         let server = try FeedTestServer()
         defer { server.stop() }
-        let daemon = try await servedDaemon(server)
+        let daemon = try await ServedDaemon.withReaderFeeds(server)
         defer { daemon.stop() }
         let token = try daemon.createAccount(name: "alice", password: password)
         let auth = ["-H", "X-Auth-Token: \(token)"]

@@ -126,13 +126,15 @@ extension AggregatorService {
         let wait = throttle.wait(for: address)
         guard wait == 0 else { return .throttled(retryAfter: wait) }
         let verdict: LoginVerdict
-        switch credentials {
-        case .token(let secret):
-            verdict = await checkToken(secret)
-        case .password(let name, let password):
-            verdict = await checkPassword(name: name, password: password)
-        case .feverKey(let key):
-            verdict = await checkFeverKey(key)
+        do {
+            let account = try await read { try $0.account() }
+            switch credentials {
+            case .token(let secret): verdict = try await checkToken(secret, account: account)
+            case .password(let name, let password): verdict = await checkPassword(name: name, password: password, account: account)
+            case .feverKey(let key): verdict = Self.checkFeverKey(key, account: account)
+            }
+        } catch {
+            verdict = .unavailable  // the store cannot be read: not the client's fault
         }
         switch verdict {
         case .granted:
@@ -154,12 +156,9 @@ extension AggregatorService {
 
     private var authLogger: Logger { pipeline.logger.component("auth") }
 
-    private func checkToken(_ secret: String) async -> LoginVerdict {
+    private func checkToken(_ secret: String, account: StoredAccount?) async throws(AggregatorError) -> LoginVerdict {
         let digest = SecretToken.digest(secret)
-        guard let found = try? await read({ reader in (try reader.token(digest: digest), try reader.account()) }) else {
-            return .unavailable
-        }
-        guard found.0 != nil else { return found.1 == nil ? .noAccount : .refused }
+        guard try await read({ try $0.token(digest: digest) }) != nil else { return account == nil ? .noAccount : .refused }
         if let uses = authenticator.tokenUsed(digest) {
             // Bookkeeping, off the request's path: a failed write only loses a "last used" date.
             Task { [store] in try? await store.markTokensUsed(uses) }
@@ -167,26 +166,14 @@ extension AggregatorService {
         return .granted
     }
 
-    private func checkFeverKey(_ key: String) async -> LoginVerdict {
-        let stored: StoredAccount?
-        do {
-            stored = try await read { try $0.account() }
-        } catch {
-            return .unavailable
-        }
-        guard let account = stored else { return .noAccount }
+    private static func checkFeverKey(_ key: String, account: StoredAccount?) -> LoginVerdict {
+        guard let account else { return .noAccount }
         guard let expected = account.feverKey else { return .refused }  // Fever is off
         return SecretToken.equal(key.lowercased(), expected) ? .granted : .refused
     }
 
-    private func checkPassword(name: String, password: String) async -> LoginVerdict {
-        let stored: StoredAccount?
-        do {
-            stored = try await read { try $0.account() }
-        } catch {
-            return .unavailable
-        }
-        guard let account = stored else { return .noAccount }
+    private func checkPassword(name: String, password: String, account: StoredAccount?) async -> LoginVerdict {
+        guard let account else { return .noAccount }
         guard name == account.name else {
             // Same cost as a wrong password: the answer's timing does not tell whether the name exists.
             _ = await authenticator.verify(password, against: account.passwordHash)

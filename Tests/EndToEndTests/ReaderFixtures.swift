@@ -1,0 +1,52 @@
+import Foundation
+import TestSupport
+
+extension ServedDaemon {
+    /// A daemon subscribed to the test server's 250-item feed (category News) and a feed that
+    /// cross-posts one of its items (no category), both fetched: what the reader-app tests read.
+    static func withReaderFeeds(_ server: FeedTestServer) async throws -> ServedDaemon {
+        let daemon = try await ServedDaemon(extraArguments: ["--deny-private-networks", "false"])
+        for (url, category) in [(server.url("/many.xml"), ["--category", "News"]), (server.url("/crosspost.xml"), [])] {
+            let added = try daemon.ctl(["add", url] + category)
+            guard added.status == 0 else { throw TestSupportError("add failed: \(added.error)") }
+        }
+        let refreshed = try daemon.ctl(["refresh", "--wait"])
+        guard refreshed.output.contains("2 ok") else { throw TestSupportError("refresh: \(refreshed.output) \(refreshed.error)") }
+        return daemon
+    }
+}
+
+/// Debian's newsboat with a configuration of its own in a directory of the daemon's: `reload` prints
+/// its unread count; `runOnStartup` runs a command under a pseudo-terminal, as a person would.
+struct Newsboat {
+    let home: URL
+    let config: URL
+    private var urls: URL { home.appendingPathComponent("urls") }
+    private var cache: URL { home.appendingPathComponent("cache.db") }
+    private var environment: [String: String] { ["HOME": home.path, "XDG_CONFIG_HOME": home.path, "XDG_DATA_HOME": home.path] }
+
+    init(in directory: URL, configuration: String) throws {
+        home = directory.appendingPathComponent("newsboat")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        config = home.appendingPathComponent("config")
+        try configuration.write(to: config, atomically: true, encoding: .utf8)
+        try Data().write(to: home.appendingPathComponent("urls"))
+    }
+
+    /// `newsboat -x reload print-unread`.
+    func reload() async throws -> Binary.Result {
+        try await Binary(url: URL(fileURLWithPath: "/usr/bin/newsboat"))
+            .runInBackground(["-C", config.path, "-u", urls.path, "-c", cache.path, "-x", "reload", "print-unread"],
+                             environment: environment)
+    }
+
+    /// Starts newsboat under a pseudo-terminal with `command` run at start-up, then quits.
+    func runOnStartup(_ command: String) async throws {
+        let marking = home.appendingPathComponent("config-startup")
+        try (String(contentsOf: config, encoding: .utf8) + "\nrun-on-startup \(command); hard-quit\n")
+            .write(to: marking, atomically: true, encoding: .utf8)
+        _ = try await Binary(url: URL(fileURLWithPath: "/usr/bin/script")).runInBackground(
+            ["-qec", "timeout 60 newsboat -C \(marking.path) -u \(urls.path) -c \(cache.path)", "/dev/null"],
+            environment: environment.merging(["TERM": "xterm"]) { $1 })
+    }
+}
