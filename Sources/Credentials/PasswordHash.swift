@@ -21,7 +21,7 @@ public enum PasswordHash {
             aggregator_pwhash_argon2id(&out, text, length, passes, memoryBytes)
         }
         guard status == 0 else { throw .outOfMemory }
-        return String(cString: out)
+        return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Whether `password` is the one `hash` (from `make`) was made of. Takes as long whatever the answer.

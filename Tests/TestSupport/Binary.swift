@@ -105,8 +105,13 @@ public func temporaryDirectory() throws -> URL {
     return directory
 }
 
+/// How much longer than usual the tests' waits may last: `AGGREGATOR_TEST_TIME_SCALE` (default 1;
+/// `make check-sanitizers` sets 4, the sanitized binaries being several times slower).
+public let testTimeScale: Double = ProcessInfo.processInfo.environment["AGGREGATOR_TEST_TIME_SCALE"].flatMap(Double.init) ?? 1
+
 /// Waits until `file` contains `text`, up to `timeout` seconds; returns the file's text, or throws.
 public func waitFor(_ text: String, in file: URL, timeout: TimeInterval = 20) async throws -> String {
+    let timeout = timeout * testTimeScale
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         let contents = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
@@ -119,6 +124,7 @@ public func waitFor(_ text: String, in file: URL, timeout: TimeInterval = 20) as
 /// Waits for `process` to exit, up to `timeout` seconds, and returns its status; kills it and throws
 /// when it does not.
 public func waitForExit(_ process: Process, timeout: TimeInterval = 10) async throws -> Int32 {
+    let timeout = timeout * testTimeScale
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning && Date() < deadline {
         try await Task.sleep(for: .milliseconds(20))
