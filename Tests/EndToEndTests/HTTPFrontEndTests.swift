@@ -7,22 +7,6 @@ import Testing
 @Suite struct HTTPFrontEndTests {
     let daemon = Binary("aggregatord")
 
-    /// A loopback TCP socket listening on a free port, and the port.
-    private func listeningSocket() throws -> (descriptor: Int32, port: UInt16) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 8) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        try #require(bound)
-        return (descriptor, UInt16(bigEndian: address.sin_port))
-    }
-
     private func curl(_ url: String, _ arguments: [String] = []) throws -> (status: Int, body: String) {
         let result = try Binary(url: URL(fileURLWithPath: "/usr/bin/curl"))
             .run(["-s", "-m", "10", "-w", "\n%{http_code}", url] + arguments)
@@ -101,7 +85,7 @@ import Testing
         let badLog = try String(contentsOf: directory.appendingPathComponent("bad.log"), encoding: .utf8)
         #expect(badLog.contains("http-listen") && badLog.contains("numeric address"))
 
-        let (taken, port) = try listeningSocket()
+        let (taken, port) = try ServedDaemon.listeningSocket()
         defer { close(taken) }
         let busy = try daemon.start(arguments(in: directory, listen: "127.0.0.1:\(port)"),
                                     logFile: directory.appendingPathComponent("busy.log"))

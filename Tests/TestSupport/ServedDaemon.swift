@@ -79,18 +79,27 @@ public final class ServedDaemon {
 
     /// A port nothing listens on now (the daemon takes it a moment later).
     public static func freePort() throws -> UInt16 {
+        let (descriptor, port) = try listeningSocket()
+        close(descriptor)
+        return port
+    }
+
+    /// A loopback TCP socket listening on a free port, and the port (the caller closes it).
+    public static func listeningSocket() throws -> (descriptor: Int32, port: UInt16) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+                bind(descriptor, $0, length) == 0 && listen(descriptor, 8) == 0 && getsockname(descriptor, $0, &length) == 0
             }
         }
-        guard bound else { throw TestSupportError("no free port: \(String(cString: strerror(errno)))") }
-        return UInt16(bigEndian: address.sin_port)
+        guard bound else {
+            close(descriptor)
+            throw TestSupportError("no free port: \(String(cString: strerror(errno)))")
+        }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 }

@@ -215,9 +215,7 @@ struct GoogleReaderAPI: Sendable {
     private func itemIDs(_ request: ReaderRequest) async throws -> HTTPResponse {
         let (listing, count) = try await streamListing(request, stream: request.value("s") ?? ReaderStream.readingListID,
                                                        maximum: 10_000)
-        var limited = listing
-        limited.limit = count + 1  // one more: whether a continuation is needed
-        let ids = try await service.entryIDs(limited)
+        let ids = try await service.entryIDs(listing)
         var answer: [String: JSONValue] = ["itemRefs": .array(ids.prefix(count).map { ["id": .string(String($0))] })]
         if ids.count > count, let last = ids.prefix(count).last { answer["continuation"] = .string(String(last)) }
         return MinifluxJSON.response(.object(answer))
@@ -244,19 +242,25 @@ struct GoogleReaderAPI: Sendable {
     }
 
     private func streamContents(_ request: ReaderRequest, stream: String) async throws -> HTTPResponse {
-        let (listing, count) = try await streamListing(request, stream: stream, maximum: 1000)
-        var limited = listing
-        limited.limit = count + 1
-        let entries = try await service.entries(limited).entries
+        let (entries, continuation) = try await streamPage(request, stream: stream)
         var answer: [String: JSONValue] = [
             "id": .string(stream), "updated": .from(Int64(Date().timeIntervalSince1970)),
-            "items": .array(entries.prefix(count).map(Self.item)),
+            "items": .array(entries.map(Self.item)),
         ]
-        if entries.count > count, let last = entries.prefix(count).last { answer["continuation"] = .string(String(last.article.id)) }
+        if let continuation { answer["continuation"] = .string(continuation) }
         return MinifluxJSON.response(.object(answer))
     }
 
-    /// The listing a stream and its parameters select: `n`, `r=o`, `c`, `xt`, `it`, `ot`, `nt`.
+    /// A page of a stream's entries (`n` of them, at most 1,000), and the continuation when more remain.
+    private func streamPage(_ request: ReaderRequest, stream: String) async throws -> ([ListedEntry], continuation: String?) {
+        let (listing, count) = try await streamListing(request, stream: stream, maximum: 1000)
+        let entries = try await service.entries(listing).entries
+        let page = Array(entries.prefix(count))
+        return (page, entries.count > count ? page.last.map { String($0.article.id) } : nil)
+    }
+
+    /// The listing a stream and its parameters select: `n`, `r=o`, `c`, `xt`, `it`, `ot`, `nt`; its
+    /// limit is one more than the page, which tells whether a continuation is needed.
     private func streamListing(_ request: ReaderRequest, stream text: String, maximum: Int) async throws
         -> (EntryListing, Int) {
         guard let stream = ReaderStream(text) else { throw AggregatorError.notFound("unknown stream: \(text)") }
@@ -264,7 +268,7 @@ struct GoogleReaderAPI: Sendable {
         listing.order = .id
         listing.ascending = request.value("r") == "o"
         let count = min(maximum, max(1, Int(request.value("n") ?? "") ?? 20))
-        listing.limit = Int(Int32.max)
+        listing.limit = count + 1
         for exclude in request.values("xt") {
             switch ReaderStream(exclude) {
             case .read?: listing.read = false
@@ -418,18 +422,15 @@ struct GoogleReaderAPI: Sendable {
     /// A stream as an Atom document, as older clients read it (newsboat's feedhq mode): read items
     /// carry `<category scheme="http://www.google.com/reader/" label="read" …/>`.
     private func atom(_ request: ReaderRequest, stream: String) async throws -> HTTPResponse {
-        let (listing, count) = try await streamListing(request, stream: stream, maximum: 1000)
-        var limited = listing
-        limited.limit = count + 1
-        let entries = try await service.entries(limited).entries
+        let (entries, continuation) = try await streamPage(request, stream: stream)
         var title = stream
         if case .feed(let id)? = ReaderStream(stream) { title = try await service.feed(.id(id)).title ?? stream }
         var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
         xml += #"<feed xmlns="http://www.w3.org/2005/Atom" xmlns:gr="http://www.google.com/schemas/reader/atom/">"#
         xml += "<id>tag:google.com,2005:reader/\(Self.escaped(stream))</id><title>\(Self.escaped(title))</title>"
         xml += "<updated>\(rfc3339(secondsSinceEpoch: Int64(Date().timeIntervalSince1970)))</updated>"
-        if entries.count > count, let last = entries.prefix(count).last { xml += "<gr:continuation>\(last.article.id)</gr:continuation>" }
-        for entry in entries.prefix(count) {
+        if let continuation { xml += "<gr:continuation>\(continuation)</gr:continuation>" }
+        for entry in entries {
             let article = entry.article
             let published = rfc3339(secondsSinceEpoch: Int64((article.published ?? entry.createdAt).timeIntervalSince1970))
             xml += "<entry><id>\(ReaderItemID.long(article.id))</id><title type=\"html\">\(Self.escaped(article.title ?? ""))</title>"
