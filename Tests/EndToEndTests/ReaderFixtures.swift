@@ -45,8 +45,13 @@ struct Newsboat {
         let marking = home.appendingPathComponent("config-startup")
         try (String(contentsOf: config, encoding: .utf8) + "\nrun-on-startup \(command); hard-quit\n")
             .write(to: marking, atomically: true, encoding: .utf8)
+        // script runs the command with $SHELL -c. Without --foreground, timeout puts newsboat in a
+        // process group of its own, in the background of the terminal, where curses is stopped
+        // (SIGTTOU) and waits out the limit: bash hides this by exec'ing timeout, dash (SHELL unset,
+        // as under CI) does not. So: a fixed shell, exec, and --foreground.
         _ = try await Binary(url: URL(fileURLWithPath: "/usr/bin/script")).runInBackground(
-            ["-qec", "timeout 60 newsboat -C \(marking.path) -u \(urls.path) -c \(cache.path)", "/dev/null"],
-            environment: environment.merging(["TERM": "xterm"]) { $1 })
+            ["-qec", "exec timeout --foreground 60 newsboat -C \(marking.path) -u \(urls.path) -c \(cache.path)",
+             "/dev/null"],
+            environment: environment.merging(["TERM": "xterm", "SHELL": "/bin/sh"]) { $1 })
     }
 }
