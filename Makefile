@@ -40,7 +40,7 @@ run: build
 
 # The reader-app clients the end-to-end tests drive: Debian's newsboat (and curl, util-linux's
 # `script` for a pseudo-terminal), and those from PyPI (pinned) in .build/test-venv.
-TEST_PACKAGES := newsboat curl util-linux
+TEST_PACKAGES := newsboat curl util-linux chromium chromium-driver
 test-deps:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(TEST_PACKAGES)"
 

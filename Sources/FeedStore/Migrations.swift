@@ -192,6 +192,18 @@ enum Migrations {
         UPDATE entries SET sort_at = -9223372036854775808
         WHERE id IN (SELECT entry_id FROM entry_state WHERE removed = 1);
         """),
+        // 10: the web page's login sessions, stored as SHA-256 digests of the cookie (never in clear),
+        // with what the settings page shows to tell them apart and revoke one.
+        Step(sql: """
+        CREATE TABLE web_sessions (
+            id           INTEGER PRIMARY KEY,
+            digest       TEXT NOT NULL UNIQUE,
+            created_at   INTEGER NOT NULL,
+            last_seen_at INTEGER NOT NULL,
+            user_agent   TEXT NOT NULL,
+            address      TEXT NOT NULL
+        );
+        """),
     ]
 
     /// The schema version this build writes.

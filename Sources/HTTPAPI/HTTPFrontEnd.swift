@@ -3,13 +3,15 @@ import Foundation
 import HTTPServer
 
 /// The daemon's HTTP front end: routes each request to its answer, over the same service as the
-/// control socket. Today it answers `/healthcheck` (as Miniflux does: `OK`, for reverse proxies
-/// and monitors), `/metrics` (Prometheus, to loopback only) and Miniflux's API under `/v1/`.
+/// control socket: `/healthcheck` (as Miniflux does: `OK`, for reverse proxies and monitors),
+/// `/metrics` (Prometheus, to loopback or with a token), the reader-app APIs (Miniflux under `/v1/`,
+/// Fever, Google Reader), and every other path to the web page (`WebUI`).
 public struct HTTPFrontEnd: Sendable {
     let service: AggregatorService
     private let miniflux: MinifluxAPI
     private let fever: FeverAPI
     private let googleReader: GoogleReaderAPI
+    private let web: WebUI
     private let requests = RequestCounts()
     private let logger: Logger
     /// What every path starts with behind a reverse proxy that serves us under a sub-path; "/" for none.
@@ -25,6 +27,7 @@ public struct HTTPFrontEnd: Sendable {
         miniflux = MinifluxAPI(service: service)
         fever = FeverAPI(service: service)
         googleReader = GoogleReaderAPI(service: service)
+        web = WebUI(service: service, basePath: basePath, trustedProxies: trustedProxies)
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -84,7 +87,7 @@ public struct HTTPFrontEnd: Sendable {
         case let path where GoogleReaderAPI.path(of: path) != nil:
             return await googleReader.handle(request, path: GoogleReaderAPI.path(of: path)!)
         default:
-            return ("other", Self.error("no such page: \(request.path)", status: 404))
+            return await web.handle(request)
         }
     }
 

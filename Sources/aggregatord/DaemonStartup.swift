@@ -131,8 +131,9 @@ enum DaemonStartup {
         }
         guard let address = configuration.httpListen else { return nil }
         let server = try HTTPServer(descriptor: try address.listen())
-        logger.info("HTTP server listening", ["address": address.description,
-                                              "healthcheck": "http://\(address)/healthcheck"])
+        let base = configuration.httpBasePath == "/" ? "" : configuration.httpBasePath
+        logger.info("HTTP server listening", ["address": address.description, "web_page": "http://\(address)\(base)/",
+                                              "healthcheck": "http://\(address)\(base)/healthcheck"])
         return server
     }
 

@@ -27,13 +27,15 @@ import Testing
         let process = try daemon.start(arguments(in: directory, listen: "127.0.0.1:\(port)"), logFile: log)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         _ = try await waitFor("msg=Started", in: log)
-        #expect(try String(contentsOf: log, encoding: .utf8).contains("http://127.0.0.1:\(port)/healthcheck"))
+        let started = try String(contentsOf: log, encoding: .utf8)
+        #expect(started.contains("http://127.0.0.1:\(port)/healthcheck") && started.contains("web_page=http://127.0.0.1:\(port)/"))
 
         let base = "http://127.0.0.1:\(port)"
         let health = try curl(base + "/healthcheck")
         #expect(health.status == 200 && health.body == "OK")
         let unknown = try curl(base + "/nothing/here")
-        #expect(unknown.status == 404 && unknown.body == #"{"error_message":"no such page: \/nothing\/here"}"#)
+        // Paths of no API are the web page's: a page saying so.
+        #expect(unknown.status == 404 && unknown.body.contains("<h1>Not found</h1>"))
         #expect(try curl(base + "/healthcheck", ["-X", "POST"]).status == 405)
 
         kill(process.processIdentifier, SIGTERM)

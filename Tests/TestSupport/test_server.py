@@ -29,6 +29,27 @@ MANY = ("""<?xml version="1.0"?><rss version="2.0"><channel><title>Many</title><
 CROSSPOST = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Crosspost</title>
 <item><title>Item 2</title><link>http://example.org/many/2</link></item>
 <item><title>Own</title><link>http://example.org/crosspost/own</link></item></channel></rss>"""
+# For the web page's test: every way an article could make a browser run script or call another
+# origin (this server: /beacon/… counts each call; /beacons lists them).
+HOSTILE_WEB = """<p onclick="fetch('{o}/beacon/onclick')" onmouseover="alert('onmouseover')">Hostile article</p>
+<script>alert('script'); fetch('{o}/beacon/script')</script>
+<img src="/missing.png" onerror="alert('onerror'); fetch('{o}/beacon/onerror')">
+<a id="js-link" href="javascript:alert('javascript-link')">a javascript: link</a>
+<a href=" JaVaScRiPt:alert('spaced')">a spaced javascript: link</a>
+<iframe src="{o}/beacon/iframe"></iframe><frame src="{o}/beacon/frame">
+<form action="{o}/beacon/form" method="post"><input name="q" value="x"><button>Send</button></form>
+<style>@import url('{o}/beacon/style-import'); body {{ display: none }}</style>
+<link rel="stylesheet" href="{o}/beacon/link">
+<meta http-equiv="refresh" content="0; url={o}/beacon/meta-refresh">
+<div style="background: url('{o}/beacon/inline-style')">styled</div>
+<svg xmlns="http://www.w3.org/2000/svg" onload="alert('svg-onload')"><script>alert('svg-script')</script>
+<image href="{o}/beacon/svg-image"/></svg>
+<object data="{o}/beacon/object"></object><embed src="{o}/beacon/embed">
+<math><mtext><script>alert('math')</script></mtext></math>
+<noscript><p title="</noscript><img src=x onerror=alert('mxss')>">mutation</p></noscript>
+<base href="{o}/beacon/base/">
+<p>The end.</p>"""
+BEACONS = []
 RUNNING = [0, 0]  # requests to /concurrent/ now, and the most at once
 COUNT = threading.Lock()
 BOMB = gzip.compress(b"\0" * (64 << 20), compresslevel=9)  # 64 MiB of zeros in ~64 KiB
@@ -48,6 +69,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.startswith("/beacon/"):
+            BEACONS.append(self.path)
+            return self.send(200, b"")
+        return self.send(404, b"")
+
     def do_GET(self):
         path = self.path
         if path == "/feed.xml":
@@ -62,6 +90,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
 <body><p>Hello</p></body></html>""", [("Content-Type", "text/html")])
         if path == "/nolinks.html":
             return self.send(200, b"<html><body>No feed links here</body></html>", [("Content-Type", "text/html")])
+        if path.startswith("/beacon/"):
+            BEACONS.append(path)
+            return self.send(200, b"")
+        if path == "/beacons":
+            return self.send(200, "\n".join(BEACONS).encode())
+        if path == "/hostile-web.xml":
+            origin = "http://127.0.0.1:%d" % self.server.server_address[1]
+            content = HOSTILE_WEB.format(o=origin).replace("&", "&amp;").replace("<", "&lt;")
+            body = ('<?xml version="1.0"?><rss version="2.0"><channel><title>Hostile</title>'
+                    '<link>http://example.org/hostile/</link><item><title>Hostile article</title>'
+                    '<link>http://example.org/hostile/1</link><description>%s</description></item>'
+                    '</channel></rss>' % content).encode()
+            return self.send(200, body, [("Content-Type", "application/rss+xml")])
         if path == "/many.xml":
             return self.send(200, MANY, [("Content-Type", "application/rss+xml")])
         if path == "/crosspost.xml":

@@ -24,8 +24,10 @@ extension AggregatorService {
     public static let minimumPasswordLength = 8
 
     /// Creates the owner account, or gives it a new name and password. Tokens stay valid; logins
-    /// remembered with the old password are forgotten.
-    public func setAccount(name: String, password: String) async throws(AggregatorError) -> AccountSummary {
+    /// remembered with the old password are forgotten, and the web page's sessions end but
+    /// `keepingSession` (the browser that changed it).
+    public func setAccount(name: String, password: String, keepingSession: Int64? = nil)
+        async throws(AggregatorError) -> AccountSummary {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.count <= 64 else { throw .invalidArgument("the user name must be 1 to 64 characters") }
         guard !name.contains(":"), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -41,7 +43,11 @@ extension AggregatorService {
             throw .invalidArgument(error.description)
         }
         // Fever's key is made of the password: a new password turns Fever off until turned on again.
-        try await write { try await $0.setAccount(name: name, passwordHash: hash, feverKey: nil) }
+        // Sessions end first: if storing the account then fails, browsers log in again, no harm done.
+        try await write { store in
+            try await store.removeSessions(keeping: keepingSession)
+            try await store.setAccount(name: name, passwordHash: hash, feverKey: nil)
+        }
         guard let account = try await account() else { throw .unavailable("the account was not stored") }
         return account
     }

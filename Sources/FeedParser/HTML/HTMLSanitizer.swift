@@ -70,9 +70,11 @@ public enum HTMLSanitizer {
     }()
 
     static let everywhere: Set<String> = ["title", "lang", "dir"]
-    /// Dropped together with everything inside them.
+    /// Dropped together with everything inside them. Not `embed`: it is void in HTML, but libxml2's
+    /// parser does not know it and nests what follows inside it, which would go too. Like any
+    /// element not allowed, it is dropped and only that content kept.
     static let droppedWithContent: Set<String> = [
-        "script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "form", "input", "button",
+        "script", "style", "iframe", "frame", "frameset", "object", "applet", "form", "input", "button",
         "select", "textarea", "option", "svg", "math", "template", "noscript", "head", "title", "meta", "link", "base",
         "noembed", "noframes", "xmp", "plaintext", "portal", "dialog",
     ]

@@ -1,0 +1,166 @@
+import AggregatorCore
+import FeedStore
+import Foundation
+import HTTPServer
+
+extension WebUI {
+    // MARK: - The feeds page
+
+    /// What a form on the feeds page did, said after its redirect back (a fixed set: the query
+    /// cannot make the page say anything else).
+    private static let feedNotices = [
+        "removed": "The feed was removed.", "refreshing": "The feed is being checked now.",
+        "updated": "The feed was saved.", "category-added": "The category was created.",
+        "category-renamed": "The category was renamed.", "category-removed": "The category was removed; its feeds are now filed under none.",
+    ]
+
+    /// Every feed, failing ones first, with the forms to add one and to manage categories.
+    func feedsPage(_ request: WebRequest, notice: String? = nil, error: String? = nil, status: Int = 200,
+                   url: String = "", category: String = "") async throws -> HTTPResponse {
+        let page = try await self.page(request, section: "feeds")
+        let feeds = try await service.feeds().sorted { a, b in
+            if (a.status == .failing) != (b.status == .failing) { return a.status == .failing }
+            return (a.title ?? a.url).localizedCaseInsensitiveCompare(b.title ?? b.url) == .orderedAscending
+        }
+        var main = "<h1>Feeds</h1>"
+        if let notice = notice ?? request.http.queryValue("notice").flatMap({ Self.feedNotices[$0] }) {
+            main += "<p class=\"notice\" role=\"status\">\(escaped(notice))</p>"
+        }
+        if let error { main += "<p class=\"notice error\" role=\"alert\">\(escaped(error))</p>" }
+        main += """
+            <section aria-labelledby="add-title"><h2 id="add-title">Add a feed</h2>
+            <form method="post" action="\(link("/feeds"))">\(page.csrfField)
+            <label for="url">Address of the feed, or of a site that links to one</label>
+            <input id="url" name="url" type="url" required maxlength="2000" size="50" value="\(escaped(url))" placeholder="https://example.org/">
+            <label for="category">Category (optional)</label>
+            <input id="category" name="category" list="category-names" maxlength="200" value="\(escaped(category))">
+            <datalist id="category-names">\(page.categories.map { "<option value=\"\(escaped($0.name))\">" }.joined())</datalist>
+            <p><button>Add</button></p></form></section>
+            <section aria-labelledby="list-title"><h2 id="list-title">\(feeds.count) feeds</h2>
+            """
+        if !feeds.isEmpty {
+            main += "<table class=\"feeds\"><thead><tr><th scope=\"col\">Feed</th><th scope=\"col\">Category</th>"
+                + "<th scope=\"col\">Unread</th><th scope=\"col\">State</th><th scope=\"col\">Actions</th></tr></thead><tbody>"
+            for feed in feeds { main += feedRow(feed, page: page) }
+            main += "</tbody></table>"
+        }
+        main += "</section>" + categoriesSection(page)
+        return Self.html(page.document(title: "Feeds", main: main), status: status)
+    }
+
+    private func feedRow(_ feed: FeedSummary, page: WebPage) -> String {
+        var html = "<tr><td><a href=\"\(link("/feed/\(feed.id)"))\">\(escaped(feed.title ?? feed.url))</a>"
+            + "<br><span class=\"muted address\">\(escaped(feed.url))</span></td>"
+        html += "<td>\(escaped(feed.category ?? "—"))</td><td>\(feed.unread) / \(feed.total)</td><td class=\"state\">"
+        switch feed.status {
+        case .failing:
+            html += "<strong class=\"failing\">failing</strong> (\(feed.errorCount)×): \(escaped(feed.lastError ?? ""))"
+        case .disabled:
+            html += "<strong class=\"failing\">gone</strong>: \(escaped(feed.lastError ?? "no longer checked"))"
+        case .ok:
+            html += "ok"
+        }
+        if let checked = feed.checkedAt { html += "<br><span class=\"muted\">checked \(WebPage.time(checked))</span>" }
+        if let next = feed.nextCheckAt, feed.status != .disabled {
+            html += "<br><span class=\"muted\">next \(WebPage.time(next))</span>"
+        }
+        html += "</td><td><a href=\"\(link("/feed/\(feed.id)/edit"))\">Edit</a> "
+        html += page.button("Check now", action: "/feed/\(feed.id)/refresh", fields: [])
+        html += page.button("Remove", action: "/feed/\(feed.id)/remove", fields: [], kind: "danger")
+        return html + "</td></tr>"
+    }
+
+    private func categoriesSection(_ page: WebPage) -> String {
+        var html = "<section aria-labelledby=\"categories-title\"><h2 id=\"categories-title\">Categories</h2>"
+        for category in page.categories {
+            html += """
+                <form class="toolbar" method="post" action="\(link("/category/\(category.id)/rename"))">\(page.csrfField)
+                <label class="hidden" for="category-\(category.id)">Name of \(escaped(category.name))</label>
+                <input id="category-\(category.id)" name="name" value="\(escaped(category.name))" required maxlength="200">
+                <button>Rename</button> <span class="muted">\(category.feeds) feeds, \(category.unread) unread</span></form>
+                """
+            html += page.button("Remove \(category.name)", action: "/category/\(category.id)/remove", fields: [], kind: "danger")
+        }
+        html += """
+            <form class="toolbar" method="post" action="\(link("/categories"))">\(page.csrfField)
+            <label class="hidden" for="new-category">New category</label>
+            <input id="new-category" name="name" required maxlength="200" placeholder="New category">
+            <button>Create</button></form></section>
+            <section aria-labelledby="opml-title"><h2 id="opml-title">Import and export</h2>
+            <p><a href="\(link("/export.opml"))" download="aggregatord.opml">Export every feed as OPML</a></p>
+            <form method="post" action="\(link("/settings/import"))" enctype="multipart/form-data">\(page.csrfField)
+            <label for="opml">Import an OPML file</label><input id="opml" name="opml" type="file" accept=".opml,.xml,text/xml" required>
+            <p><button>Import</button></p></form></section>
+            """
+        return html
+    }
+
+    // MARK: - Feed actions
+
+    func addFeed(_ request: WebRequest) async throws -> HTTPResponse {
+        let url = (request.form.value("url") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let category = (request.form.value("category") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let added: FeedAddition
+        do {
+            added = try await service.addFeed(url: url, category: category.isEmpty ? nil : category)
+        } catch {
+            return try await feedsPage(request, error: error.description, status: MinifluxAPI.status(of: error), url: url,
+                                       category: category)
+        }
+        if let warning = added.warning {
+            return try await feedsPage(request, notice: "Subscribed to \(added.feed.url), but: \(warning)")
+        }
+        return redirect(to: "/feed/\(added.feed.id)?all=1", request.http)
+    }
+
+    func editFeedPage(_ request: WebRequest) async throws -> HTTPResponse {
+        let feed = try await service.feed(.id(try request.id()))
+        let page = try await self.page(request, section: "feeds")
+        let main = """
+            <h1>Edit \(escaped(feed.title ?? feed.url))</h1>
+            <form method="post" action="\(link("/feed/\(feed.id)/edit"))">\(page.csrfField)
+            <label for="title">Title</label><input id="title" name="title" value="\(escaped(feed.title ?? ""))" maxlength="500" size="50">
+            <label for="category">Category (empty for none)</label>
+            <input id="category" name="category" list="category-names" value="\(escaped(feed.category ?? ""))" maxlength="200">
+            <datalist id="category-names">\(page.categories.map { "<option value=\"\(escaped($0.name))\">" }.joined())</datalist>
+            <p><button>Save</button> <a href="\(link("/feeds"))">Cancel</a></p></form>
+            <p class="muted">Address: \(escaped(feed.url))</p>
+            """
+        return Self.html(page.document(title: "Edit feed", main: main))
+    }
+
+    func updateFeed(_ request: WebRequest) async throws -> HTTPResponse {
+        let title = (request.form.value("title") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let category = (request.form.value("category") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard title.count <= 500, category.count <= 200 else { throw WebError("the title or category is too long") }
+        _ = try await service.updateFeed(.id(try request.id()), title: title.isEmpty ? nil : title, category: category)
+        return redirect(to: "/feeds?notice=updated", request.http)
+    }
+
+    func refreshFeed(_ request: WebRequest) async throws -> HTTPResponse {
+        _ = try await service.refresh([.id(try request.id())], wait: false)
+        return redirect(to: "/feeds?notice=refreshing", request.http)
+    }
+
+    func removeFeed(_ request: WebRequest) async throws -> HTTPResponse {
+        _ = try await service.removeFeed(.id(try request.id()))
+        return redirect(to: "/feeds?notice=removed", request.http)
+    }
+
+    // MARK: - Categories
+
+    func createCategory(_ request: WebRequest) async throws -> HTTPResponse {
+        _ = try await service.createCategory(request.form.value("name") ?? "")
+        return redirect(to: "/feeds?notice=category-added", request.http)
+    }
+
+    func renameCategory(_ request: WebRequest) async throws -> HTTPResponse {
+        _ = try await service.renameCategory(id: try request.id(), to: request.form.value("name") ?? "")
+        return redirect(to: "/feeds?notice=category-renamed", request.http)
+    }
+
+    func removeCategory(_ request: WebRequest) async throws -> HTTPResponse {
+        try await service.removeCategory(id: try request.id())
+        return redirect(to: "/feeds?notice=category-removed", request.http)
+    }
+}
