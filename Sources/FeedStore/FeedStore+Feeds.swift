@@ -112,6 +112,15 @@ extension StoreReader {
         return counters
     }
 
+    /// How many feeds are filed under no category, and their unread entries (the feeds' counters
+    /// added up: an entry two of them carry counts twice, as in Miniflux's uncategorized category).
+    public func uncategorizedCounts() throws(StoreError) -> (feeds: Int, unread: Int) {
+        var counts = (feeds: 0, unread: 0)
+        try database.statement("SELECT count(*), coalesce(sum(unread_count), 0) FROM feeds WHERE category_id IS NULL")
+            .query { row in counts = (Int(row.int64(at: 0)), Int(row.int64(at: 1))) }
+        return counts
+    }
+
     /// Every category with its feed, unread and total counts (an article counted once per category).
     public func categories() throws(StoreError) -> [CategorySummary] {
         var categories: [CategorySummary] = []

@@ -27,6 +27,18 @@ extension AggregatorService {
         return entry
     }
 
+    // MARK: - Counts for a reading page
+
+    /// Everything a reading page's frame shows, in one read of the kept counters: the unread
+    /// total, each category with its counts, and the feeds filed under none.
+    public func readingCounts() async throws(AggregatorError) -> ReadingCounts {
+        try await read { reader in
+            let uncategorized = try reader.uncategorizedCounts()
+            return ReadingCounts(unread: try reader.totals().unread, categories: try reader.categories(),
+                                 uncategorizedFeeds: uncategorized.feeds, uncategorizedUnread: uncategorized.unread)
+        }
+    }
+
     // MARK: - Categories by id
 
     /// The category with this id.
@@ -62,4 +74,12 @@ extension AggregatorService {
     public func removeCategory(id: Int64) async throws(AggregatorError) {
         try await write { try await $0.removeCategory(id: id) }
     }
+}
+
+/// The counts a reading page's navigation and sidebar show.
+public struct ReadingCounts: Sendable, Equatable {
+    public var unread: Int
+    public var categories: [CategorySummary]
+    public var uncategorizedFeeds: Int
+    public var uncategorizedUnread: Int
 }

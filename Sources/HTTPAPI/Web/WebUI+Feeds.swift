@@ -6,6 +6,8 @@ import HTTPServer
 extension WebUI {
     // MARK: - The feeds page
 
+    static let feedsPerPage = 100
+
     /// What a form on the feeds page did, said after its redirect back (a fixed set: the query
     /// cannot make the page say anything else).
     private static let feedNotices = [
@@ -27,6 +29,9 @@ extension WebUI {
             main += "<p class=\"notice\" role=\"status\">\(escaped(notice))</p>"
         }
         if let error { main += "<p class=\"notice error\" role=\"alert\">\(escaped(error))</p>" }
+        // A page of feeds at a time: a table of thousands weighs megabytes.
+        let pageNumber = max(1, Int(request.http.queryValue("page") ?? "") ?? 1)
+        let shown = feeds.dropFirst((pageNumber - 1) * Self.feedsPerPage).prefix(Self.feedsPerPage)
         main += """
             <section aria-labelledby="add-title"><h2 id="add-title">Add a feed</h2>
             <form method="post" action="\(link("/feeds"))">\(page.csrfField)
@@ -38,11 +43,19 @@ extension WebUI {
             <p><button>Add</button></p></form></section>
             <section aria-labelledby="list-title"><h2 id="list-title">\(feeds.count) feeds</h2>
             """
-        if !feeds.isEmpty {
+        if !shown.isEmpty {
             main += "<table class=\"feeds\"><thead><tr><th scope=\"col\">Feed</th><th scope=\"col\">Category</th>"
                 + "<th scope=\"col\">Unread</th><th scope=\"col\">State</th><th scope=\"col\">Actions</th></tr></thead><tbody>"
-            for feed in feeds { main += feedRow(feed, page: page) }
+            for feed in shown { main += feedRow(feed, page: page) }
             main += "</tbody></table>"
+        }
+        if feeds.count > Self.feedsPerPage {
+            let pages = (feeds.count + Self.feedsPerPage - 1) / Self.feedsPerPage
+            main += "<nav class=\"pager\" aria-label=\"Pages of feeds\">"
+            main += pageNumber > 1 ? "<a href=\"\(link("/feeds"))?page=\(pageNumber - 1)\" rel=\"prev\">← Previous</a>" : "<span></span>"
+            main += "<span>page \(pageNumber) of \(pages)</span>"
+            main += pageNumber < pages ? "<a href=\"\(link("/feeds"))?page=\(pageNumber + 1)\" rel=\"next\">Next →</a>" : "<span></span>"
+            main += "</nav>"
         }
         main += "</section>" + categoriesSection(page)
         return Self.html(page.document(title: "Feeds", main: main), status: status)

@@ -202,10 +202,10 @@ struct WebUI: Sendable {
     /// The frame of a signed-in page, with the counts of the sidebar and navigation filled in.
     func page(_ request: WebRequest, section: String, search: String = "") async throws -> WebPage {
         var page = WebPage(base: basePath, csrf: request.csrf, section: section, search: search)
-        page.categories = try await service.categories()
-        let loose = try await service.feeds().filter { $0.categoryID == nil }
-        page.uncategorizedUnread = loose.isEmpty ? nil : loose.reduce(0) { $0 + $1.unread }
-        page.unread = try await service.status().totals.unread
+        let counts = try await service.readingCounts()
+        page.categories = counts.categories
+        page.uncategorizedUnread = counts.uncategorizedFeeds == 0 ? nil : counts.uncategorizedUnread
+        page.unread = counts.unread
         return page
     }
 
