@@ -34,7 +34,14 @@ struct SearchQuery: Equatable {
                 word = String(word.drop { $0 == "*" }.reversed().drop { $0 == "*" }.reversed())
             }
             guard word.unicodeScalars.contains(where: { CharacterSet.alphanumerics.contains($0) }) else { continue }
-            let quoted = "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (prefix ? "*" : "")
+            // Doubled scalar by scalar: a `"` followed by a combining mark is one Character, which
+            // String's replacing would pass over (found by fuzzing: FTS5 read it as the term's end).
+            var escaped = String.UnicodeScalarView()
+            for scalar in word.unicodeScalars {
+                escaped.append(scalar)
+                if scalar == "\"" { escaped.append(scalar) }
+            }
+            let quoted = "\"" + String(escaped) + "\"" + (prefix ? "*" : "")
             if negated {
                 excluded.append(quoted)
                 continue
@@ -66,6 +73,8 @@ struct SearchQuery: Equatable {
     }
 
     /// Splits on whitespace, keeping "quoted phrases" together; an unclosed quote runs to the end.
+    /// Control characters separate words too: FTS5 reads a NUL as the end of the query (found by
+    /// fuzzing: `a\0b` was refused as "unterminated string").
     private static func tokens(of text: String) -> [Token] {
         var tokens: [Token] = []
         var current = ""
@@ -78,6 +87,8 @@ struct SearchQuery: Equatable {
             if character == "\"" {
                 flush(quoted: inQuotes)
                 inQuotes.toggle()
+            } else if character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                flush(quoted: inQuotes)
             } else if character.isWhitespace && !inQuotes {
                 flush(quoted: false)
             } else {

@@ -99,6 +99,14 @@ import Testing
         #expect(FeedDateParser.date(from: text) == nil)
     }
 
+    /// Found by fuzzing: a year of 17 digits overflowed the day count and stopped the process.
+    @Test(arguments: ["Sun,22 Nov 1920126249902624 0 ,", "Sun, 22 Nov 9223372036854775807 10:00:00 GMT",
+                      "9999999999999-01-01T00:00:00Z", "2004-99999999999-01"])
+    func absurdYearsDoNotCrash(text: String) {
+        _ = FeedDateParser.date(from: text)
+        _ = FeedDateParser.secondsSinceEpoch(from: text)
+    }
+
     @Test func outputIsRFC3339UTCWithPaddedYears() {
         #expect(rfc3339(secondsSinceEpoch: 0) == "1970-01-01T00:00:00Z")
         #expect(utc("Thu, 01 Jan 0100 00:00:01 +0100") == "0099-12-31T23:00:01Z")

@@ -18,4 +18,14 @@ import Testing
     func onlyAbsoluteHTTPURLsHaveAKey(url: String) {
         #expect(CanonicalURL.key(for: url) == nil)
     }
+
+    /// Found by fuzzing: odd ports made a key whose own key differed, so a stored entry's key did
+    /// not find it again.
+    @Test(arguments: ["http://[(:::80//Ex1]:\u{0}80", "http://h::80/", "http://h:80:80/x", "https://h:443:/", "http://h:/",
+                      "http://example.com-\tsb/\t#frag", "http://h/a?x=1\t&utm_source=y",
+                      "HTTP://H_/E\u{FFFD}i?ut\r/&&f&&++++\r&&&\t&&&\r&&&&\t&&", "http://h/a?x=1& &  &y= "])
+    func theKeyOfAKeyIsItself(url: String) throws {
+        let key = try #require(CanonicalURL.key(for: url))
+        #expect(CanonicalURL.key(for: key) == key, "\(url) → \(key)")
+    }
 }

@@ -46,6 +46,20 @@ import Testing
         }
     }
 
+    /// Found by fuzzing: FTS5 stops reading a query at a NUL ("unterminated string").
+    @Test func controlCharactersAndCombinedQuotesAreNotSyntax() async throws {
+        let fixture = try await populated()
+        let reader = try fixture.reader()
+        // And a quote with a combining mark (one Character, two scalars) is escaped too.
+        for query in ["a\u{0}b", "\"a\u{0}b\"", "\u{0}", "x\u{1B}[31my", "ab\"\u{65C}cd", "\"\u{301}"] {
+            do {
+                _ = try reader.articles(ArticleFilter(search: query))
+            } catch {
+                #expect(error.kind == .invalidQuery && query == "\u{0}", "\(query.debugDescription): \(error)")
+            }
+        }
+    }
+
     @Test func onlyExclusionsIsAnError() async throws {
         let fixture = try await populated()
         let error = #expect(throws: StoreError.self) { try fixture.reader().articles(ArticleFilter(search: "-swift")) }

@@ -11,6 +11,11 @@ struct CivilTime: Equatable {
     /// Seconds since 1970-01-01T00:00:00Z. Out-of-range fields carry over (hour 25 is the next day),
     /// the way C's `mktime` normalises them.
     var secondsSinceEpoch: Int64 {
+        // Fields clamped to ten million first: a feed's "year 19201262499026240" overflowed the
+        // arithmetic below and stopped the process (found by fuzzing). Such a date is nonsense
+        // either way; within these bounds nothing overflows.
+        let (year, month, day) = (Self.clamped(year), Self.clamped(month), Self.clamped(day))
+        let (hour, minute, second) = (Self.clamped(hour), Self.clamped(minute), Self.clamped(second))
         // Normalise the month first so the day count below sees 1...12.
         let monthIndex = month - 1
         let yearCarry = monthIndex >= 0 ? monthIndex / 12 : (monthIndex - 11) / 12
@@ -18,6 +23,10 @@ struct CivilTime: Equatable {
         let normalizedMonth = monthIndex - yearCarry * 12 + 1
         let days = Self.daysFromCivil(year: normalizedYear, month: normalizedMonth, day: 1) + Int64(day - 1)
         return days * 86_400 + Int64(hour) * 3_600 + Int64(minute) * 60 + Int64(second)
+    }
+
+    private static func clamped(_ field: Int) -> Int {
+        min(max(field, -10_000_000), 10_000_000)
     }
 
     /// Whether the fields name a real calendar moment (no carrying needed).
