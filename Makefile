@@ -14,7 +14,7 @@ RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 # Debian packages the build and the tests need (libseccomp-dev: systemd/check-sandbox.sh).
 DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev zlib1g-dev libseccomp-dev
 
-.PHONY: all build deps run test test-deps test-venv check-sanitizers conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
+.PHONY: all build deps run test test-deps test-venv check-sanitizers fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
 
 all: build
 
@@ -34,6 +34,18 @@ deps:
 
 build: deps
 	$(RELEASE_BUILD)
+
+# Fuzzing (docs/RELIABILITY.md): libFuzzer with AddressSanitizer, one target per outside input, in
+# the package under Fuzz/. `make fuzz` runs each for FUZZ_SECONDS and fails on a crash, a broken
+# property, a leak or an input taking over 2 s (the reproducer is left in .build/fuzz/findings/).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= FeedParser OPML Sanitizer Dates SearchQuery ControlProtocol HTTPRequest CanonicalURL
+FUZZ_BUILD := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing \
+	-Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+fuzz-build: deps
+	cd Fuzz && swift build --build-path ../.build/fuzz $(FUZZ_BUILD)
+fuzz: fuzz-build
+	bash Fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 run: build
 	$(RELEASE_BIN)/aggregatord --seed-opml feeds.opml

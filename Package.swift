@@ -6,6 +6,13 @@ let package = Package(
     products: [
         .executable(name: "aggregatord", targets: ["aggregatord"]),
         .executable(name: "aggregatorctl", targets: ["aggregatorctl"]),
+        // For the fuzz targets (Fuzz/, a package of their own built with libFuzzer): the modules
+        // whose inputs come from outside.
+        .library(name: "FeedParser", targets: ["FeedParser"]),
+        .library(name: "FeedStore", targets: ["FeedStore"]),
+        .library(name: "ControlProtocol", targets: ["ControlProtocol"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "HTTPAPI", targets: ["HTTPAPI", "AggregatorCore"]),
     ],
     targets: [
         // C libraries from Debian, wrapped with typed shims (see each shim.h).
