@@ -54,6 +54,13 @@ import Testing
         #expect(clean(once) == once, "\(html.debugDescription) → \(once.debugDescription) → \(clean(once).debugDescription)")
     }
 
+    /// Found by fuzzing: text after a srcset's URL was kept as its descriptor.
+    @Test func sourceSetsKeepOnlyWidthsAndDensities() {
+        #expect(clean(#"<img src="a.png" srcset="a.png 1x, b.png 640w">"#).contains(#"srcset="https://example.org/post/a.png 1x, https://example.org/post/b.png 640w""#))
+        #expect(!clean(#"<img src="a.png" srcset="a.png 1x javascript:alert(1) 2x">"#).contains("srcset"))
+        #expect(!clean(#"<img src="a.png" srcset="a.png onerror=x">"#).contains("srcset"))
+    }
+
     @Test func readableMarkupStaysAndLinksAreMadeSafe() {
         let output = clean("""
             <h2 id="x" class="y">Title</h2><p>Some <strong>bold</strong> and <em>em</em> <code>code()</code>.</p>\

@@ -119,12 +119,22 @@ public enum HTMLSanitizer {
         return baseURL.map { URLResolver.resolve(url.trimmingSpaces, against: $0) } ?? url.trimmingSpaces
     }
 
+    private static func isSourceDescriptor(_ text: Substring) -> Bool {
+        guard let unit = text.last, unit == "w" || unit == "x", text.count <= 12 else { return false }
+        let number = text.dropLast()
+        return !number.isEmpty && Double(number) != nil && number.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
+    }
+
     static func safeSourceSet(_ value: String, baseURL: String?) -> String? {
         var candidates: [String] = []
         for candidate in value.split(separator: ",") {
             let parts = candidate.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
             guard let first = parts.first, let url = safeURL(String(first), isLink: false, baseURL: baseURL) else { return nil }
-            candidates.append(([url] + parts.dropFirst().map(String.init)).joined(separator: " "))
+            // A descriptor is a width or a density ("640w", "1.5x"); anything else is junk a
+            // browser would drop the candidate for (found by fuzzing: text kept as a descriptor).
+            let descriptors = parts.dropFirst()
+            guard descriptors.count <= 1, descriptors.allSatisfy(isSourceDescriptor) else { return nil }
+            candidates.append(([url] + descriptors.map(String.init)).joined(separator: " "))
         }
         return candidates.isEmpty ? nil : candidates.joined(separator: ", ")
     }
