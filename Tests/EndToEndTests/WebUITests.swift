@@ -13,7 +13,9 @@ import Testing
     /// Where the browser's screenshots go (the README's come from here).
     private static let artifacts = TestVenv.directory.deletingLastPathComponent().appendingPathComponent("test-artifacts/web")
 
-    @Test func aBrowserLogsInReadsStarsSearchesAddsMarksAndLogsOut() async throws {
+    /// The whole scenario at 1280×900 (then the hostile feed's article), and again at 360×740.
+    @Test(arguments: ["desktop", "phone"])
+    func aBrowserLogsInReadsStarsSearchesAddsMarksAndLogsOut(viewport: String) async throws {
         let server = try FeedTestServer()
         defer { server.stop() }
         let daemon = try await ServedDaemon.withReaderFeeds(server)
@@ -23,7 +25,7 @@ import Testing
         #expect(try daemon.ctl(["refresh", "--wait"]).output.contains("3 ok"))
 
         let result = try await TestVenv.run(Self.scenario, [daemon.baseURL, "alice", password, server.url(""),
-                                                            Self.artifacts.path])
+                                                            Self.artifacts.path, viewport])
         #expect(result.status == 0 && result.output.contains("ok"), "\(result.output)\n\(result.error)")
         // What the browser did is what the CLI sees: the category marked read, the feed added by its page.
         let status = try daemon.ctl(["--json", "articles", "--unread", "--category", "News"]).output
@@ -52,6 +54,10 @@ import Testing
         let login = try daemon.curl("/login", ["-b", jar, "-c", jar, "-d", "login_token=\(token)&name=alice&password=\(password)"])
         #expect(login.status == 303 && login.headers["location"] == "/unread")
         #expect(login.headers["set-cookie"]?.contains("HttpOnly; SameSite=Lax") == true)
+        #expect(login.headers["set-cookie"]?.contains("Secure") == false)
+        // Behind a TLS proxy (trusted: loopback by default), the cookie is Secure.
+        let proxied = try daemon.curl("/login", ["-H", "X-Forwarded-Proto: https"])
+        #expect(proxied.headers["set-cookie"]?.hasSuffix("SameSite=Lax; Secure") == true, "\(proxied.headers)")
 
         // Signed in: the page carries its CSRF token and the headers that keep content inert.
         let unread = try daemon.curl("/unread", ["-b", jar])

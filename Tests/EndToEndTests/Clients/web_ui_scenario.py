@@ -2,7 +2,9 @@
 system's chromedriver. Every state the page changes is checked through Miniflux's API too (a second
 front end over the same store). Fails with a message on the first thing that is not as expected.
 
-Arguments: BASE_URL USER PASSWORD FEED_SERVER_URL ARTIFACT_DIR
+Arguments: BASE_URL USER PASSWORD FEED_SERVER_URL ARTIFACT_DIR [desktop|phone]
+The whole reading scenario runs at 1280x900 (then the hostile feed's article) or at 360x740 (then the
+phone's own checks: no page wider than the screen).
 """
 import os
 import sys
@@ -18,6 +20,7 @@ from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 BASE, USER, PASSWORD, FEEDS, ARTIFACTS = sys.argv[1:6]
+MODE = sys.argv[6] if len(sys.argv) > 6 else "desktop"
 API = requests.Session()
 API.auth = (USER, PASSWORD)
 
@@ -39,6 +42,9 @@ def browser(width, height):
                      "--disable-extensions", "--no-first-run", f"--window-size={width},{height}"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if width < 500:  # a headless window is at least 500 px wide: a phone's screen is emulated
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": width, "height": height,
+                                                                              "pixelRatio": 2.0, "touch": True}})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(30)
     return driver
@@ -89,8 +95,9 @@ def category_counts(driver):
     return counts
 
 
-def desktop():
-    driver = browser(1280, 900)
+def reading(width, height):
+    driver = browser(width, height)
+    shot = "" if width > 400 else "phone-"
     try:
         # A wrong password is refused with a message; the right one lands on the unread page.
         log_in(driver, password="not the password")
@@ -106,7 +113,7 @@ def desktop():
         check(category_counts(driver) == by_api, f"sidebar counts {category_counts(driver)} != API {by_api}")
         total = api("/v1/entries?status=unread&limit=1")["total"]
         check(driver.title.startswith(f"({total}) Unread"), f"title {driver.title!r}, {total} unread")
-        driver.save_screenshot(os.path.join(ARTIFACTS, "unread.png"))
+        driver.save_screenshot(os.path.join(ARTIFACTS, shot + "unread.png"))
 
         # Opening an article marks it read; starring it from its page (no reload) stars it.
         first = driver.find_element(By.LINK_TEXT, "Item 250")
@@ -119,7 +126,7 @@ def desktop():
         wait_for(lambda: api(f"/v1/entries/{entry_id}")["starred"], "the star button did not star the article")
         check(star.get_attribute("aria-pressed") == "true", "the star button does not show the star")
         check(driver.current_url.endswith(f"/entry/{entry_id}"), "starring left the article's page")
-        driver.save_screenshot(os.path.join(ARTIFACTS, "article.png"))
+        driver.save_screenshot(os.path.join(ARTIFACTS, shot + "article.png"))
         visit(driver, "/starred")
         check(f"/entry/{entry_id}" in driver.page_source, "the starred page does not list the starred article")
 
@@ -202,23 +209,20 @@ def hostile():
 def phone():
     driver = browser(360, 740)
     try:
-        driver.set_window_size(360, 740)
         log_in(driver)
+        check(driver.execute_script("return window.innerWidth") == 360, "the viewport is not 360 px wide")
         WebDriverWait(driver, 5).until(lambda d: d.current_url.endswith("/unread"))
         for path in ("/unread", "/history", "/feeds", "/settings"):
             visit(driver, path)
             width = driver.execute_script("return document.documentElement.scrollWidth")
             viewport = driver.execute_script("return window.innerWidth")
             check(width <= viewport, f"{path} is wider than the phone: {width} > {viewport}")
-        visit(driver, "/unread")
-        driver.save_screenshot(os.path.join(ARTIFACTS, "phone-unread.png"))
         # An article with content (the hostile one's image would fail to load: no internet here).
         visit(driver, "/history")
         driver.find_element(By.LINK_TEXT, "Item 250").click()
         WebDriverWait(driver, 5).until(lambda d: "/entry/" in d.current_url)
         width = driver.execute_script("return document.documentElement.scrollWidth")
         check(width <= driver.execute_script("return window.innerWidth"), f"the article is wider than the phone: {width}")
-        driver.save_screenshot(os.path.join(ARTIFACTS, "phone-article.png"))
         errors = console_errors(driver)
         check(not errors, f"console errors on the phone: {errors}")
     finally:
@@ -227,7 +231,10 @@ def phone():
 
 if __name__ == "__main__":
     os.makedirs(ARTIFACTS, exist_ok=True)
-    desktop()
-    hostile()
-    phone()
+    if MODE == "phone":
+        reading(360, 740)
+        phone()
+    else:
+        reading(1280, 900)
+        hostile()
     print("ok")
