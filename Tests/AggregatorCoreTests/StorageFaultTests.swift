@@ -43,4 +43,30 @@ import Testing
         #expect(try StoreReader(path: path).feeds().allSatisfy { $0.status == .ok })
         #expect(try StoreReader(path: path).totals().entries == 250)
     }
+
+    /// Another program holding the database's write lock through a round: the round's results
+    /// cannot be stored, the round says so, and the next one, the lock gone, stores everything.
+    @Test func aDatabaseLockedByAnotherProgramFailsTheRoundAndLosesNothing() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("locked.db").path
+        let store = try FeedStore(path: path)
+        let logger = Logger(minimumLevel: .error, component: "test", journald: false) { _ in }
+        let pipeline = RefreshPipeline(store: store, fetcher: FeedFetcher(userAgent: "aggregatord-test"), logger: logger)
+        try await store.addFeeds([.init(url: server.url("/many.xml"))])
+        let due = try await store.feedsToFetch()
+
+        let other = try Database(path: path)
+        try other.execute("BEGIN IMMEDIATE")  // what `sqlite3 a.db` does on its first write
+        let failed = await pipeline.refresh(due)
+        #expect(failed.failed == 1 && failed.ok == 0 && failed.newEntries == 0 && failed.unstored == 1, "\(failed.line)")
+        try other.execute("ROLLBACK")
+
+        let stored = await pipeline.refresh(due)
+        #expect(stored.failed == 0 && stored.ok == 1 && stored.newEntries == 250, "\(stored.line)")
+        #expect(try StoreReader(path: path).totals().entries == 250)
+        #expect(try StoreReader(path: path).feeds().allSatisfy { $0.status == .ok })
+    }
 }
