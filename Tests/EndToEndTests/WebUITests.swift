@@ -123,6 +123,9 @@ import Testing
         #expect(try daemon.ctl(["feeds"]).output.contains("Renamed"))
         #expect(try daemon.curl("/feed/\(feedID)/remove", ["-b", jar, "-d", "csrf=\(csrf)"]).status == 303)
         #expect(try daemon.ctl(["feeds"]).output.contains("Renamed") == false)
+        // Any page number gives a page (unclamped, the largest overflowed and stopped the daemon).
+        #expect(try daemon.curl("/feeds?page=9223372036854775807", ["-b", jar]).status == 200)
+        #expect(try daemon.curl("/feeds?page=-5", ["-b", jar]).status == 200)
         let export = try daemon.curl("/export.opml", ["-b", jar])
         #expect(export.status == 200 && export.body.contains("<opml") && export.body.split(separator: "xmlUrl").count == 2)
 

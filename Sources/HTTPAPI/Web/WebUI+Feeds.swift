@@ -30,7 +30,8 @@ extension WebUI {
         }
         if let error { main += "<p class=\"notice error\" role=\"alert\">\(escaped(error))</p>" }
         // A page of feeds at a time: a table of thousands weighs megabytes.
-        let pageNumber = max(1, Int(request.http.queryValue("page") ?? "") ?? 1)
+        // Clamped: a page number from the query multiplied out must not overflow.
+        let pageNumber = min(max(1, Int(request.http.queryValue("page") ?? "") ?? 1), 1_000_000)
         let shown = feeds.dropFirst((pageNumber - 1) * Self.feedsPerPage).prefix(Self.feedsPerPage)
         main += """
             <section aria-labelledby="add-title"><h2 id="add-title">Add a feed</h2>
