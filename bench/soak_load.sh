@@ -56,7 +56,8 @@ open(sys.argv[3], "w").write("\n".join(sorted(seen)))
 PY
 }
 urls
-churn="http://127.0.0.1:$port/feeds/$(ls "$work/farm/feeds" | grep -v '\.gz$' | head -1)?churn"
+first=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["feeds"][0]["name"])' "$work/farm/manifest.json")
+churn="http://127.0.0.1:$port/feeds/$first?churn"
 "$venv/bin/python" bench/soak_load.py "http://127.0.0.1:$http_port" "$work/ctl.sock" soak "soak password" "$churn" \
     $((minutes * 60)) "$out/requests.json" > "$work/load.txt" 2>&1 &
 load=$!

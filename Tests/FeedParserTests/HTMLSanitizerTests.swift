@@ -48,7 +48,8 @@ import Testing
     /// Found by fuzzing: HTML libxml2 repairs (a broken attribute, nested links, text after `<html>`)
     /// came out in a form it repaired differently the second time.
     @Test(arguments: ["<a hre\u{0}\u{0}f=\" x\">y</a><a href=\"d\">z</a><p>after</p>", "<html>/h1>\n<p>Some</p>",
-                      "<a href=\"/1\">one<a href=\"/2\">two</a></a>", "<b><p>x</b>y</p>", "<table><p>t<td>u</table>"])
+                      "<a href=\"/1\">one<a href=\"/2\">two</a></a>", "<b><p>x</b>y</p>", "<table><p>t<td>u</table>",
+                      "<<</\n><<<\u{FFFD}\u{FFFD}<<<<<<<<<<[<<<<<<<<<<<<<<<<&;&+<#&#<"])
     func repairedInputIsStableAfterOneSanitizing(html: String) {
         let once = clean(html)
         #expect(clean(once) == once, "\(html.debugDescription) → \(once.debugDescription) → \(clean(once).debugDescription)")
