@@ -42,6 +42,9 @@ ctl=(.build/release/aggregatorctl --socket "$work/ctl.sock")
 daemon=$!
 until "${ctl[@]}" status > /dev/null 2>&1; do sleep 0.5; done
 printf 'soak password\n' | "${ctl[@]}" user set soak > /dev/null
+# The first (cold) round must reach every feed before the first mutation: a mutation pushes each
+# changed feed's oldest items out of its window, and a feed not yet read would never show them.
+until grep -q 'msg="Refresh round done"' "$work/daemon.log"; do sleep 1; done
 # Every URL the farm serves, now and after each mutation: what must be stored, exactly once.
 urls() { python3 - "$shared/bench" "$work/farm" "$work/urls.txt" <<'PY'
 import json, os, sys

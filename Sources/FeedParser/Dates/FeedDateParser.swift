@@ -91,7 +91,7 @@ public enum FeedDateParser {
             let characters = Array(zone)
             guard characters.count >= 3, let hours = Int(String(characters[1..<3])) else { return nil }
             let minutes = characters.count > 4 ? Int(String(characters[4...])) : 0
-            guard let minutes else { return nil }
+            guard let minutes, (0..<100).contains(minutes) else { return nil }  // two digits: no overflow (fuzzing)
             offsetMinutes = (hours * 60 + minutes) * (sign == "-" ? -1 : 1)
         } else {
             offsetMinutes = (zoneHours[zone] ?? 0) * 60
@@ -146,7 +146,7 @@ public enum FeedDateParser {
             guard characters.count >= 3, let hours = Int(String(characters[1..<3])) else { return nil }
             let minuteStart = zone.contains(":") ? 4 : 3
             let minutes = characters.count > minuteStart ? Int(String(characters[minuteStart...])) : 0
-            guard let minutes else { return nil }
+            guard let minutes, (0..<100).contains(minutes) else { return nil }  // two digits: no overflow (fuzzing)
             offsetMinutes = hours * 60 + minutes
             if sign == "-" { offsetMinutes = -offsetMinutes }
         } else {
