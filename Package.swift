@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
@@ -39,8 +40,8 @@ let package = Package(
             dependencies: ["FeedParser", "FeedFetcher", "FeedStore", "ControlProtocol", "HTTPServer", "Credentials"]
         ),
 
-        .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "ControlProtocol", "FeedFetcher", "FeedStore",
-                                                            "HTTPAPI", "HTTPServer"]),
+        .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "CMalloc", "ControlProtocol", "FeedFetcher",
+                                                            "FeedStore", "HTTPAPI", "HTTPServer"]),
         .executableTarget(name: "aggregatorctl", dependencies: ["ControlProtocol", "FeedParser"]),
         // `make bench`: parse + ingest of a generated farm, against ../shared/bench/store_limit.py.
         .executableTarget(name: "storebench", dependencies: ["AggregatorCore", "FeedParser", "FeedStore", "HTTPAPI",

@@ -51,6 +51,7 @@ enum DaemonStartup {
         let frontEnd = HTTPFrontEnd(service: service, logger: logger.component("http"), basePath: configuration.httpBasePath,
                                     trustedProxies: configuration.httpTrustedProxies)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
+        let memory = MemoryReturner()
         logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
                                 "socket": configuration.socketPath, "feeds": try await store.feedCount(), "pid": getpid()])
         // The root task group: the scheduler and the signal watcher. A stop signal cancels the group,
@@ -59,7 +60,13 @@ enum DaemonStartup {
         systemd.ready()  // the control socket listens: clients may connect from now on
         systemd.status("Started; first refresh round running")
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await service.runScheduler { summary in systemd.status("Last round: " + summary.line) } }
+            group.addTask {
+                await service.runScheduler { summary in
+                    systemd.status("Last round: " + summary.line)
+                    memory.noteWork()
+                }
+            }
+            group.addTask { await memory.run(logger: logger) }
             if let watchdogInterval {
                 // WATCHDOG=1 only while the scheduler makes progress: a stuck daemon gets restarted.
                 group.addTask {
@@ -71,8 +78,20 @@ enum DaemonStartup {
                     }
                 }
             }
-            group.addTask { await server.run { request, notifier in await handler.handle(request, notifier: notifier) } }
-            if let http { group.addTask { await http.run { await frontEnd.handle($0) } } }
+            group.addTask {
+                await server.run { request, notifier in
+                    defer { memory.noteWork() }
+                    return await handler.handle(request, notifier: notifier)
+                }
+            }
+            if let http {
+                group.addTask {
+                    await http.run { request in
+                        defer { memory.noteWork() }
+                        return await frontEnd.handle(request)
+                    }
+                }
+            }
             group.addTask {
                 var reload = reload
                 for await signal in stopSignals {
