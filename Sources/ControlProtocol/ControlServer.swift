@@ -63,7 +63,10 @@ public final class ControlServer: Sendable {
             continuation.finish()
         }.start()
         await withTaskCancellationHandler {
-            await withTaskGroup(of: Void.self) { group in
+            // Discarding: a plain task group keeps every finished child until it is awaited, and a
+            // connection's task (its frames, ~8 KB) would stay for the daemon's life (the soak's
+            // daemon grew by a megabyte a minute: heaptrack, docs/RELIABILITY.md).
+            await withDiscardingTaskGroup { group in
                 for await connection in connections {
                     let admitted = active.withLock { count -> Bool in
                         guard count < maximumConnections else { return false }
