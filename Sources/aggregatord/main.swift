@@ -19,6 +19,7 @@ case .help:
 case .version:
     print("aggregatord \(AggregatorVersion.current)")
 case .run(let configFile, let once, let settings):
+    MemoryReturner.configureAllocator()
     let environment = ProcessInfo.processInfo.environment
     let bootLogger = Logger(journald: environment["JOURNAL_STREAM"] != nil)
     do {
