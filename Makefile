@@ -14,7 +14,7 @@ RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 # Debian packages the build and the tests need (libseccomp-dev: systemd/check-sandbox.sh).
 DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev zlib1g-dev libseccomp-dev
 
-.PHONY: all build deps run test test-deps test-venv check-sanitizers fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
+.PHONY: all build deps run test test-deps test-venv check-sanitizers check-asan check-tsan fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
 
 all: build
 
@@ -72,19 +72,33 @@ test: deps test-deps test-venv
 	@contrib/check-completion.sh
 	$(SWIFT) test
 
-# The whole suite under AddressSanitizer (with LeakSanitizer), built apart in .build/asan: the
-# daemons and clients the tests start are the sanitized builds too, and every process writes its
-# report to .build/asan/reports (a daemon's stderr goes to a log the test removes). Any report fails
-# the run. Waits are 4 times longer. The harness's own leaks: Tests/lsan-suppressions.txt.
+# The whole suite under each sanitizer, built apart (.build/asan, .build/tsan): the daemons and
+# clients the tests start are the sanitized builds too, and every process writes its report to
+# .build/SANITIZER/reports (a daemon's stderr goes to a log the test removes). Any report fails the
+# run. Waits are 4 times longer. `check-asan`: AddressSanitizer with LeakSanitizer (the harness's own
+# leaks: Tests/lsan-suppressions.txt). `check-tsan`: ThreadSanitizer (Tests/tsan-suppressions.txt:
+# the Mutex it cannot see).
+check-sanitizers: check-asan check-tsan
+
 ASAN_REPORTS := $(CURDIR)/.build/asan/reports
-check-sanitizers: deps test-deps test-venv
+check-asan: deps test-deps test-venv
 	@rm -rf $(ASAN_REPORTS) && mkdir -p $(ASAN_REPORTS)
 	AGGREGATOR_TEST_TIME_SCALE=4 ASAN_OPTIONS=log_path=$(ASAN_REPORTS)/report \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=0 \
 	    $(SWIFT) test --sanitize=address --scratch-path .build/asan
 	@if ls $(ASAN_REPORTS)/report.* > /dev/null 2>&1; then \
-	    cat $(ASAN_REPORTS)/report.*; echo "check-sanitizers: AddressSanitizer reported the above" >&2; exit 1; \
-	else echo "check-sanitizers: the suite ran clean under AddressSanitizer and LeakSanitizer"; fi
+	    cat $(ASAN_REPORTS)/report.*; echo "check-asan: AddressSanitizer reported the above" >&2; exit 1; \
+	else echo "check-asan: the suite ran clean under AddressSanitizer and LeakSanitizer"; fi
+
+TSAN_REPORTS := $(CURDIR)/.build/tsan/reports
+check-tsan: deps test-deps test-venv
+	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
+	AGGREGATOR_TEST_TIME_SCALE=4 \
+	    TSAN_OPTIONS=log_path=$(TSAN_REPORTS)/report:suppressions=$(CURDIR)/Tests/tsan-suppressions.txt \
+	    $(SWIFT) test --sanitize=thread --scratch-path .build/tsan
+	@if ls $(TSAN_REPORTS)/report.* > /dev/null 2>&1; then \
+	    cat $(TSAN_REPORTS)/report.*; echo "check-tsan: ThreadSanitizer reported the above" >&2; exit 1; \
+	else echo "check-tsan: the suite ran clean under ThreadSanitizer"; fi
 
 check-units: build
 	@systemd/check-units.sh

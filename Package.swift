@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "AggregatorCoreTests", dependencies: ["AggregatorCore", "FeedStore", "FeedFetcher", "TestSupport"]),
         .testTarget(name: "aggregatordTests", dependencies: ["aggregatord"]),
         .testTarget(name: "aggregatorctlTests", dependencies: ["aggregatorctl"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "AggregatorCore", "FeedStore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol", "TestSupport"],

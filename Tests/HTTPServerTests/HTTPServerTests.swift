@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import HTTPServer
+import TestSupport
 import Testing
 
 /// The HTTP server alone, answered by a handler that echoes what it was given, driven by curl.
@@ -53,8 +54,9 @@ import Testing
                 Thread {
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                    // A long limit: in a full parallel test run the handler may wait seconds for a thread.
-                    process.arguments = ["-s", "-m", "60", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"]
+                    // A long limit: in a full parallel test run the handler may wait seconds for a thread
+                    // (minutes in a sanitized build on a loaded machine).
+                    process.arguments = ["-s", "-m", String(Int(60 * testTimeScale)), "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"]
                         + arguments
                     let output = Pipe()
                     process.standardOutput = output
