@@ -1,7 +1,7 @@
 #ifndef AGGREGATOR_CMALLOC_SHIM_H
 #define AGGREGATOR_CMALLOC_SHIM_H
 
-// glibc's allocator controls (malloc_trim), which Swift's Glibc module leaves out.
+// glibc's allocator controls (malloc_trim, mallopt), which Swift's Glibc module leaves out.
 #include <malloc.h>
 
 #endif

@@ -6,9 +6,9 @@ import Foundation
 ///
 /// glibc keeps freed memory in its arenas (one for each thread that allocates, up to eight a core)
 /// for reuse, and a free page inside an arena goes back to the system only on `malloc_trim`. Under
-/// the soak's load (bench/soak_load.sh) the daemon had 29 MB in use but held 108 MB, and held a
-/// megabyte more each minute; one trim brought it from 143 MB to 90 MB resident. So: one trim a
-/// `delay` after work, however much work; none while idle (nothing wakes an idle daemon).
+/// the soak's load (bench/soak_load.sh) the daemon had 29 MB in use but held 108 MB; one trim
+/// brought it from 143 MB to 90 MB resident. So: one trim a `delay` after work, however much work;
+/// none while idle (nothing wakes an idle daemon).
 final class MemoryReturner: Sendable {
     private let delay: Duration
     private let trim: @Sendable () -> Void
