@@ -13,22 +13,42 @@ import Testing
 /// recorded failing with a storage reason and checked again soon; once the fault is gone, the next
 /// round stores everything.
 @Suite(.timeLimit(.minutes(3))) struct StorageFaultTests {
+    /// A store in a temporary directory with one feed of the test server (250 entries), due now,
+    /// and a refresh pipeline over it.
+    private struct Fixture {
+        let server: FeedTestServer
+        let directory: URL
+        let path: String
+        let store: FeedStore
+        let pipeline: RefreshPipeline
+        let due: [FeedFetchState]
+
+        init(named name: String) async throws {
+            server = try FeedTestServer()
+            directory = try temporaryDirectory()
+            path = directory.appendingPathComponent("\(name).db").path
+            store = try FeedStore(path: path)
+            let logger = Logger(minimumLevel: .error, component: "test", journald: false) { _ in }
+            pipeline = RefreshPipeline(store: store, fetcher: FeedFetcher(userAgent: "aggregatord-test"), logger: logger)
+            try await store.addFeeds([.init(url: server.url("/many.xml"))])
+            due = try await store.feedsToFetch()
+        }
+
+        func remove() {
+            server.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
     @Test func aFullDatabaseFailsTheRoundsFeedsAndTheNextRoundStoresThem() async throws {
-        let server = try FeedTestServer()
-        defer { server.stop() }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("full.db").path
-        let store = try FeedStore(path: path)
-        let logger = Logger(minimumLevel: .error, component: "test", journald: false) { _ in }
-        let pipeline = RefreshPipeline(store: store, fetcher: FeedFetcher(userAgent: "aggregatord-test"), logger: logger)
-        try await store.addFeeds([.init(url: server.url("/many.xml"))])
-        let due = try await store.feedsToFetch()
+        let fixture = try await Fixture(named: "full")
+        defer { fixture.remove() }
+        let (path, pipeline, due) = (fixture.path, fixture.pipeline, fixture.due)
         #expect(due.count == 1)
 
         // Room for what is there now and a little more: not for 250 entries with their index.
         let pages = try #require(try StoreReader(path: path).database.integer("PRAGMA page_count"))
-        try await store.limitPages(to: Int(pages) + 2)
+        try await fixture.store.limitPages(to: Int(pages) + 2)
         let failed = await pipeline.refresh(due)
         #expect(failed.failed == 1 && failed.ok == 0 && failed.newEntries == 0 && failed.unstored == 1, "\(failed.line)")
         #expect(failed.line.contains(" unstored=1 "))
@@ -41,7 +61,7 @@ import Testing
         #expect(retries.count == 1 && retries.allSatisfy { $0 > 0 && $0 <= pipeline.policy.minimumInterval + 5 }, "\(retries)")
 
         // Room again: the next round stores everything.
-        try await store.limitPages(to: 1_000_000)
+        try await fixture.store.limitPages(to: 1_000_000)
         let stored = await pipeline.refresh(due)
         #expect(stored.failed == 0 && stored.ok == 1 && stored.newEntries == 250, "\(stored.line)")
         #expect(try StoreReader(path: path).feeds().allSatisfy { $0.status == .ok })
@@ -51,16 +71,9 @@ import Testing
     /// Another program holding the database's write lock through a round: the round's results
     /// cannot be stored, the round says so, and the next one, the lock gone, stores everything.
     @Test func aDatabaseLockedByAnotherProgramFailsTheRoundAndLosesNothing() async throws {
-        let server = try FeedTestServer()
-        defer { server.stop() }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("locked.db").path
-        let store = try FeedStore(path: path)
-        let logger = Logger(minimumLevel: .error, component: "test", journald: false) { _ in }
-        let pipeline = RefreshPipeline(store: store, fetcher: FeedFetcher(userAgent: "aggregatord-test"), logger: logger)
-        try await store.addFeeds([.init(url: server.url("/many.xml"))])
-        let due = try await store.feedsToFetch()
+        let fixture = try await Fixture(named: "locked")
+        defer { fixture.remove() }
+        let (path, pipeline, due) = (fixture.path, fixture.pipeline, fixture.due)
 
         let other = try Database(path: path)
         try other.execute("BEGIN IMMEDIATE")  // what `sqlite3 a.db` does on its first write
@@ -79,18 +92,11 @@ import Testing
     /// failure: the summary and the log say it); for the commit alone, the feed is recorded failing
     /// with the storage reason; the errors gone, the next round stores everything, intact.
     @Test func writeErrorsFailTheRoundAndLoseNothing() async throws {
-        let server = try FeedTestServer()
-        defer { server.stop() }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("eio.db").path
-        let store = try FeedStore(path: path)
-        let logger = Logger(minimumLevel: .error, component: "test", journald: false) { _ in }
-        let pipeline = RefreshPipeline(store: store, fetcher: FeedFetcher(userAgent: "aggregatord-test"), logger: logger)
-        try await store.addFeeds([.init(url: server.url("/many.xml"))])
-        let due = try await store.feedsToFetch()
+        let fixture = try await Fixture(named: "eio")
+        defer { fixture.remove() }
+        let (path, pipeline, due) = (fixture.path, fixture.pipeline, fixture.due)
 
-        WriteFaults.failWrites(to: directory.path + "/")
+        WriteFaults.failWrites(to: fixture.directory.path + "/")
         let failed = await pipeline.refresh(due)
         #expect(WriteFaults.failWrites(to: nil) >= 2, "the commit's write and the failure record's")
         #expect(failed.failed == 1 && failed.ok == 0 && failed.newEntries == 0 && failed.unstored == 1, "\(failed.line)")
