@@ -15,6 +15,9 @@ import Testing
         defer { server.stop() }
         let daemon = try await ServedDaemon.withReaderFeeds(server)
         defer { daemon.stop() }
+        let noAccount = try daemon.ctl(["user", "fever", "on"], input: password + "\n")
+        #expect(noAccount.status == 1
+            && noAccount.error.contains("no account yet: create it with 'aggregatorctl user set NAME'"))
         _ = try daemon.createAccount(name: "alice", password: password)
 
         // Off by default: the right key is refused.

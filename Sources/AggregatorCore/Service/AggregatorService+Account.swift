@@ -64,13 +64,7 @@ extension AggregatorService {
     /// Turns Fever's API on (storing md5 of "name:password", which Fever clients send: `password`
     /// must be the account's) or off (forgetting it).
     public func setFever(enabled: Bool, password: String?) async throws(AggregatorError) -> AccountSummary {
-        let stored: StoredAccount?
-        do {
-            stored = try await read { try $0.account() }
-        } catch {
-            throw Self.translated(error)
-        }
-        guard let account = stored else { throw .notFound("no account yet: create it with 'aggregatorctl user set NAME'") }
+        let account = try await storedAccount()
         var key: String?
         if enabled {
             guard let password, await authenticator.verify(password, against: account.passwordHash) else {
@@ -81,6 +75,14 @@ extension AggregatorService {
         _ = try await write { [key] in try await $0.setFeverKey(key) }
         guard let summary = try await self.account() else { throw .unavailable("the account cannot be read back") }
         return summary
+    }
+
+    /// The account with its password hash, to check a password against; an error when none was set.
+    func storedAccount() async throws(AggregatorError) -> StoredAccount {
+        guard let account = try await read({ try $0.account() }) else {
+            throw .notFound("no account yet: create it with 'aggregatorctl user set NAME'")
+        }
+        return account
     }
 
     // MARK: - API tokens

@@ -65,13 +65,7 @@ extension AggregatorService {
     /// Changes the account's password after checking the current one; every other session ends.
     public func changePassword(current: String, new: String, keepingSession: Int64) async throws(AggregatorError)
         -> AccountSummary {
-        let stored: StoredAccount?
-        do {
-            stored = try await read { try $0.account() }
-        } catch {
-            throw Self.translated(error)
-        }
-        guard let account = stored else { throw .notFound("no account yet") }
+        let account = try await storedAccount()
         guard await authenticator.verify(current, against: account.passwordHash) else {
             throw .invalidArgument("the current password is not right")
         }
