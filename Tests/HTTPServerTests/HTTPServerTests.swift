@@ -56,7 +56,8 @@ import Testing
                     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
                     // A long limit: in a full parallel test run the handler may wait seconds for a thread
                     // (minutes in a sanitized build on a loaded machine).
-                    process.arguments = ["-s", "-m", String(Int(60 * testTimeScale)), "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"]
+                    let limit = String(Int(60 * testTimeScale))
+                    process.arguments = ["-s", "-m", limit, "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"]
                         + arguments
                     let output = Pipe()
                     process.standardOutput = output
