@@ -1,3 +1,4 @@
+import Foundation
 import FeedParser
 import Testing
 
@@ -53,6 +54,18 @@ import Testing
     func repairedInputIsStableAfterOneSanitizing(html: String) {
         let once = clean(html)
         #expect(clean(once) == once, "\(html.debugDescription) → \(once.debugDescription) → \(clean(once).debugDescription)")
+    }
+
+    /// Found by fuzzing (issue 34): invalid UTF-8 (read as U+FFFD, as the fuzzer and feeds' decoding
+    /// read it) before a link whose `data:` URL holds markup, then an `<embed>`: the exact input.
+    @Test func invalidUTF8BeforeAHostileLinkIsStableAfterOneSanitizing() throws {
+        let base64 = "ycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJycnJ"
+            + "ycnJycnJyTxhIGhyZWY9IiBKYVZhJiN4MDk7vLy8vLxkYXRhOnRleHQvaHRtbCw8c2NyaXB0PmFsZXJ0KDQpPC9zY2lycFs+Ij56PC9h"
+            + "PjxlbWJlZCBzcmM9Inguc3dmIj48cD5hZnRlcjwvcD4="
+        let html = String(decoding: try #require(Data(base64Encoded: base64)), as: UTF8.self)
+        let once = clean(html, base: "https://example.org/post/")
+        #expect(clean(once, base: "https://example.org/post/") == once, "\(once.debugDescription)")
+        #expect(!once.lowercased().contains("data:") && !once.contains("<script") && once.contains("after"))
     }
 
     /// Found by fuzzing: text after a srcset's URL was kept as its descriptor.

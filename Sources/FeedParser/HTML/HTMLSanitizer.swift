@@ -13,8 +13,10 @@ public enum HTMLSanitizer {
     ///
     /// Sanitizing the result again changes nothing. When libxml2 had to repair the input (mis-nested
     /// or broken tags), its repair of our output could differ from its first (found by fuzzing:
-    /// nested links, text after a broken attribute), so such input is sanitized again until stable;
-    /// well-formed input, nearly every feed's, takes one pass.
+    /// nested links, text after a broken attribute), so such input is sanitized again until stable.
+    /// So is input where an element left out had kept elements inside it: without it, the nesting
+    /// can be one HTML does not allow (found by fuzzing: `<p>…<embed><p>` became `<p>…<p>`, which
+    /// libxml2 reads as two paragraphs). Well-formed input, nearly every feed's, takes one pass.
     public static func sanitize(_ html: String, baseURL: String? = nil) -> String {
         var (output, repaired) = sanitizeOnce(html, baseURL: baseURL)
         var passes = 1
@@ -52,7 +54,7 @@ public enum HTMLSanitizer {
                     defer { htmlFreeParserCtxt(parser) }
                     _ = htmlCtxtUseOptions(parser, aggregator_html_options())
                     _ = htmlParseChunk(parser, chars.baseAddress, Int32(clamping: chars.count), 1)
-                    repaired = parser.pointee.wellFormed == 0
+                    repaired = parser.pointee.wellFormed == 0 || writer.unwrappedAroundElements
                 }
             }
         }
@@ -150,6 +152,9 @@ private final class Writer {
     private var open: [String] = []
     /// How many open elements are inside one dropped with its content (0: writing).
     private var skipping = 0
+    /// Whether an element was written directly inside one left out (its content kept) that was itself
+    /// inside a written element: the output nests them in a way the input did not.
+    private(set) var unwrappedAroundElements = false
     /// Text libxml2 reports before any element (`<<<` at the very start) goes in a paragraph of its
     /// own, as its tree would put it: sanitizing the output again then gives the same output.
     private var strayParagraph = false
@@ -169,6 +174,7 @@ private final class Writer {
             open.append("")  // html, body, font, center, unknown: content only
             return
         }
+        if open.last?.isEmpty == true, open.contains(where: { !$0.isEmpty }) { unwrappedAroundElements = true }
         open.append(name)
         append("<" + name)
         var index = 0
