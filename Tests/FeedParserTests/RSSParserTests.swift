@@ -148,4 +148,24 @@ import Testing
         #expect(feed.entries.map(\.title) == ["Post", "Other"])
         #expect(feed.entries.map(\.author) == ["jo@example.org", "Plain Name"])
     }
+
+    /// A large technology publisher's feeds list every item's categories inside `<categories>`; the
+    /// list gives categories only, never the item's title, link or description.
+    @Test func categoriesInsideAContainerAreTheItemsCategories() throws {
+        let feed = try parse("""
+            <rss version="2.0"><channel><title>Tech</title><item>
+              <title>Chips</title><link>http://example.org/chips</link><description>About chips</description>
+              <categories><category>Hardware</category><category domain="x">Semiconductors</category>
+                <title>Not the title</title><link>http://example.org/not</link><description>Not it</description>
+              </categories>
+              <category>Hardware</category>
+            </item></channel></rss>
+            """)
+        let entry = try #require(feed.entries.first)
+        #expect(entry.categories == ["Hardware", "Semiconductors"])
+        #expect(entry.title == "Chips")
+        #expect(entry.link == "http://example.org/chips")
+        #expect(entry.summary == "About chips")
+        #expect(feed.title == "Tech")
+    }
 }
