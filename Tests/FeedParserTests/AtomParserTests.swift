@@ -64,4 +64,30 @@ import Testing
             """)
         #expect(feed.entries.first?.author == "a@example.org")
     }
+
+    /// Atom 0.3's base64 content is text like any other (copied to the summary when there is none),
+    /// and a base64 title whose type is HTML is read as HTML.
+    @Test func atom03Base64ContentAndHTMLTitles() throws {
+        let feed = try parse("""
+            <feed version="0.3" xmlns="http://purl.org/atom/ns#"><title mode="base64">PGI+QjwvYj4=</title><entry>
+              <title type="text/html" mode="base64">PHA+PGEgaHJlZj0iL3giPkxpbms8L2E+PC9wPg==</title>
+              <content type="text/html" mode="base64">PHA+Qm9keTwvcD4=</content>
+            </entry></feed>
+            """)
+        #expect(feed.title == "<b>B</b>")
+        let entry = try #require(feed.entries.first)
+        #expect(entry.title == "Link")
+        #expect(entry.content == "<p>Body</p>")
+        #expect(entry.summary == "<p>Body</p>")
+    }
+
+    /// A `>` inside a quoted attribute of an HTML title does not end the tag.
+    @Test func htmlTitlesSkipAngleBracketsInsideAttributes() throws {
+        let feed = try parse("""
+            <feed xmlns="http://www.w3.org/2005/Atom">
+              <title type="html"><![CDATA[<img alt="a<br />b" src="/i.png"> Cats & <em title='x>y'>dogs</em>]]></title>
+            </feed>
+            """)
+        #expect(feed.title == "Cats & dogs")
+    }
 }

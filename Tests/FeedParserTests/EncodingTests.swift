@@ -56,4 +56,22 @@ import Testing
             """)
         #expect(feed.entries.map(\.title) == ["café ’ AT&T &bogus; & more", "second & last"])
     }
+
+    /// Declared as Python spells it ("utf_16"), big-endian, no byte order mark: read little-endian
+    /// it came out as CJK text and no feed at all.
+    @Test func utf16SpelledWithAnUnderscoreAndNoMarkIsReadByItsShape() throws {
+        let text = #"<?xml version="1.0" encoding="utf_16"?><rss version="2.0"><channel><title>Δx</title></channel></rss>"#
+        let feed = try parse(bytes: text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })
+        #expect(feed.format == .rss20)
+        #expect(feed.title == "Δx")
+        #expect(feed.problems.isEmpty)
+    }
+
+    /// Mac Greek and Mac Turkish, which iconv does not know, read through their own tables.
+    @Test(arguments: [("macgreek", [0x80, 0xA1, 0xE1] as [UInt8], "ÄΓα"), ("mac_turkish", [0x80, 0xDA, 0xDB], "ÄĞğ")])
+    func macEncodingsIconvLacksAreRead(encoding: String, title: [UInt8], expected: String) throws {
+        let feed = try parse(bytes: rss(title: title, declaration: #"<?xml version="1.0" encoding="\#(encoding)"?>"#))
+        #expect(feed.title == expected)
+        #expect(feed.problems.isEmpty)
+    }
 }

@@ -17,7 +17,8 @@ enum DocumentDecoder {
         let (bomEncoding, bomLength) = byteOrderMark(data)
         let body = data.dropFirst(bomLength)
         var declared = declaredEncoding(in: body, bomEncoding: bomEncoding)
-        if let name = declared?.lowercased(), bomEncoding != nil, isGenericUnicodeName(name) { declared = bomEncoding }
+        // "utf_16" is as generic as "utf-16" (found in feedparser's corpus: read little-endian, it was empty).
+        if let name = declared.map(normalize), bomEncoding != nil, isGenericUnicodeName(name) { declared = bomEncoding }
         let primary = primaryEncoding(contentType: contentType, declared: declared)
 
         var candidates: [String] = []
@@ -135,6 +136,7 @@ enum DocumentDecoder {
         if encoding == "us-ascii" {
             return bytes.allSatisfy({ $0 < 0x80 }) ? bytes : nil
         }
+        if let table = MacSingleByte.table(for: encoding) { return MacSingleByte.convert(bytes, table: table) }
         return Iconv.convert(bytes, from: encoding, lenient: lenient)
     }
 

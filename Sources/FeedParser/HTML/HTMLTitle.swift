@@ -68,7 +68,7 @@ enum HTMLTitle {
                 let next = bytes[index + 1]
                 let startsTag = (65...90).contains(next) || (97...122).contains(next) || next == UInt8(ascii: "/")
                     || next == UInt8(ascii: "!") || next == UInt8(ascii: "?")
-                if startsTag, let close = bytes[(index + 1)...].firstIndex(of: UInt8(ascii: ">")) {
+                if startsTag, let close = tagEnd(in: bytes, from: index + 1) {
                     index = close + 1
                     continue
                 }
@@ -77,6 +77,23 @@ enum HTMLTitle {
             index += 1
         }
         return HTMLEntities.decode(String(decoding: output, as: UTF8.self))
+    }
+
+    /// The `>` that ends a tag: one inside a quoted attribute value does not (`alt="cat<br />dog"`
+    /// left `dog">` in a title); the first `>` when the quotes never close.
+    private static func tagEnd(in bytes: [UInt8], from start: Int) -> Int? {
+        var quote: UInt8?
+        for index in start..<bytes.count {
+            let byte = bytes[index]
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: ">") {
+                return index
+            }
+        }
+        return bytes[start...].firstIndex(of: UInt8(ascii: ">"))
     }
 
     private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {

@@ -21,7 +21,8 @@ extension FeedBuilder {
         case .content:
             guard frame.attributes.src == nil else { return }
             let decoded = Self.decodingBase64(raw, frame: frame)
-            entry?.addContent(plain(decoded), isBinary: decoded != raw)
+            // Atom 1.0 base64-encodes binary media only; Atom 0.3's `mode="base64"` may hold any text.
+            entry?.addContent(plain(decoded), isBinary: decoded != raw && frame.isAtom10)
         case .language:
             if let language = plain(raw).flatMap(Self.language) { feed.language = language }
         case .dateUpdated, .datePublished:
@@ -101,7 +102,8 @@ extension FeedBuilder {
         let isAtom = frame.key.hasPrefix("atom:")
         let isHTML: Bool
         switch frame.capture {
-        case _ where decoded != raw: isHTML = false  // base64 titles are kept as they decode
+        // Base64 titles are kept as they decode, unless their type says HTML (`type="text/html"`).
+        case _ where decoded != raw: isHTML = frame.attributes.type.map { $0.lowercased().contains("html") } ?? false
         case .xhtml: isHTML = true
         case .html where isAtom && frame.attributes.type == nil: isHTML = HTMLTitle.looksLikeHTML(value)  // Atom 0.3
         case .html where isAtom: isHTML = true
