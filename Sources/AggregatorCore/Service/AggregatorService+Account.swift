@@ -128,11 +128,17 @@ extension AggregatorService {
     // MARK: - Logging in
 
     /// Checks what a client at `address` presented. Failures are counted per address and logged;
-    /// past a few, the address must wait (doubling) before anything it sends is checked again.
+    /// past a few, the address must wait (doubling) before a password or Fever key it sends is checked
+    /// again. The wait slows password guessing only: an API token (too long to guess) and a password
+    /// verified in the last minutes (no hash computed) still let their clients in, so that one client
+    /// guessing behind a NAT or a reverse proxy does not lock out the others at that address.
     public func authenticate(_ credentials: LoginCredentials, from address: String) async -> LoginVerdict {
         let throttle = authenticator.throttle
         let wait = throttle.wait(for: address)
-        guard wait == 0 else { return .throttled(retryAfter: wait) }
+        guard wait == 0 else {
+            // Only a success is answered; a failure is not counted, and a success clears nothing.
+            return await isGrantedWithoutGuessing(credentials) ? .granted : .throttled(retryAfter: wait)
+        }
         let verdict: LoginVerdict
         do {
             let account = try await read { try $0.account() }
@@ -163,6 +169,25 @@ extension AggregatorService {
     }
 
     private var authLogger: Logger { pipeline.logger.component("auth") }
+
+    /// Whether `credentials` are a valid token or a password verified lately: what a throttled address
+    /// may still use, since neither check helps anyone guess a password.
+    private func isGrantedWithoutGuessing(_ credentials: LoginCredentials) async -> Bool {
+        do {
+            switch credentials {
+            case .token(let secret):
+                return try await checkToken(secret, account: nil) == .granted
+            case .password(let name, let password):
+                guard let account = try await read({ try $0.account() }), name == account.name else { return false }
+                return authenticator.isRemembered(authenticator.rememberedKey(name: name, password: password,
+                                                                              hash: account.passwordHash))
+            case .feverKey:
+                return false  // md5 of the name and password: guessing it is guessing the password
+            }
+        } catch {
+            return false
+        }
+    }
 
     private func checkToken(_ secret: String, account: StoredAccount?) async throws(AggregatorError) -> LoginVerdict {
         let digest = SecretToken.digest(secret)
