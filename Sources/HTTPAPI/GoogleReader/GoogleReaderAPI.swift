@@ -1,6 +1,5 @@
 import AggregatorCore
 import ControlProtocol
-import Credentials
 import FeedParser
 import FeedStore
 import Foundation
@@ -57,12 +56,12 @@ struct GoogleReaderAPI: Sendable {
         let arguments = request.query + (request.method == "POST" ? FormBody.pairs(String(decoding: request.body, as: UTF8.self)) : [])
         if path == "/accounts/ClientLogin" { return ("/accounts/ClientLogin", await clientLogin(request, arguments)) }
         if path.hasPrefix("/reader/atom/") {
-            return await authorized(request, route: "/reader/atom") {
+            return await authorized(request, arguments, route: "/reader/atom") {
                 try await atom(ReaderRequest(http: request, arguments: arguments), stream: String(path.dropFirst("/reader/atom/".count)))
             }
         }
         if path.hasPrefix("/reader/api/0/stream/contents/") {
-            return await authorized(request, route: "/reader/api/0/stream/contents") {
+            return await authorized(request, arguments, route: "/reader/api/0/stream/contents") {
                 // The stream id is everything after the prefix (libmicrohttpd decoded any %2F already).
                 try await streamContents(ReaderRequest(http: request, arguments: arguments),
                                          stream: String(path.dropFirst("/reader/api/0/stream/contents/".count)))
@@ -76,18 +75,20 @@ struct GoogleReaderAPI: Sendable {
             response.headers.append(("Allow", allowed.joined(separator: ", ")))
             return ("/reader other", response)
         case .found(let handler, _, let pattern):
-            return await authorized(request, route: pattern) {
+            return await authorized(request, arguments, route: pattern) {
                 try await handler(self, ReaderRequest(http: request, arguments: arguments))
             }
         }
     }
 
     /// Runs `body` when the request carries a valid `Authorization: GoogleLogin auth=TOKEN` (or
-    /// `X-Auth-Token`); else 401 `Unauthorized` with `Google-Bad-Token: true`, as clients expect.
-    private func authorized(_ request: HTTPRequest, route: String, _ body: () async throws -> HTTPResponse) async
-        -> (String, HTTPResponse) {
+    /// `X-Auth-Token`), or is a POST without either whose form field `T` is a valid token (as Miniflux
+    /// and FreshRSS accept: some desktop apps send only that); else 401 `Unauthorized` with
+    /// `Google-Bad-Token: true`, as clients expect.
+    private func authorized(_ request: HTTPRequest, _ arguments: [(name: String, value: String)], route: String,
+                            _ body: () async throws -> HTTPResponse) async -> (String, HTTPResponse) {
         let verdict: LoginVerdict
-        if let token = Self.loginToken(request) {
+        if let token = Self.loginToken(request) ?? Self.formToken(request, arguments) {
             verdict = await service.authenticate(.token(token), from: request.clientAddress)
         } else {
             verdict = .refused
@@ -118,6 +119,13 @@ struct GoogleReaderAPI: Sendable {
             return token.isEmpty ? nil : token
         }
         return request.headers["x-auth-token"]
+    }
+
+    /// The `T` form field of a POST, trimmed (clients add a line feed), when not empty.
+    static func formToken(_ request: HTTPRequest, _ arguments: [(name: String, value: String)]) -> String? {
+        guard request.method == "POST", let value = arguments.last(where: { $0.name == "T" })?.value else { return nil }
+        let token = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        return token.isEmpty ? nil : token
     }
 
     // MARK: - Login
@@ -166,9 +174,10 @@ struct GoogleReaderAPI: Sendable {
         for stale in logins.dropFirst(Self.keptLogins) { _ = try await service.revokeToken(String(stale.id)) }
     }
 
-    /// A token for write requests' `T`, which we accept whatever it is (the auth header decides).
+    /// The token for write requests' `T`: the auth token itself, as Miniflux answers, so that a client
+    /// sending only `T` is let in by it. With an auth header, the header decides and `T` is not read.
     private func token(_ request: ReaderRequest) -> HTTPResponse {
-        .text(String(SecretTokenPrefix.of(Self.loginToken(request.http) ?? "")) + "\n")
+        .text((Self.loginToken(request.http) ?? Self.formToken(request.http, request.arguments) ?? "") + "\n")
     }
 
     // MARK: - Lists
@@ -493,11 +502,4 @@ struct ReaderRequest: Sendable {
 struct ReaderError: Error {
     let message: String
     init(_ message: String) { self.message = message }
-}
-
-/// The write token handed out by `/token`: derived from the login token, never the token itself.
-enum SecretTokenPrefix {
-    static func of(_ token: String) -> Substring {
-        SecretToken.digest("write:" + token).prefix(40)
-    }
 }

@@ -45,6 +45,14 @@ check(requests.get(api + "/user-info", headers={"Authorization": "GoogleLogin au
 check(get("/user-info").json()["userName"] == user, "user-info")
 write_token = get("/token").text.strip()
 check(len(write_token) > 10, "token")
+# Some desktop apps send no Authorization header on a POST, only the token as the form field T (as
+# Miniflux and FreshRSS accept): that is enough; a wrong T is not, and T is never read on a GET.
+no_header = requests.post(api + "/user-info", data={"T": write_token + "\n"}, timeout=30)
+check(no_header.status_code == 200 and no_header.json()["userName"] == user, f"T alone: {no_header.status_code}")
+for bad_t in ({"T": write_token + "x"}, {}):
+    refused = requests.post(api + "/user-info", data=bad_t, timeout=30)
+    check(refused.status_code == 401 and refused.headers.get("Google-Bad-Token") == "true", f"bad T {bad_t}: {refused.status_code}")
+check(requests.get(api + "/user-info", params={"T": write_token}, timeout=30).status_code == 401, "T on a GET")
 
 tags = [t["id"] for t in get("/tag/list", output="json").json()["tags"]]
 check("user/-/label/News" in tags and "user/-/state/com.google/starred" in tags, f"tags {tags}")
