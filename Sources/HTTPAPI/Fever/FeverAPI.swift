@@ -43,8 +43,14 @@ struct FeverAPI: Sendable {
             let status = try await service.status()
             answer["last_refreshed_on_time"] = .from(status.lastRound.map { Int64($0.finished.timeIntervalSince1970) } ?? 0)
             if let mark = value("mark") {
-                try await self.mark(mark, as: value("as") ?? "", id: Int64(value("id") ?? "") ?? -1,
-                                    before: Int64(value("before") ?? ""))
+                let state = value("as") ?? ""
+                try await self.mark(mark, as: state, id: Int64(value("id") ?? "") ?? -1, before: Int64(value("before") ?? ""))
+                // As FreshRSS answers a mark: the list it changed, so the client need not ask again.
+                switch state {
+                case "read", "unread": answer["unread_item_ids"] = .string(try await ids(read: false))
+                case "saved", "unsaved": answer["saved_item_ids"] = .string(try await ids(starred: true))
+                default: break
+                }
             }
             if has("groups") || has("feeds") {
                 let feeds = try await service.feeds()

@@ -71,13 +71,19 @@ check(isinstance(unread, str) and len(unread.split(",")) == 251, "unread_item_id
 
 # Marks.
 target = item1["id"]
-call([], mark="item", **{"as": "read"}, id=str(target))
-check(str(target) not in call(["unread_item_ids"])["unread_item_ids"].split(","), "mark item read")
-call([], mark="item", **{"as": "saved"}, id=str(target))
+# A mark answers with the list it changed (as FreshRSS does): unread ids after read/unread, saved
+# ids after saved/unsaved; the answer agrees with asking again.
+marked = call([], mark="item", **{"as": "read"}, id=str(target))
+check(str(target) not in marked["unread_item_ids"].split(",") and len(marked["unread_item_ids"].split(",")) == 250
+      and "saved_item_ids" not in marked, "a read mark answers the unread ids")
+check(call(["unread_item_ids"])["unread_item_ids"] == marked["unread_item_ids"], "mark item read")
+saved = call([], mark="item", **{"as": "saved"}, id=str(target))
+check(saved["saved_item_ids"] == str(target) and "unread_item_ids" not in saved, "a saved mark answers the saved ids")
 check(call(["saved_item_ids"])["saved_item_ids"] == str(target), "mark item saved")
-call([], mark="feed", **{"as": "read"}, id=str(crosspost["id"]), before=str(int(time.time())))
+marked = call([], mark="feed", **{"as": "read"}, id=str(crosspost["id"]), before=str(int(time.time())))
 left = call(["unread_item_ids"])["unread_item_ids"].split(",")
-check(len(left) == 248, f"mark feed read: {len(left)} left")  # 251 - item 1 - the crosspost's two
+# 251 - item 1 - the crosspost's two
+check(len(left) == 248 and marked["unread_item_ids"].split(",") == left, f"mark feed read: {len(left)} left")
 call([], mark="group", **{"as": "read"}, id=str(news["id"]), before="1")  # before anything was stored
 check(len(call(["unread_item_ids"])["unread_item_ids"].split(",")) == 248, "before limits a group mark")
 call([], mark="group", **{"as": "read"}, id="0", before=str(int(time.time())))
