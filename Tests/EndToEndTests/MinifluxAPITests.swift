@@ -96,7 +96,7 @@ import Testing
             ("/v1/entries", ["-X", "PUT", "-d", #"{"entry_ids":["x"],"status":"read"}"#], 400, "positive integers"),
             ("/v1/entries", ["-X", "PUT", "-d", #"{"entry_ids":[]}"#], 400, "entry_ids"),
             ("/v1/feeds", ["-X", "POST", "-d", #"{"feed_url":"ftp://x/"}"#], 400, "not an http(s) URL"),
-            ("/v1/feeds", ["-X", "POST", "-d", #"{"feed_url":"\#(server.url("/many.xml"))"}"#], 409, "already subscribed"),
+            ("/v1/feeds", ["-X", "POST", "-d", #"{"feed_url":"\#(server.url("/many.xml"))"}"#], 400, "already subscribed"),
             ("/v1/categories", ["-X", "POST", "-d", #"{"title":""}"#], 400, "title is required"),
             ("/v1/feeds/1", ["-X", "PATCH"], 405, "not allowed"),
             ("/v1/nothing", [], 404, "Not Found"),
@@ -105,6 +105,11 @@ import Testing
             let response = try daemon.curl(path, auth + arguments)
             #expect(response.status == status && response.body.contains(message), "\(path): \(response.status) \(response.body)")
             #expect(response.headers["content-type"] == "application/json", "\(path)")
+        }
+        // Credentials come before routing, as in Miniflux: a bad token is told so on any path.
+        for path in ["/v1/nothing", "/v1/users", "/v1/feeds/999", "/v1"] {
+            let response = try daemon.curl(path, ["-H", "X-Auth-Token: wrong"])
+            #expect(response.status == 401 && response.body.contains("Access Unauthorized"), "\(path): \(response.status)")
         }
         // A client that never finishes its request holds up no one; a huge body is refused unread.
         let slow = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -106,7 +106,12 @@ extension AggregatorService {
               components.host?.isEmpty == false else {
             throw .invalidArgument("not an http(s) URL: \(url)")
         }
-        let found = try await discover(url)
+        let found: (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?)
+        do {
+            found = try await discover(url)
+        } catch .failed(let message) {
+            throw .notFound(message)  // the page was read and holds no feed
+        }
         if let warning = found.warning { throw .failed(warning) }
         return found.candidates.isEmpty ? [DiscoveredFeed(url: found.url, title: found.title, type: "rss")] : found.candidates
     }

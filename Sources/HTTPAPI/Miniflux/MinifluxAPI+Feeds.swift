@@ -1,5 +1,6 @@
 import AggregatorCore
 import ControlProtocol
+import FeedParser
 import FeedStore
 import Foundation
 import HTTPServer
@@ -15,12 +16,23 @@ extension MinifluxAPI {
         MinifluxJSON.response(MinifluxJSON.feed(try await service.feed(.id(try request.id("feedID")))))
     }
 
-    /// `{"feed_url", "category_id"}`: subscribes (finding the feed behind a page, as `aggregatorctl add`).
+    /// `{"feed_url", "category_id"}`: subscribes (finding the feed behind a page, as `aggregatorctl add`)
+    /// and answers once the first fetch is stored, so the new feed lists its entries at once (as
+    /// Miniflux does). A `category_id` of 0 or none files it in the first category by name, as
+    /// Miniflux does for clients without categories (its Go client always sends 0).
     func createFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let body = try request.jsonObject()
         guard let url = body["feed_url"]?.string, !url.isEmpty else { throw MinifluxError("feed_url is required") }
-        let category = try await categoryName(body["category_id"])
+        let category: String?
+        if let value = body["category_id"], !value.isNull, value.int != 0 {
+            category = try await categoryName(value)
+        } else {
+            category = try await service.categories().map(\.name)
+                .min { $0.localizedCaseInsensitiveCompare($1) == .orderedAscending }
+        }
         let added = try await service.addFeed(url: url, category: category)
+        // A failed first fetch does not undo the subscription: the feed shows its error and is retried.
+        _ = try? await service.refresh([.id(added.feed.id)], wait: true)
         return MinifluxJSON.response(["feed_id": .from(added.feed.id)], status: 201)
     }
 
@@ -114,9 +126,18 @@ extension MinifluxAPI {
     /// `{"url"}`: the feeds found there, without subscribing.
     func discover(_ request: MinifluxRequest) async throws -> HTTPResponse {
         guard let url = try request.jsonObject()["url"]?.string, !url.isEmpty else { throw MinifluxError("url is required") }
-        let found = try await service.discoverFeeds(at: url)
+        let found = try await discoveredFeeds(at: url)
         return MinifluxJSON.response(.array(found.map { ["url": .string($0.url), "title": .string($0.title ?? $0.url),
                                                          "type": .string($0.type)] }))
+    }
+
+    /// The service's discovery, where nothing found is a 404 as in Miniflux.
+    private func discoveredFeeds(at url: String) async throws -> [DiscoveredFeed] {
+        do {
+            return try await service.discoverFeeds(at: url)
+        } catch .notFound(let message) {
+            throw MinifluxError(message, status: 404)
+        }
     }
 
     // MARK: - API keys (our API tokens)

@@ -74,7 +74,15 @@ struct MinifluxAPI: Sendable {
     }
 
     private func routed(_ request: HTTPRequest) async -> (String, HTTPResponse) {
-        switch router.match(method: request.method, path: request.path) {
+        // Credentials first, as Miniflux's middleware checks them: a bad login is 401 on any path, so
+        // an app with a wrong token is told so, never that a route does not exist.
+        let match = router.match(method: request.method, path: request.path)
+        let verdict = await login(request)
+        guard verdict == .granted else {
+            if case .found(_, _, let pattern) = match { return (pattern, Login.refusal(verdict)) }
+            return ("/v1 other", Login.refusal(verdict))
+        }
+        switch match {
         case .notFound:
             return ("/v1 other", HTTPFrontEnd.error("Not Found", status: 404))
         case .methodNotAllowed(let allowed):
@@ -82,8 +90,6 @@ struct MinifluxAPI: Sendable {
             response.headers.append(("Allow", allowed.joined(separator: ", ")))
             return ("/v1 other", response)
         case .found(let handler, let parameters, let pattern):
-            let verdict = await login(request)
-            guard verdict == .granted else { return (pattern, Login.refusal(verdict)) }
             do {
                 return (pattern, try await handler(self, MinifluxRequest(http: request, parameters: parameters)))
             } catch let error as MinifluxError {
@@ -112,7 +118,7 @@ struct MinifluxAPI: Sendable {
     static func status(of error: AggregatorError) -> Int {
         switch error {
         case .notFound: 404
-        case .alreadySubscribed: 409
+        case .alreadySubscribed: 400  // Miniflux: "This feed already exists", a validation error
         case .invalidArgument, .failed: 400
         case .unavailable: 503
         }
@@ -143,10 +149,18 @@ struct MinifluxAPI: Sendable {
     /// The Miniflux API level served (apps gate features on it), and what really serves it.
     private static func version() -> HTTPResponse {
         MinifluxJSON.response([
-            "version": "2.2.0", "commit": .string("aggregatord \(AggregatorVersion.current)"), "build_date": "",
-            "go_version": "none (Swift)", "compiler": "swiftc", "arch": "amd64", "os": "linux",
+            "version": "2.2.0", "commit": .string("aggregatord \(AggregatorVersion.current)"),
+            "build_date": .string(buildDate), "go_version": "none (Swift)", "compiler": "swiftc", "arch": "amd64", "os": "linux",
         ])
     }
+
+    /// When the running executable was linked (its file's modification time, which a package keeps),
+    /// in RFC 3339 as Miniflux writes its own; "unknown" when the file cannot be read.
+    static let buildDate: String = {
+        var info = stat()
+        guard stat("/proc/self/exe", &info) == 0 else { return "unknown" }
+        return ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec)))
+    }()
 }
 
 /// A request as a handler sees it: the HTTP request and the route's placeholders.
