@@ -91,12 +91,16 @@ extension FeedStore {
         return id
     }
 
+    /// The sort date follows the date shown (`published_at`, else when first seen): an update that
+    /// brings a date, or another one (a second feed carrying the entry with its own), moves the entry in
+    /// date order too (issue 29: `articles --sort oldest` was out of order after cross-posts).
     private func update(_ id: Int64, with entry: IncomingEntry, fingerprint: Int64, seenAt: Int64) throws(StoreError) {
         try unindexText(id)
+        // Right-hand sides read the row as it was: sort_at becomes the new published_at.
         let update = try database.statement("""
             UPDATE entries SET url = ?2, guid = ?3, title = ?4, summary = ?5, content = ?6, author = ?7,
-                published_at = coalesce(?8, published_at), updated_at = ?9, image_url = ?10, enclosures = ?11,
-                search_text = ?12, fingerprint = ?13
+                published_at = coalesce(?8, published_at), sort_at = coalesce(?8, published_at, first_seen_at),
+                updated_at = ?9, image_url = ?10, enclosures = ?11, search_text = ?12, fingerprint = ?13
             WHERE id = ?1
             """)
         try update.run([
@@ -105,6 +109,8 @@ extension FeedStore {
             SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), SQLValue(entry.imageURL),
             SQLValue(ArticleEnclosure.columnText(entry.enclosures)), SQLValue(entry.searchText), .integer(fingerprint),
         ])
+        try database.statement("UPDATE entry_state SET sort_at = (SELECT sort_at FROM entries WHERE id = ?1) WHERE entry_id = ?1")
+            .run([.integer(id)])
         try indexText(id, entry.title, entry.searchText, entry.author)
     }
 

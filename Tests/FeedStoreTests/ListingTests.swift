@@ -116,4 +116,35 @@ import Testing
         listing.changedBefore = Date().addingTimeInterval(-60)
         #expect(try reader.entries(listing).total == 9, "never marked: their first-seen time, long ago")
     }
+
+    /// Issue 29: an entry first stored without a date (sorted by when it was seen), then updated by a
+    /// second feed carrying it with its own date and text, showed that date but kept its place in date order.
+    /// An update moves it, in `entries` and in the state the searches sort by.
+    @Test func dateOrderFollowsTheDateShownAfterUpdatesAndCrossPosts() async throws {
+        let fixture = try StoreFixture()
+        let first = try await fixture.feed("https://a.example/feed")
+        let second = try await fixture.feed("https://b.example/feed")
+        let base = now.timeIntervalSince1970 - 10 * day
+        try await fixture.store.ingest([IncomingFeed(feedID: first, entries: [
+            entry("https://a.example/old", title: "Old", published: base),
+            entry("https://shared.example/post", title: "Shared"),  // no date: sorted by now
+            entry("https://a.example/mid", title: "Mid", published: base + 2 * day),
+        ])], now: now)
+        // The second feed's first poll makes it a source; its next one, still differing, updates the entry.
+        for poll in 1...2 {
+            try await fixture.store.ingest([IncomingFeed(feedID: second, entries: [
+                entry("https://shared.example/post", title: "Shared, edited", published: base + day),
+            ])], now: now.addingTimeInterval(Double(poll) * 60))
+        }
+        let reader = try fixture.reader()
+        var listing = EntryListing()
+        (listing.order, listing.ascending) = (.publishedAt, true)
+        let listed = try reader.entries(listing).entries
+        #expect(listed.map { $0.article.title ?? "" } == ["Old", "Shared, edited", "Mid"])
+        let dates = listed.map { $0.article.published ?? $0.createdAt }
+        #expect(dates == dates.sorted())
+        listing.filter.search = "shared OR old OR mid"
+        #expect(try reader.entries(listing).entries.map { $0.article.title ?? "" } == ["Old", "Shared, edited", "Mid"],
+                "searches sort by the same date")
+    }
 }
