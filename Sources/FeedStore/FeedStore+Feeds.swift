@@ -172,13 +172,33 @@ extension FeedStore {
         }
     }
 
-    /// Renames a feed and/or files it under another category (`""` for none); nil leaves a field as it is.
+    /// Renames a feed, files it under another category (`""` for none), moves it to another URL or
+    /// site URL, disables or enables it; nil leaves a field as it is. A new URL is fetched afresh (no
+    /// validators of the old one) at once; an enabled feed is due at once with its errors cleared.
     /// - Throws: `StoreError.Kind.notFound` when there is no such feed.
-    public func updateFeed(id: Int64, title: String? = nil, category: String? = nil) throws(StoreError) {
+    public func updateFeed(id: Int64, title: String? = nil, category: String? = nil, url: String? = nil,
+                           siteURL: String? = nil, disabled: Bool? = nil) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             let previous = try categoryID(ofFeed: id)
             if let title {
                 try database.statement("UPDATE feeds SET title = ?2 WHERE id = ?1").run([.integer(id), SQLValue(title.isEmpty ? nil : title)])
+            }
+            if let url {
+                try database.statement("""
+                    UPDATE feeds SET url = ?2, etag = NULL, last_modified = NULL, next_check_at = NULL
+                    WHERE id = ?1 AND url != ?2
+                    """).run([.integer(id), .text(url)])
+            }
+            if let siteURL {
+                try database.statement("UPDATE feeds SET site_url = ?2 WHERE id = ?1").run([.integer(id), SQLValue(siteURL.isEmpty ? nil : siteURL)])
+            }
+            if disabled == true {
+                try database.statement("UPDATE feeds SET status = 'disabled' WHERE id = ?1").run([.integer(id)])
+            } else if disabled == false {
+                try database.statement("""
+                    UPDATE feeds SET status = 'ok', error_count = 0, last_error = NULL, next_check_at = NULL
+                    WHERE id = ?1 AND status = 'disabled'
+                    """).run([.integer(id)])
             }
             guard let category else { return }
             let next = category.isEmpty ? nil : try categoryID(named: category, creating: true)

@@ -55,12 +55,27 @@ extension AggregatorService {
         return id
     }
 
-    /// Renames a feed and/or files it under another category ("" for none).
-    public func updateFeed(_ reference: FeedReference, title: String?, category: String?) async throws(AggregatorError)
-        -> FeedSummary {
-        guard title != nil || category != nil else { throw .invalidArgument("give a new title and/or category") }
+    /// Renames a feed and/or files it under another category ("" for none); also (the Miniflux API)
+    /// moves it to another feed URL (http(s), not one already subscribed) or site URL, or disables or
+    /// enables it. The scheduler is woken when the feed is to be fetched again.
+    public func updateFeed(_ reference: FeedReference, title: String?, category: String?, url: String? = nil,
+                           siteURL: String? = nil, disabled: Bool? = nil) async throws(AggregatorError) -> FeedSummary {
+        guard title != nil || category != nil || url != nil || siteURL != nil || disabled != nil else {
+            throw .invalidArgument("give a new title and/or category")
+        }
         let id = try await feedID(reference)
-        try await write { try await $0.updateFeed(id: id, title: title, category: category) }
+        if let url {
+            guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+                  components.host?.isEmpty == false else {
+                throw .invalidArgument("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
+            }
+            if let other = try await write({ try await $0.feedID(url: url) }), other != id {
+                throw .alreadySubscribed("already subscribed to \(url)")
+            }
+        }
+        try await write { try await $0.updateFeed(id: id, title: title, category: category, url: url, siteURL: siteURL,
+                                                  disabled: disabled) }
+        if url != nil || disabled == false { scheduler.wake() }
         return try await feed(.id(id))
     }
 

@@ -36,23 +36,50 @@ extension MinifluxAPI {
         return MinifluxJSON.response(["feed_id": .from(added.feed.id)], status: 201)
     }
 
-    /// `{"title", "category_id"}` (other fields are accepted and ignored: we have no use for them).
+    /// Miniflux's feed modification: `title`, `category_id`, `feed_url` (another feed subscribed there is
+    /// a 400), `site_url` and `disabled` are applied. Miniflux's other fields are feed settings we do not
+    /// have yet: the value we already have (the default) is accepted, any other is a 400 naming the
+    /// field, never silently ignored.
     func updateFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try request.id("feedID")
         let body = try request.jsonObject()
-        var title: String?
-        if let value = body["title"], !value.isNull {
-            guard let text = value.string else { throw MinifluxError("title must be a string") }
-            title = text
+        func text(_ name: String) throws(MinifluxError) -> String? {
+            guard let value = body[name], !value.isNull else { return nil }
+            guard let text = value.string else { throw MinifluxError("\(name) must be a string") }
+            return text
+        }
+        let title = try text("title")
+        let url = try text("feed_url")
+        if let url, url.isEmpty { throw MinifluxError("feed_url must not be empty") }
+        let siteURL = try text("site_url")
+        var disabled: Bool?
+        if let value = body["disabled"], !value.isNull {
+            guard let flag = value.bool else { throw MinifluxError("disabled must be true or false") }
+            disabled = flag
         }
         var categoryName: String?
         if let value = body["category_id"], !value.isNull {
             categoryName = try await self.categoryName(value) ?? ""  // "": filed under no category
         }
-        let feed = title == nil && categoryName == nil
+        for (name, value) in body.sorted(by: { $0.key < $1.key }) where !Self.appliedFeedFields.contains(name) {
+            guard Self.isDefaultFeedSetting(value) else {
+                throw MinifluxError("\(name) cannot be changed here yet (only title, category_id, feed_url, site_url "
+                    + "and disabled are kept)")
+            }
+        }
+        let feed = title == nil && categoryName == nil && url == nil && siteURL == nil && disabled == nil
             ? try await service.feed(.id(id))
-            : try await service.updateFeed(.id(id), title: title, category: categoryName)
+            : try await service.updateFeed(.id(id), title: title, category: categoryName, url: url, siteURL: siteURL,
+                                           disabled: disabled)
         return MinifluxJSON.response(MinifluxJSON.feed(feed), status: 201)
+    }
+
+    static let appliedFeedFields: Set<String> = ["title", "category_id", "feed_url", "site_url", "disabled"]
+
+    /// Whether a field we keep no setting for holds what we would answer for it: null, "", false or 0
+    /// (`description` too: we keep none). Any field, Miniflux's or not, holding anything else is refused.
+    static func isDefaultFeedSetting(_ value: JSONValue) -> Bool {
+        value.isNull || value.string == "" || value.bool == false || value.int == 0
     }
 
     func deleteFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {

@@ -102,6 +102,18 @@ new_id = client.create_feed(feeds + "/page.html", category_id=later["id"])  # di
 added = client.get_feed(new_id)
 check(added["feed_url"] == feeds + "/feed.xml" and added["category"]["title"] == "Someday", f"create_feed {added}")
 check(client.update_feed(new_id, title="Renamed")["title"] == "Renamed", "update_feed")
+# Every field PUT /v1/feeds/{id} takes is applied, or refused by name: never silently ignored.
+moved = client.update_feed(new_id, site_url="https://blog.example/", disabled=True, crawler=False)
+check(moved["site_url"] == "https://blog.example/" and moved["disabled"] is True, f"site_url, disabled: {moved}")
+check(client.update_feed(new_id, disabled=False)["disabled"] is False, "enabled again")
+check(client.update_feed(new_id, feed_url=feeds + "/old.xml")["feed_url"] == feeds + "/old.xml", "feed_url moves")
+for refused in ({"feed_url": feeds + "/many.xml"}, {"ignore_http_cache": True}, {"feed_url": "ftp://x/"}):
+    try:
+        client.update_feed(new_id, **refused)
+        check(False, f"update_feed {refused} is refused")
+    except miniflux.BadRequest as error:
+        check(next(iter(refused)) in str(error) or "already subscribed" in str(error) or "http(s)" in str(error),
+              f"the refusal names the field: {error}")
 client.refresh_feed(new_id)
 check([d["url"] for d in client.discover(feeds + "/page.html")][:1] == [feeds + "/feed.xml"], "discover")
 client.delete_feed(new_id)
