@@ -13,8 +13,8 @@ public struct Configuration: Sendable, Equatable {
     /// OPML imported on the first start with an empty database; nil for none.
     public var seedOPMLPath: String?
     public var logLevel: Logger.Level
-    /// Also refuse loopback and private addresses when fetching (see `AddressPolicy`).
-    public var denyPrivateNetworks = false
+    /// Who may make the server fetch loopback and private addresses (DESIGN §12; `AddressPolicy`).
+    public var privateNetworks = PrivateNetworkRule.admins
     /// Fetches in flight at once, in all and per host.
     public var maximumConnections = 16
     public var maximumConnectionsPerHost = 2
@@ -37,7 +37,9 @@ public struct Configuration: Sendable, Equatable {
         ("socket", "control socket path"),
         ("seed-opml", "OPML file imported on the first start with an empty database"),
         ("log-level", "debug, info, warning or error"),
-        ("deny-private-networks", "true to refuse loopback and private addresses too (default false)"),
+        ("private-networks", "who may make the server fetch loopback and private addresses: admins, all or none "
+            + "(default admins)"),
+        ("deny-private-networks", "true is private-networks = none (the older key; false changes nothing)"),
         ("max-connections", "fetches in flight at once (default 16)"),
         ("per-host-connections", "fetches in flight per host (default 2)"),
         ("retention-days", "entries older than this many days expire, starred ones never (default 90; 0 keeps all)"),
@@ -84,7 +86,7 @@ public struct Configuration: Sendable, Equatable {
     /// Each key's value as text, e.g. to log what a reload changed.
     public var settingValues: [String: String] {
         ["database": databasePath, "socket": socketPath, "seed-opml": seedOPMLPath ?? "",
-         "log-level": logLevel.rawValue, "deny-private-networks": String(denyPrivateNetworks),
+         "log-level": logLevel.rawValue, "private-networks": privateNetworks.rawValue,  // deny-private-networks: the same
          "max-connections": String(maximumConnections), "per-host-connections": String(maximumConnectionsPerHost),
          "retention-days": String(retention.maximumAgeDays ?? 0),
          "retention-keep-per-feed": String(retention.keepNewestPerFeed),
@@ -133,10 +135,16 @@ public struct Configuration: Sendable, Equatable {
             seedOPMLPath: seed,
             logLevel: logLevel
         )
+        if let value = values["private-networks"] {
+            guard let rule = PrivateNetworkRule(rawValue: value.lowercased()) else {
+                throw .invalidValue(key: "private-networks", value: value, expected: "admins, all or none")
+            }
+            configuration.privateNetworks = rule
+        }
         if let value = values["deny-private-networks"] {
             switch value.lowercased() {
-            case "true", "yes", "1": configuration.denyPrivateNetworks = true
-            case "false", "no", "0": configuration.denyPrivateNetworks = false
+            case "true", "yes", "1": configuration.privateNetworks = .none
+            case "false", "no", "0": break
             default: throw .invalidValue(key: "deny-private-networks", value: value, expected: "true or false")
             }
         }
@@ -284,5 +292,22 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .unreadableFile(let path, let reason):
             "cannot read configuration file \(path): \(reason)"
         }
+    }
+}
+
+/// Who may make the server fetch loopback, private and other non-public addresses (feeds, discovery).
+/// Link-local and cloud metadata ranges are refused for everyone whatever the rule.
+public enum PrivateNetworkRule: String, Sendable, Equatable {
+    /// Admins may (a self-hoster's LAN bridges); regular accounts may not. Every account is an admin
+    /// until regular accounts exist (issue 28), so today this allows them.
+    case admins
+    /// Everyone may (tests and benchmarks on a loopback farm).
+    case all
+    /// No one may.
+    case none
+
+    /// The fetcher's policy for feeds fetched for the accounts there are (admins only, today).
+    var addressPolicy: AddressPolicy {
+        AddressPolicy(denyPrivateNetworks: self == .none, reason: "private-networks = \(rawValue)")
     }
 }

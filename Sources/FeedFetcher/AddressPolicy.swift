@@ -9,9 +9,12 @@ import Glibc
 public struct AddressPolicy: Sendable, Equatable {
     /// Also refuse loopback, RFC 1918, carrier-grade NAT and IPv6 unique-local addresses.
     public var denyPrivateNetworks: Bool
+    /// The setting that refuses them, named in the refusal (`private-networks = none`).
+    public var reason: String
 
-    public init(denyPrivateNetworks: Bool = false) {
+    public init(denyPrivateNetworks: Bool = false, reason: String = "private-networks = none") {
         self.denyPrivateNetworks = denyPrivateNetworks
+        self.reason = reason
     }
 
     /// Why an address was refused, or nil when it may be used.
@@ -26,7 +29,7 @@ public struct AddressPolicy: Sendable, Equatable {
         case .loopback, .privateNetwork:
             guard denyPrivateNetworks else { return nil }
             return "address \(address) is \(kind == .loopback ? "loopback" : "a private network") "
-                + "(refused: deny-private-networks is on)"
+                + "(refused: \(reason))"
         case .global:
             return nil
         }

@@ -69,6 +69,22 @@ import Testing
         }
     }
 
+    /// `private-networks` (DESIGN §12): admins by default; the older `deny-private-networks = true` is `none`,
+    /// and its `false` leaves the rule as it is.
+    @Test func privateNetworksIsARuleTheOlderKeyStillSets() throws {
+        #expect(try Configuration.resolve(flags: [:], environment: environment).privateNetworks == .admins)
+        #expect(try Configuration.resolve(flags: ["private-networks": "ALL"], environment: environment).privateNetworks == .all)
+        #expect(try Configuration.resolve(flags: [:], environment: ["AGGREGATOR_PRIVATE_NETWORKS": "none"])
+            .privateNetworks == .none)
+        #expect(try Configuration.resolve(flags: ["deny-private-networks": "true", "private-networks": "all"],
+                                          environment: environment).privateNetworks == .none)
+        #expect(try Configuration.resolve(flags: ["deny-private-networks": "false", "private-networks": "all"],
+                                          environment: environment).privateNetworks == .all)
+        #expect(throws: ConfigurationError.invalidValue(key: "private-networks", value: "some", expected: "admins, all or none")) {
+            try Configuration.resolve(flags: ["private-networks": "some"], environment: environment)
+        }
+    }
+
     @Test func fetchLimitsTakeDurationsAndSizesWithUnits() throws {
         #expect(try Configuration.resolve(flags: [:], environment: environment).fetchLimits == FetchLimits())
         let file = (path: "a.conf", text: """

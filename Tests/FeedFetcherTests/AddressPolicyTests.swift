@@ -13,7 +13,7 @@ import Testing
     func privateAddressesAreRefusedOnlyWhenAsked(address: String) {
         #expect(AddressPolicy().refusal(forAddress: address) == nil)
         let refusal = AddressPolicy(denyPrivateNetworks: true).refusal(forAddress: address)
-        #expect(refusal?.contains("deny-private-networks") == true)
+        #expect(refusal?.contains("private-networks = none") == true)
     }
 
     @Test(arguments: ["93.184.216.34", "172.32.0.1", "2606:2800:220:1::248", "100.128.0.1"])

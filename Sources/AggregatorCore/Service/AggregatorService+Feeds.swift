@@ -141,6 +141,9 @@ extension AggregatorService {
         do {
             response = try await fetcher.fetch(FetchRequest(url: url, limits: limits))
         } catch {
+            // An address the rule refuses is refused at once (no request was sent): subscribing would
+            // only make a feed that fails at every fetch.
+            if case .refusedAddress(let reason) = error { throw .invalidArgument("cannot subscribe to \(url): \(reason)") }
             // Subscribe anyway: the scheduler retries with backoff and shows the error on the feed.
             return (url, nil, [], "could not check the feed now: \(error.description)")
         }

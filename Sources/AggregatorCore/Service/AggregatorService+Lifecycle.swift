@@ -8,7 +8,7 @@ extension AggregatorService {
     /// `configuration` describes.
     public convenience init(configuration: Configuration, store: FeedStore, logger: Logger) {
         let fetcher = FeedFetcher(userAgent: UserAgent.header(version: AggregatorVersion.current),
-                                  addressPolicy: AddressPolicy(denyPrivateNetworks: configuration.denyPrivateNetworks))
+                                  addressPolicy: configuration.privateNetworks.addressPolicy)
         let pipeline = RefreshPipeline(store: store, fetcher: fetcher, logger: logger.component("refresh"),
                                        width: configuration.maximumConnections,
                                        perHost: configuration.maximumConnectionsPerHost,
@@ -38,7 +38,7 @@ extension AggregatorService {
     /// Applies what a running daemon can change of `configuration` (SIGHUP): fetch limits and
     /// bounds, the refresh policy, the address policy and retention.
     public func apply(_ configuration: Configuration) async {
-        pipeline.fetcher.setAddressPolicy(AddressPolicy(denyPrivateNetworks: configuration.denyPrivateNetworks))
+        pipeline.fetcher.setAddressPolicy(configuration.privateNetworks.addressPolicy)
         pipeline.setBounds(width: configuration.maximumConnections, perHost: configuration.maximumConnectionsPerHost)
         pipeline.setLimits(configuration.fetchLimits)
         pipeline.setPolicy(configuration.refreshPolicy)

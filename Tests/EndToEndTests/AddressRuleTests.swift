@@ -1,0 +1,59 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The address rule (DESIGN §12, `private-networks`) through the CLI and the Miniflux API.
+@Suite(.timeLimit(.minutes(2))) struct AddressRuleTests {
+    /// With `private-networks = none` a feed on this machine is refused when it is added: the CLI exits 1
+    /// and the API answers 400, both naming the rule; nothing is subscribed and no connection is made
+    /// (the address is checked after DNS, before connecting).
+    @Test func noneRefusesAFeedOnThisMachineWhenItIsAdded() async throws {
+        let listener = try Listener()
+        defer { close(listener.socket) }
+        let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "none"])
+        defer { daemon.stop() }
+        let url = "http://127.0.0.1:\(listener.port)/feed.xml"
+
+        let added = try daemon.ctl(["add", url])
+        #expect(added.status == 1 && added.error.contains("refused: private-networks = none"), "\(added.error)")
+        let token = try daemon.createAccount(name: "alice")
+        let api = try daemon.curl("/v1/feeds", ["-H", "X-Auth-Token: \(token)", "-X", "POST", "-d", #"{"feed_url":"\#(url)"}"#])
+        #expect(api.status == 400 && api.body.contains("private-networks = none"), "\(api.status) \(api.body)")
+        #expect(try daemon.ctl(["--json", "feeds"]).output.contains("\"feeds\": []"))
+        #expect(listener.pendingConnections() == 0, "no connection reached the feed's server")
+    }
+
+    /// A listening socket that never accepts: connections made to it wait in its queue, to be counted.
+    private struct Listener {
+        let socket: Int32
+        let port: UInt16
+
+        init() throws {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { general in
+                    bind(socket, general, length) == 0 && listen(socket, 16) == 0
+                        && getsockname(socket, general, &length) == 0
+                }
+            }
+            guard bound else { throw TestSupportError("cannot listen on 127.0.0.1") }
+            _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
+            (self.socket, port) = (socket, UInt16(bigEndian: address.sin_port))
+        }
+
+        /// Accepts (and closes) every connection waiting; how many there were.
+        func pendingConnections() -> Int {
+            var count = 0
+            while case let connection = accept(socket, nil, nil), connection >= 0 {
+                close(connection)
+                count += 1
+            }
+            return count
+        }
+    }
+}
