@@ -56,6 +56,8 @@ extension StoreReader {
             var total = 0
             if let kept = try keptTotal(listing) {
                 total = kept
+            } else if let kept = try keptTotalPastAnID(listing) {
+                total = kept
             } else {
                 try database.statement("SELECT count(*) \(from)").query(values) { row in total = Int(row.int64(at: 0)) }
             }
@@ -130,6 +132,43 @@ extension StoreReader {
         var total: Int?
         try database.statement(sql).query(value.map { [$0] } ?? []) { row in total = Int(row.int64(at: 0)) }
         return total
+    }
+
+    /// The total of a kept-total listing (`keptTotal`) paged by `afterID` or `beforeID` (apps syncing by
+    /// id): the entries on the far side of the id are counted, whichever side is smaller by the id range,
+    /// and the rest is the kept total minus them. Counting every entry past an early id cost ~90 ms at
+    /// 1,000,000 entries, against ~4 ms for the first page (issue 29).
+    private func keptTotalPastAnID(_ listing: EntryListing) throws(StoreError) -> Int? {
+        guard (listing.afterID == nil) != (listing.beforeID == nil), listing.ids == nil else { return nil }
+        var whole = listing
+        (whole.afterID, whole.beforeID) = (nil, nil)
+        guard let kept = try keptTotal(whole) else { return nil }
+        var range: (low: Int64, high: Int64)?
+        // Two subqueries: SQLite reads min() or max() from the index only when each stands alone.
+        try database.statement("SELECT (SELECT min(id) FROM entries), (SELECT max(id) FROM entries)").query { row in
+            if let low = row.optionalInt64(at: 0), let high = row.optionalInt64(at: 1) { range = (low, high) }
+        }
+        guard let range else { return kept }
+        // The id splits the entries into those below it and those from it on (`afterID`: above it).
+        let split = listing.afterID.map { $0 == .max ? $0 : $0 + 1 } ?? listing.beforeID!
+        // In Double: ids from a request may be anywhere in Int64's range.
+        let belowIsSmaller = Double(split) - Double(range.low) < Double(range.high) - Double(split)
+        // Counted on the narrow state rows (what a kept total selects needs no more): through the wide
+        // entries rows, 20,000 of them cost 3 times the first page.
+        var filter = listing.filter
+        filter.unreadOnly = listing.read == false
+        var values: [SQLValue] = [.integer(split)]
+        let selection = try filter.bulkSelection(binding: &values)
+        let bound = "st.entry_id \(belowIsSmaller ? "<" : ">=") ?1"
+        var count = 0
+        // A category's entry carried by two of its feeds comes twice: counted once, as its counter does.
+        try database.statement("""
+            SELECT count(\(listing.filter.category == nil ? "*" : "DISTINCT st.entry_id")) FROM \(selection.from)
+            WHERE \((selection.conditions + [bound]).joined(separator: " AND "))
+            """).query(values) { row in count = Int(row.int64(at: 0)) }
+        // The listing wants the side above the split (afterID) or below it (beforeID).
+        let wantsBelow = listing.beforeID != nil
+        return wantsBelow == belowIsSmaller ? count : kept - count
     }
 
     /// The FROM and WHERE clauses of a listing, with their bound values.

@@ -147,4 +147,28 @@ import Testing
         #expect(try reader.entries(listing).entries.map { $0.article.title ?? "" } == ["Old", "Shared, edited", "Mid"],
                 "searches sort by the same date")
     }
+
+    /// Paging by id (`after_entry_id`, `before_entry_id`) reports the exact total from the kept counters
+    /// minus the smaller side of the id: the same as counting, for every id, filter and edge.
+    @Test func totalsPastAnIDAreExactOnEitherSide() async throws {
+        let (fixture, science, loose) = try await populated()
+        let reader = try fixture.reader()
+        let ids = try reader.entryIDs(EntryListing()).sorted()
+        let probes = ids + [0, -1, ids.last! + 1, Int64.max, Int64.min, ids[ids.count / 2] + 1]
+        for (feed, category, unread) in [(nil, nil, false), (science, nil, false), (loose, nil, true), (nil, "Science", true),
+                                         (nil, nil, true)] as [(Int64?, String?, Bool)] {
+            var base = EntryListing()
+            (base.filter.feedID, base.filter.category, base.read, base.limit, base.order) =
+                (feed, category, unread ? false : nil, 1000, .id)
+            let members = try reader.entryIDs(base)
+            for probe in probes {
+                var after = base
+                after.afterID = probe
+                #expect(try reader.entries(after).total == members.filter { $0 > probe }.count, "after \(probe)")
+                var before = base
+                before.beforeID = probe
+                #expect(try reader.entries(before).total == members.filter { $0 < probe }.count, "before \(probe)")
+            }
+        }
+    }
 }
