@@ -18,7 +18,10 @@ earlier_deb="$out/aggregatord_${earlier}_$arch.deb"
 mirror=${DEB_MIRROR:-http://deb.debian.org/debian}
 security=${DEB_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 [ -f "$deb" ] || { echo "check-deb: $deb missing: run make deb first" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "check-deb: needs root (mmdebstrap --mode=root, chroot)" >&2; exit 1; }
+if [ "$(id -u)" != 0 ]; then
+    echo "check-deb: needs root (mmdebstrap --mode=root, chroot), skipped"
+    exit 0
+fi
 
 started=$(date +%s)
 step() { echo "check-deb: [$(($(date +%s) - started)) s] $*"; }
@@ -26,7 +29,7 @@ fail() { echo "check-deb: FAILED: $*" >&2; exit 1; }
 
 DEB_COMPRESSION="-Zgzip -z1" bash packaging/deb/build-deb.sh "$earlier" "$out" > /dev/null
 step "built $earlier_deb"
-lintian --fail-on error --suppress-tags spelling-error-in-binary "$deb" || fail "lintian found errors"
+lintian --fail-on error "$deb" || fail "lintian found errors"
 step "lintian: no errors"
 
 root=$(mktemp -d "$PWD/.build/deb/root.XXXXXX")
