@@ -38,6 +38,13 @@ step "--version answers; ldd: $(grep -c '=>' <<< "$libraries") libraries, none o
 in_root dpkg-query -W -f='${Conffiles}\n' aggregatord | grep -q '/etc/aggregator/aggregatord.conf' \
     || fail "the configuration is not a conffile"
 step "user aggregator, /var/lib/aggregator (0750) and the conffile are there"
+units="/lib/systemd/system/aggregatord.service /lib/systemd/system/aggregatord.socket /lib/systemd/system/aggregatord-http.socket"
+# shellcheck disable=SC2086  # one word a unit
+in_root systemd-analyze verify --man=no $units || fail "systemd-analyze verify of the installed units"
+in_root systemctl enable aggregatord.service 2> /dev/null || fail "systemctl enable aggregatord"
+wants=/etc/systemd/system/multi-user.target.wants/aggregatord.service
+[ -L "$root$wants" ] || fail "systemctl enable made no $wants"
+step "systemd-analyze verify passes on the installed units; systemctl enable aggregatord works"
 
 # The daemon as aggregatord.service starts it, in a network namespace with only loopback: the
 # local feed server is reached, the seed list's public feeds fail at once and nothing leaves.
@@ -54,7 +61,8 @@ in_root apt-get install -y -q -o Dpkg::Options::=--force-confold "/tmp/$deb" \
 [ "$(in_root dpkg-query -W -f='${Version}' aggregatord)" = "$version" ] || fail "not upgraded to $version"
 grep -q '^retention-days = 365$' "$root/etc/aggregator/aggregatord.conf" || fail "the changed configuration was lost"
 run_daemon upgraded
-step "upgraded $earlier to $version: the database and the changed configuration kept"
+[ -L "$root$wants" ] || fail "the upgrade disabled the service"
+step "upgraded $earlier to $version: the database, the changed configuration and the enabled service kept"
 
 in_root apt-get remove -y -q aggregatord > "$out/check-remove.log" 2>&1 || fail "apt-get remove"
 [ ! -e "$root/usr/bin/aggregatord" ] || fail "remove left /usr/bin/aggregatord"
@@ -69,5 +77,9 @@ in_root apt-get purge -y -q aggregatord > "$out/check-purge.log" 2>&1 || fail "a
 ! in_root getent passwd aggregator > /dev/null || fail "purge left the user"
 ! in_root getent group aggregator > /dev/null || fail "purge left the group"
 [ -z "$(in_root dpkg-query -W -f='${Status}' aggregatord 2> /dev/null)" ] || fail "purge left dpkg's record"
-step "purged: the database, the configuration, the user and the group are gone"
+[ ! -L "$root$wants" ] || fail "purge left $wants"
+left=$(find "$root/etc/systemd" "$root/var/lib/systemd/deb-systemd-helper-enabled" \
+    "$root/var/lib/systemd/deb-systemd-helper-masked" -name 'aggregatord*' 2> /dev/null || true)
+[ -z "$left" ] || fail "purge left $left"
+step "purged: the database, the configuration, the user, the group and the enabled unit's link are gone"
 echo "check-deb: the package installs, runs, upgrades, removes and purges on a clean Debian 12 root"

@@ -2,9 +2,10 @@
 # `make check-deb`: the package installs, runs, upgrades and purges on a clean Debian 12 root.
 # Usage: packaging/deb/check-deb.sh VERSION (the package `make deb` built in .build/deb).
 # Builds the same tree again as VERSION~check (an earlier version), lints the package (no errors),
-# makes a minimal Debian 12 root with mmdebstrap from Debian's own archive, and in it (chroot, as
-# root on this machine): installs VERSION~check with apt (which brings the Depends), checks
-# `--version`, `ldd` (no Swift library, nothing missing), the user and the conffile, runs the
+# makes a minimal Debian 12 root (and systemd) with mmdebstrap from Debian's own archive, and in it
+# (chroot, as root on this machine): installs VERSION~check with apt (which brings the Depends),
+# checks `--version`, `ldd` (no Swift library, nothing missing), the user, the conffile, the units
+# (`systemd-analyze verify`, `systemctl enable`; no systemd runs in a chroot to start them), runs the
 # daemon as its unit would and has it fetch a feed from a local server, upgrades to VERSION (data
 # and a changed configuration kept), removes (data kept) and purges (data and user gone).
 set -euo pipefail
@@ -38,9 +39,10 @@ root=$(mktemp -d "$PWD/.build/deb/root.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 trap 'exit 1' INT TERM
 
-mmdebstrap --quiet --variant=minbase --mode=root --skip=cleanup/apt/lists bookworm "$root" \
+# minbase and systemd, as on a server: `systemctl enable` and `systemd-analyze verify` work offline.
+mmdebstrap --quiet --variant=minbase --include=systemd --mode=root --skip=cleanup/apt/lists bookworm "$root" \
     "deb $mirror bookworm main" "deb $mirror bookworm-updates main" "deb $security bookworm-security main"
-step "made a Debian 12 root with mmdebstrap (minbase): $(du -sm "$root" | cut -f1) MB"
+step "made a Debian 12 root with mmdebstrap (minbase and systemd): $(du -sm "$root" | cut -f1) MB"
 cp "$deb" "$earlier_deb" "$root/tmp/"
 
 # The rest in a mount and pid namespace of its own, with /proc mounted in the root (Swift programs
