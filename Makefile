@@ -166,8 +166,8 @@ uninstall:
 # .build/deb/aggregatord_VERSION_ARCH.deb from the release build, one executable serving both
 # commands (packaging/deb/multicall.c says why); `make deb VERSION=0.2.0~rc1` builds another version
 # of the same tree. `make check-deb` lints it and installs, runs, upgrades and purges it on a clean
-# Debian 12 root made with mmdebstrap from Debian's archive (3 to 4 minutes, a minute of it
-# mmdebstrap; part of `make test`; needs root, skipped with a message without it).
+# Debian 12 root made with mmdebstrap from Debian's archive (2 to 4 minutes, up to one of them
+# mmdebstrap's; part of `make test`; needs root, skipped with a message without it).
 VERSION := $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/ControlProtocol/AggregatorVersion.swift)
 DEB_TOOLS := dpkg-dev lintian mmdebstrap iproute2
 deb-deps:
