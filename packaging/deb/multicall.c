@@ -1,7 +1,9 @@
 /* One executable for both commands (the Debian package's /usr/bin/aggregatord, with
  * /usr/bin/aggregatorctl a symbolic link to it): the name it is started under picks the command.
  * Two statically linked Swift programs each carry the Swift runtime, Foundation and ICU's data
- * (some 37 MB); one executable carries them once.
+ * (34 MB): 119 MB stripped, against 61 MB for one executable that carries them once. The cost: as
+ * aggregatorctl it loads the daemon's libraries too (libcurl's 31 among them), 5 to 13 ms more a
+ * command (docs/BENCHMARKS.md, "The Debian package").
  *
  * SwiftPM compiles each executable target's top-level code as `<module>_main` (so tests can link
  * the module) and only names it `main` when linking that executable; `make deb` links the object
