@@ -14,7 +14,7 @@ RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 # Debian packages the build and the tests need (libseccomp-dev: systemd/check-sandbox.sh).
 DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev zlib1g-dev libseccomp-dev
 
-.PHONY: all build deps run test test-deps test-venv check-sanitizers check-asan check-tsan fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall clean
+.PHONY: all build deps run test test-deps test-venv check-sanitizers check-asan check-tsan fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall deb deb-deps check-deb clean
 
 all: build
 
@@ -71,6 +71,7 @@ test: deps test-deps test-venv
 	@systemd/check-sandbox.sh
 	@contrib/check-completion.sh
 	$(SWIFT) test
+	@$(MAKE) --no-print-directory check-deb
 
 # The whole suite under each sanitizer, built apart (.build/asan, .build/tsan): the daemons and
 # clients the tests start are the sanitized builds too, and every process writes its report to
@@ -160,6 +161,24 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/aggregatorctl $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_aggregatorctl
 	-rmdir $(SHAREDIR) 2>/dev/null
 	# $(SYSCONF_DIR)/aggregatord.conf is left in place: it may hold your settings.
+
+# The Debian package (DESIGN.md §16, packaging/deb/): `make deb` builds
+# .build/deb/aggregatord_VERSION_ARCH.deb from the release build, one executable serving both
+# commands (packaging/deb/multicall.c says why); `make deb VERSION=0.2.0~rc1` builds another version
+# of the same tree. `make check-deb` lints it and installs, runs, upgrades and purges it on a clean
+# Debian 12 root made with mmdebstrap from Debian's archive (2 to 4 minutes, up to one of them
+# mmdebstrap's; part of `make test`; needs root, skipped with a message without it).
+VERSION := $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/ControlProtocol/AggregatorVersion.swift)
+DEB_TOOLS := dpkg-dev lintian mmdebstrap iproute2
+deb-deps:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_TOOLS)"
+
+deb: deps deb-deps
+	$(RELEASE_BUILD)
+	@bash packaging/deb/build-deb.sh $(VERSION) .build/deb
+
+check-deb: deb
+	@bash packaging/deb/check-deb.sh $(VERSION)
 
 clean:
 	$(SWIFT) package clean
