@@ -36,6 +36,7 @@ import Testing
 
         let log = directory.appendingPathComponent("first.log")
         let first = try daemon.start(arguments, logFile: log)
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }  // a failed wait leaves none running
         let firstLog = try await waitFor("msg=Started", in: log)
         #expect(firstLog.contains("msg=\"Imported seed feeds\""))
         #expect(firstLog.contains("feeds=2"))
@@ -46,6 +47,7 @@ import Testing
         // The second start finds the feeds already there and does not import again.
         let secondLog = directory.appendingPathComponent("second.log")
         let second = try daemon.start(arguments, logFile: secondLog)
+        defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) } }
         let text = try await waitFor("msg=Started", in: secondLog)
         #expect(!text.contains("Imported seed feeds"))
         #expect(text.contains("feeds=2"))

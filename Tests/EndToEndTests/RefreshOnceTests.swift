@@ -100,6 +100,7 @@ import Testing
                                         "--seed-opml", seed.path, "--socket", directory.appendingPathComponent("s").path,
                                         "--retention-days", "30", "--retention-keep-per-feed", "0"],
                                        logFile: log)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }  // a failed wait leaves none running
         let text = try await waitFor("msg=\"Retention run done\"", in: log)
         #expect(text.contains("new_entries=4"))
         #expect(text.contains("expired=3"), "the three 2020 items expire after the first round")

@@ -45,6 +45,7 @@ import Testing
             ["--database", directory.appendingPathComponent("a.db").path, "--socket", control, "--seed-opml", ""],
             logFile: directory.appendingPathComponent("log"),
             environment: ["NOTIFY_SOCKET": notifyPath, "WATCHDOG_USEC": "1000000"])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }  // a failed check leaves none running
 
         var messages: [String] = []
         let deadline = Date().addingTimeInterval(15)
