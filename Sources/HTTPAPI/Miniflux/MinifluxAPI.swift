@@ -51,6 +51,8 @@ struct MinifluxAPI: Sendable {
         ("GET", "/v1/entries/{entryID}", { api, request in try await api.entry(request) }),
         ("PUT", "/v1/entries/{entryID}/bookmark", { api, request in try await api.toggleStar(request) }),
         ("PUT", "/v1/entries/{entryID}/star", { api, request in try await api.toggleStar(request) }),
+        ("POST", "/v1/entries/{entryID}/save", { _, request in try saveEntry(request) }),
+        ("GET", "/v1/integrations/status", { _, _ in MinifluxJSON.response(["has_integrations": false]) }),
         ("PUT", "/v1/users/{userID}/mark-all-as-read", { api, request in try await api.markEverythingRead(request) }),
         ("GET", "/v1/export", { api, _ in try await api.export() }),
         ("POST", "/v1/import", { api, request in try await api.importOPML(request) }),
@@ -131,6 +133,13 @@ struct MinifluxAPI: Sendable {
                              ("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS"),
                              ("Access-Control-Allow-Headers", "X-Auth-Token, Authorization, Content-Type, Accept")]
         return response
+    }
+
+    /// Miniflux sends the entry to the account's third-party services (Pocket, Wallabag, …); we have
+    /// none, which Miniflux answers with a 400 before looking at the entry.
+    private static func saveEntry(_ request: MinifluxRequest) throws -> HTTPResponse {
+        _ = try request.id("entryID")
+        throw MinifluxError("no third-party integration enabled")
     }
 
     // MARK: - User and version

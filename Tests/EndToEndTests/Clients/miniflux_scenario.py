@@ -141,6 +141,14 @@ try:
 except miniflux.ResourceNotFound:
     pass
 
+# No third-party integrations: the status says so, and saving an entry to one is a 400 as in Miniflux.
+check(client.get_integrations_status() is False, "integrations status")
+try:
+    client.save_entry(item1["id"])
+    check(False, "saving an entry without an integration is refused")
+except miniflux.BadRequest as error:
+    check("integration" in str(error), f"save_entry: {error}")
+
 # API keys are our tokens.
 key = client.create_api_key("script")
 check(len(key["token"]) == 64, "create_api_key shows the token once")
