@@ -18,6 +18,8 @@ public struct ArticleFilter: Sendable, Equatable {
     public var search: String?
     /// Only entries stored after the entry with this id (ids grow as entries are stored): for `watch`.
     public var storedAfterID: Int64?
+    /// Leave out the entries whose feed is filed under a category hidden from the global listings.
+    public var globallyVisibleOnly = false
 
     public init(category: String? = nil, feedID: Int64? = nil, unreadOnly: Bool = false, starredOnly: Bool = false,
                 since: Date? = nil, before: Date? = nil, search: String? = nil) {

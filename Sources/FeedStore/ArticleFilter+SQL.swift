@@ -49,6 +49,14 @@ extension ArticleFilter {
         if let storedAfterID { conditions.append("st.entry_id > \(parameter(.integer(storedAfterID)))") }
         if unreadOnly { conditions.append("st.read = 0") }
         if starredOnly { conditions.append("st.starred = 1") }
+        if globallyVisibleOnly {
+            // By the entry's first feed, as Miniflux decides by the entry's feed; the few hidden feeds
+            // are collected once.
+            conditions.append("""
+                coalesce(st.feed_id NOT IN (SELECT f.id FROM feeds f JOIN categories c ON c.id = f.category_id
+                                            WHERE c.hide_globally = 1), 1)
+                """)
+        }
         conditions += dateConditions(for: use, parameter: parameter)
         if let search, use != .searchIndex {
             let match = parameter(.text(try SearchQuery(search).expression))

@@ -39,6 +39,8 @@ public struct CategorySummary: Sendable, Equatable {
     public var feeds: Int
     public var unread: Int
     public var total: Int
+    /// Left out of the global listings (`ArticleFilter.globallyVisibleOnly`).
+    public var hideGlobally = false
 }
 
 /// The store's totals for `status`.
@@ -125,11 +127,13 @@ extension StoreReader {
     public func categories() throws(StoreError) -> [CategorySummary] {
         var categories: [CategorySummary] = []
         try database.statement("""
-            SELECT c.name, (SELECT count(*) FROM feeds f WHERE f.category_id = c.id), c.unread_count, c.entry_count, c.id
+            SELECT c.name, (SELECT count(*) FROM feeds f WHERE f.category_id = c.id), c.unread_count, c.entry_count, c.id,
+                   c.hide_globally
             FROM categories c ORDER BY c.name COLLATE NOCASE
             """).query { row in
             categories.append(CategorySummary(id: row.int64(at: 4), name: row.text(at: 0) ?? "", feeds: Int(row.int64(at: 1)),
-                                              unread: Int(row.int64(at: 2)), total: Int(row.int64(at: 3))))
+                                              unread: Int(row.int64(at: 2)), total: Int(row.int64(at: 3)),
+                                              hideGlobally: row.int64(at: 5) != 0))
         }
         return categories
     }
@@ -233,6 +237,13 @@ extension FeedStore {
             try database.statement("INSERT INTO categories(name) VALUES (?1) ON CONFLICT(name) DO NOTHING").run([.text(name)])
             return database.changes == 1 ? database.lastInsertedRowID : nil
         }
+    }
+
+    /// Hides a category from the global listings, or shows it there again.
+    /// - Throws: `StoreError.Kind.notFound` when there is no such category.
+    public func setCategoryHidden(id: Int64, _ hidden: Bool) throws(StoreError) {
+        try database.statement("UPDATE categories SET hide_globally = ?2 WHERE id = ?1").run([.integer(id), SQLValue(hidden)])
+        guard database.changes == 1 else { throw StoreError(.notFound, message: "no category with id \(id)") }
     }
 
     /// Deletes a category; its feeds stay, filed under none.

@@ -204,6 +204,11 @@ enum Migrations {
             address      TEXT NOT NULL
         );
         """),
+        // 11: a category can be hidden from the global listings (Miniflux's `hide_globally`): its
+        // entries stay in its own listing and its feeds', not in "everything".
+        Step(sql: """
+        ALTER TABLE categories ADD COLUMN hide_globally INTEGER NOT NULL DEFAULT 0;
+        """),
     ]
 
     /// The schema version this build writes.

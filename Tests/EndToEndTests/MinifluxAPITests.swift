@@ -72,6 +72,33 @@ import Testing
         #expect(crosspost.contains("\"articles\": []"), "\(crosspost)")
     }
 
+    /// Miniflux's `hide_globally`: a hidden category's entries leave `globally_visible=true` listings
+    /// and stay in every other; `PUT /v1/categories/{id}` changes only the fields it is given.
+    @Test func aCategoryHiddenGloballyLeavesTheGlobalListings() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon.withReaderFeeds(server)
+        defer { daemon.stop() }
+        let auth = ["-H", "X-Auth-Token: \(try daemon.createAccount(name: "alice", password: password))"]
+        func json(_ path: String, _ arguments: [String] = []) throws -> (Int, [String: Any]) {
+            let response = try daemon.curl(path, auth + arguments)
+            return (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]) ?? [:])
+        }
+        let categories = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/categories", auth).body.utf8))
+        let news = try #require((categories as? [[String: Any]])?.first { $0["title"] as? String == "News" }?["id"] as? Int)
+        let (hid, hidden) = try json("/v1/categories/\(news)", ["-X", "PUT", "-d", #"{"hide_globally": true}"#])
+        #expect(hid == 201 && hidden["hide_globally"] as? Bool == true && hidden["title"] as? String == "News", "\(hidden)")
+        let everything = try json("/v1/entries?limit=1").1["total"] as? Int
+        let visible = try json("/v1/entries?limit=1&globally_visible=true").1["total"] as? Int
+        let inNews = try json("/v1/categories/\(news)/entries?limit=1").1["total"] as? Int
+        #expect(everything == 251 && inNews == 250 && visible == 1, "\(String(describing: (everything, visible, inNews)))")
+        let (_, renamed) = try json("/v1/categories/\(news)", ["-X", "PUT", "-d", #"{"title": "Later"}"#])
+        #expect(renamed["title"] as? String == "Later" && renamed["hide_globally"] as? Bool == true, "\(renamed)")
+        #expect(try json("/v1/categories/\(news)", ["-X", "PUT", "-d", "{}"]).0 == 400)
+        let (made, created) = try json("/v1/categories", ["-X", "POST", "-d", #"{"title": "Quiet", "hide_globally": true}"#])
+        #expect(made == 201 && created["hide_globally"] as? Bool == true, "\(created)")
+    }
+
     @Test func badInputGetsA400ThatNamesTheParameter() async throws {
         let server = try FeedTestServer()
         defer { server.stop() }

@@ -70,6 +70,12 @@ extension AggregatorService {
         return renamed
     }
 
+    /// Hides the category with this id from the global listings (Miniflux's `hide_globally`), or shows it.
+    public func setCategoryHidden(id: Int64, _ hidden: Bool) async throws(AggregatorError) -> CategorySummary {
+        try await write { try await $0.setCategoryHidden(id: id, hidden) }
+        return try await category(id: id)
+    }
+
     /// Deletes the category with this id; its feeds stay, filed under no category.
     public func removeCategory(id: Int64) async throws(AggregatorError) {
         try await write { try await $0.removeCategory(id: id) }

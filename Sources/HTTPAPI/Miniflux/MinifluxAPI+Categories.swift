@@ -21,20 +21,41 @@ extension MinifluxAPI {
         return MinifluxJSON.response(.array(list))
     }
 
+    /// `{"title", "hide_globally"}`.
     func createCategory(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        let title = try Self.title(in: request.jsonObject())
+        let body = try request.jsonObject()
+        let title = try Self.title(in: body)
+        let hidden = try Self.hideGlobally(in: body)
+        var category: CategorySummary
         do {
-            return MinifluxJSON.response(MinifluxJSON.category(try await service.createCategory(title)), status: 201)
+            category = try await service.createCategory(title)
         } catch .alreadySubscribed(let message) {
             throw MinifluxError(message)  // Miniflux: 400 "This category already exists"
         }
+        if hidden == true { category = try await service.setCategoryHidden(id: category.id, true) }
+        return MinifluxJSON.response(MinifluxJSON.category(category), status: 201)
     }
 
+    /// `{"title", "hide_globally"}`, either or both (as Miniflux: a field left out stays as it is).
     func updateCategory(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try request.id("categoryID")
-        let title = try Self.title(in: request.jsonObject())
-        guard id != MinifluxJSON.uncategorizedID else { throw MinifluxError("the uncategorized feeds cannot be renamed") }
-        return MinifluxJSON.response(MinifluxJSON.category(try await service.renameCategory(id: id, to: title)), status: 201)
+        let body = try request.jsonObject()
+        var title: String?
+        if let value = body["title"], !value.isNull { title = try Self.title(in: body) }
+        let hidden = try Self.hideGlobally(in: body)
+        guard title != nil || hidden != nil else { throw MinifluxError("give a title and/or hide_globally") }
+        guard id != MinifluxJSON.uncategorizedID else { throw MinifluxError("the uncategorized feeds cannot be changed") }
+        var category = try await service.category(id: id)
+        if let title { category = try await service.renameCategory(id: id, to: title) }
+        if let hidden { category = try await service.setCategoryHidden(id: category.id, hidden) }
+        return MinifluxJSON.response(MinifluxJSON.category(category), status: 201)
+    }
+
+    /// The optional `hide_globally` of a category request.
+    private static func hideGlobally(in body: [String: JSONValue]) throws(MinifluxError) -> Bool? {
+        guard let value = body["hide_globally"], !value.isNull else { return nil }
+        guard let flag = value.bool else { throw MinifluxError("hide_globally must be true or false") }
+        return flag
     }
 
     func deleteCategory(_ request: MinifluxRequest) async throws -> HTTPResponse {

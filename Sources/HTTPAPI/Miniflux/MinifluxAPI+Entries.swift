@@ -105,6 +105,7 @@ extension MinifluxAPI {
         if listing.limit == 0 { listing.limit = AggregatorService.maximumPageSize }  // Miniflux: 0 means no limit
         listing.offset = Int(try request.integer("offset", in: 0...Int64(Int32.max)) ?? 0)
         listing.starred = try request.flag("starred")
+        listing.filter.globallyVisibleOnly = try request.flag("globally_visible") ?? false
         if let words = request.http.queryValue("search"), !words.isEmpty { listing.filter.search = words }
 
         let categoryID = try category ?? request.integer("category_id", in: 1...Int64.max)

@@ -25,8 +25,8 @@ enum MinifluxJSON {
         .string(date.map { rfc3339(secondsSinceEpoch: Int64($0.timeIntervalSince1970.rounded(.down))) } ?? "0001-01-01T00:00:00Z")
     }
 
-    static func category(id: Int64, title: String, feeds: Int? = nil, unread: Int? = nil) -> JSONValue {
-        var object: [String: JSONValue] = ["id": .from(id), "title": .string(title), "user_id": 1, "hide_globally": false]
+    static func category(id: Int64, title: String, feeds: Int? = nil, unread: Int? = nil, hidden: Bool = false) -> JSONValue {
+        var object: [String: JSONValue] = ["id": .from(id), "title": .string(title), "user_id": 1, "hide_globally": .bool(hidden)]
         if let feeds { object["feed_count"] = .from(feeds) }
         if let unread { object["total_unread"] = .from(unread) }
         return .object(object)
@@ -34,7 +34,7 @@ enum MinifluxJSON {
 
     static func category(_ category: CategorySummary, counts: Bool = false) -> JSONValue {
         Self.category(id: category.id, title: category.name, feeds: counts ? category.feeds : nil,
-                      unread: counts ? category.unread : nil)
+                      unread: counts ? category.unread : nil, hidden: category.hideGlobally)
     }
 
     static func feed(_ feed: FeedSummary) -> JSONValue {
