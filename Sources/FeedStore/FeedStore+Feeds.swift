@@ -30,6 +30,14 @@ public struct FeedSummary: Sendable, Equatable {
     public var total: Int
     public var checkedAt: Date?
     public var nextCheckAt: Date?
+
+    public init(id: Int64, url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil,
+                categoryID: Int64? = nil, status: FeedStatus = .ok, lastError: String? = nil, errorCount: Int = 0,
+                unread: Int = 0, total: Int = 0, checkedAt: Date? = nil, nextCheckAt: Date? = nil) {
+        (self.id, self.url, self.title, self.siteURL, self.category, self.categoryID) = (id, url, title, siteURL, category, categoryID)
+        (self.status, self.lastError, self.errorCount, self.unread, self.total) = (status, lastError, errorCount, unread, total)
+        (self.checkedAt, self.nextCheckAt) = (checkedAt, nextCheckAt)
+    }
 }
 
 /// A category with how many feeds and articles it holds.

@@ -99,6 +99,26 @@ import Testing
         #expect(made == 201 && created["hide_globally"] as? Bool == true, "\(created)")
     }
 
+    /// A starred entry stays when its feed is removed; apps read `entry.feed` unchecked, so it still
+    /// carries one: a stand-in with id 0, titled as removed.
+    @Test func aStarredEntryWhoseFeedWasRemovedStillCarriesAFeed() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"])
+        defer { daemon.stop() }
+        let auth = ["-H", "X-Auth-Token: \(try daemon.createAccount(name: "alice", password: password))"]
+        #expect(try daemon.ctl(["add", server.url("/feed.xml")]).status == 0)
+        _ = try daemon.ctl(["refresh", "--wait"])
+        let page = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/entries?limit=1", auth).body.utf8))
+        let entry = try #require(((page as? [String: Any])?["entries"] as? [[String: Any]])?.first?["id"] as? Int)
+        #expect(try daemon.curl("/v1/entries/\(entry)/bookmark", auth + ["-X", "PUT"]).status == 204)
+        #expect(try daemon.ctl(["remove", server.url("/feed.xml")]).status == 0)
+        let kept = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/entries/\(entry)", auth).body.utf8))
+        let feed = try #require((kept as? [String: Any])?["feed"] as? [String: Any], "\(kept)")
+        #expect(feed["id"] as? Int == 0 && feed["title"] as? String == "Removed feed" && feed["category"] != nil, "\(feed)")
+        #expect((kept as? [String: Any])?["starred"] as? Bool == true)
+    }
+
     @Test func badInputGetsA400ThatNamesTheParameter() async throws {
         let server = try FeedTestServer()
         defer { server.stop() }

@@ -77,8 +77,18 @@ enum MinifluxJSON {
                  "size": .from(enclosure.length ?? 0), "media_progression": 0]
             }),
         ]
-        if let feed { object["feed"] = Self.feed(feed) }
+        // Apps read entry.feed without checking it is there: a starred entry kept after its feed was
+        // removed carries a stand-in (id 0, as feed_id), titled as removed, under the uncategorized one.
+        object["feed"] = Self.feed(feed ?? FeedSummary(id: 0, url: "", title: "Removed feed",
+                                                       siteURL: article.url.flatMap(Self.origin), status: .disabled))
         return .object(object)
+    }
+
+    /// "https://example.org" of "https://example.org/post/1".
+    private static func origin(_ url: String) -> String? {
+        guard var components = URLComponents(string: url), components.host != nil else { return nil }
+        (components.path, components.query, components.fragment) = ("", nil, nil)
+        return components.string
     }
 
     /// Minutes to read at 265 words a minute, as Miniflux estimates it: words are runs of
