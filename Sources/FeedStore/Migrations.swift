@@ -209,6 +209,12 @@ enum Migrations {
         Step(sql: """
         ALTER TABLE categories ADD COLUMN hide_globally INTEGER NOT NULL DEFAULT 0;
         """),
+        // 12: the live entries in date order on the narrow state rows, which a deep page in that order
+        // walks instead of the wide entries' date index with a state lookup per row (offset 20,000:
+        // 32 ms → 1.2 ms in SQLite alone at 1,000,000 entries).
+        Step(sql: """
+        CREATE INDEX entry_state_by_sort ON entry_state(sort_at, entry_id) WHERE removed = 0;
+        """),
     ]
 
     /// The schema version this build writes.

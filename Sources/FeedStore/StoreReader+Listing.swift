@@ -61,19 +61,31 @@ extension StoreReader {
             } else {
                 try database.statement("SELECT count(*) \(from)").query(values) { row in total = Int(row.int64(at: 0)) }
             }
+            var page = "ORDER BY \(Self.ordering(listing)) LIMIT ?\(values.count + 1) OFFSET ?\(values.count + 2)"
             values.append(.integer(Int64(max(0, listing.limit))))
             values.append(.integer(Int64(max(0, listing.offset))))
+            let walked = try pageByDateWalk(listing)
+            if let walked {
+                // The page's ids are known: only their rows are read (and put back in the walk's order).
+                values.removeLast(2)
+                page = "AND e.id IN (\(walked.map { _ in "?" }.joined(separator: ",")))"
+                values += walked.map { .integer($0) }
+            }
             var entries: [ListedEntry] = []
             try database.statement("""
                 SELECT e.id, st.feed_id, f.title, c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
                        e.summary, e.image_url, st.read, st.starred, e.content, e.enclosures, e.first_seen_at, \(Self.changedAt)
-                \(from) ORDER BY \(Self.ordering(listing)) LIMIT ?\(values.count - 1) OFFSET ?\(values.count)
+                \(from) \(page)
                 """).query(values) { row in
                 var article = Self.article(from: row)
                 article.content = row.text(at: 13)
                 article.enclosures = ArticleEnclosure.decoding(columnText: row.text(at: 14))
                 entries.append(ListedEntry(article: article, createdAt: Date(timeIntervalSince1970: Double(row.int64(at: 15))),
                                            changedAt: Date(timeIntervalSince1970: Double(row.int64(at: 16)))))
+            }
+            if let walked {
+                let position = Dictionary(uniqueKeysWithValues: walked.enumerated().map { ($1, $0) })
+                entries.sort { position[$0.article.id, default: 0] < position[$1.article.id, default: 0] }
             }
             return (entries, total)
         }
@@ -132,6 +144,28 @@ extension StoreReader {
         var total: Int?
         try database.statement(sql).query(value.map { [$0] } ?? []) { row in total = Int(row.int64(at: 0)) }
         return total
+    }
+
+    /// A deep page (offset 1,000 or more) of a listing in date order that selects only by read and
+    /// starred state: its ids, from a walk of the state rows' date index (`entry_state_by_sort`),
+    /// which skips the offset without a lookup per row. Nil for any other listing.
+    private func pageByDateWalk(_ listing: EntryListing) throws(StoreError) -> [Int64]? {
+        var plain = EntryListing()
+        (plain.read, plain.starred, plain.order, plain.ascending) = (listing.read, listing.starred, .publishedAt, listing.ascending)
+        (plain.limit, plain.offset) = (listing.limit, listing.offset)
+        guard listing == plain, listing.offset >= 1000 else { return nil }
+        var conditions = ["removed = 0", "sort_at > \(FeedStore.expiredSortKey)"]
+        if let read = listing.read { conditions.append("read = \(read ? 1 : 0)") }
+        if let starred = listing.starred { conditions.append("starred = \(starred ? 1 : 0)") }
+        let direction = listing.ascending ? "ASC" : "DESC"
+        var ids: [Int64] = []
+        try database.statement("""
+            SELECT entry_id FROM entry_state WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY sort_at \(direction), entry_id \(direction) LIMIT ?1 OFFSET ?2
+            """).query([.integer(Int64(max(0, listing.limit))), .integer(Int64(listing.offset))]) { row in
+            ids.append(row.int64(at: 0))
+        }
+        return ids
     }
 
     /// The total of a kept-total listing (`keptTotal`) paged by `afterID` or `beforeID` (apps syncing by
