@@ -15,9 +15,12 @@ struct GoogleReaderAPI: Sendable {
     let service: AggregatorService
     private let router: Router<Handler>
 
-    /// Tokens ClientLogin makes are labelled with this, and at most `keptLogins` of them are kept.
+    /// Tokens ClientLogin makes are labelled with this. Those unused for `loginLifetime` go, and at
+    /// most `keptLogins` are kept: apps that hold their token in memory only (ReadYou) log in at every
+    /// start, and a device idle for a while must still find its token (10, the old bound, was too few).
     static let loginLabel = "Google Reader login"
-    static let keptLogins = 10
+    static let keptLogins = 100
+    static let loginLifetime: TimeInterval = 90 * 86_400
 
     init(service: AggregatorService) {
         self.service = service
@@ -43,6 +46,8 @@ struct GoogleReaderAPI: Sendable {
         ("POST", "/reader/api/0/subscription/quickadd", { api, request in try await api.quickAdd(request) }),
         ("POST", "/reader/api/0/rename-tag", { api, request in try await api.renameTag(request) }),
         ("POST", "/reader/api/0/disable-tag", { api, request in try await api.disableTag(request) }),
+        ("POST", "/reader/api/0/subscription/import", { api, request in try await api.importSubscriptions(request) }),
+        ("GET", "/reader/api/0/subscription/export", { api, _ in try await api.exportSubscriptions() }),
     ]
 
     /// The path without the `/api/greader.php` prefix apps configured for FreshRSS add, when it is ours.
@@ -60,11 +65,19 @@ struct GoogleReaderAPI: Sendable {
                 try await atom(ReaderRequest(http: request, arguments: arguments), stream: String(path.dropFirst("/reader/atom/".count)))
             }
         }
-        if path.hasPrefix("/reader/api/0/stream/contents/") {
+        if request.method == "OPTIONS" {
+            // A browser's preflight (web-based clients): any origin, as FreshRSS answers; no login.
+            return ("/reader OPTIONS", HTTPResponse(status: 204, headers: [
+                ("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+                ("Access-Control-Allow-Headers", "Authorization, Content-Type"), ("Access-Control-Max-Age", "3600")]))
+        }
+        if path == "/reader/api/0/stream/contents" || path.hasPrefix("/reader/api/0/stream/contents/") {
             return await authorized(request, arguments, route: "/reader/api/0/stream/contents") {
-                // The stream id is everything after the prefix (libmicrohttpd decoded any %2F already).
-                try await streamContents(ReaderRequest(http: request, arguments: arguments),
-                                         stream: String(path.dropFirst("/reader/api/0/stream/contents/".count)))
+                // The stream id is everything after the prefix (libmicrohttpd decoded any %2F already);
+                // with none, the `s` argument, else the reading list (Fluent Reader asks so).
+                let inPath = String(path.dropFirst("/reader/api/0/stream/contents".count).drop { $0 == "/" })
+                let reader = ReaderRequest(http: request, arguments: arguments)
+                return try await streamContents(reader, stream: inPath.isEmpty ? reader.value("s") ?? ReaderStream.readingListID : inPath)
             }
         }
         switch router.match(method: request.method, path: path) {
@@ -108,7 +121,8 @@ struct GoogleReaderAPI: Sendable {
             return (route, Login.refusal(verdict))
         case .refused, .noAccount:
             var response = HTTPResponse.text("Unauthorized\n", status: 401)
-            response.headers.append(("Google-Bad-Token", "true"))
+            // FreshRSS's header, and Miniflux's (some clients look for that one).
+            response.headers += [("Google-Bad-Token", "true"), ("X-Reader-Google-Bad-Token", "true")]
             return (route, response)
         }
     }
@@ -166,12 +180,15 @@ struct GoogleReaderAPI: Sendable {
         return label
     }
 
-    /// Revokes the least recently used ClientLogin tokens beyond `keptLogins`: apps log in again and
-    /// again, and each login makes a token.
-    private func pruneLogins() async throws {
+    /// Revokes the ClientLogin tokens unused for `loginLifetime`, and the least recently used beyond
+    /// `keptLogins`: apps log in again and again, and each login makes a token.
+    private func pruneLogins(now: Date = Date()) async throws {
         let logins = try await service.tokens().filter { $0.label.hasPrefix(Self.loginLabel) }
             .sorted { ($0.lastUsedAt ?? $0.createdAt) > ($1.lastUsedAt ?? $1.createdAt) }
-        for stale in logins.dropFirst(Self.keptLogins) { _ = try await service.revokeToken(String(stale.id)) }
+        for (rank, login) in logins.enumerated()
+        where rank >= Self.keptLogins || now.timeIntervalSince(login.lastUsedAt ?? login.createdAt) > Self.loginLifetime {
+            _ = try await service.revokeToken(String(login.id))
+        }
     }
 
     /// The token for write requests' `T`: the auth token itself, as Miniflux answers, so that a client
@@ -260,10 +277,19 @@ struct GoogleReaderAPI: Sendable {
         return MinifluxJSON.response(.object(answer))
     }
 
-    /// A page of a stream's entries (`n` of them, at most 1,000), and the continuation when more remain.
+    /// A page of a stream's entries (`n` of them, at most 10,000: Vienna asks for 10,000 and Readrops
+    /// for 2,500 and neither follows a continuation), read from the store 1,000 at a time, and the
+    /// continuation when more remain.
     private func streamPage(_ request: ReaderRequest, stream: String) async throws -> ([ListedEntry], continuation: String?) {
-        let (listing, count) = try await streamListing(request, stream: stream, maximum: 1000)
-        let entries = try await service.entries(listing).entries
+        var (listing, count) = try await streamListing(request, stream: stream, maximum: 10_000)
+        var entries: [ListedEntry] = []
+        while entries.count <= count {
+            listing.limit = min(AggregatorService.maximumPageSize, count + 1 - entries.count)
+            let batch = try await service.entries(listing).entries
+            entries += batch
+            guard batch.count == listing.limit, let last = batch.last?.article.id else { break }
+            if listing.ascending { listing.afterID = last } else { listing.beforeID = last }
+        }
         let page = Array(entries.prefix(count))
         return (page, entries.count > count ? page.last.map { String($0.article.id) } : nil)
     }
@@ -282,7 +308,7 @@ struct GoogleReaderAPI: Sendable {
             switch ReaderStream(exclude) {
             case .read?: listing.read = false
             case .starred?: listing.starred = false
-            case .keptUnread?: listing.read = true
+            case .keptUnread?, .unread?: listing.read = true
             default: break
             }
         }
@@ -290,7 +316,7 @@ struct GoogleReaderAPI: Sendable {
             switch ReaderStream(include) {
             case .read?: listing.read = true
             case .starred?: listing.starred = true
-            case .keptUnread?: listing.read = false
+            case .keptUnread?, .unread?: listing.read = false
             default: break
             }
         }
@@ -313,11 +339,10 @@ struct GoogleReaderAPI: Sendable {
         case .readingList: break
         case .read: listing.read = true
         case .starred: listing.starred = true
-        case .keptUnread: listing.read = false
+        case .keptUnread, .unread: listing.read = false
         case .label(let name):
-            guard try await service.categories().contains(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else {
-                throw AggregatorError.notFound("no label \(name)")
-            }
+            // A label that does not exist (deleted on another device) is an empty stream, as FreshRSS
+            // answers: clients take any error for a failed sync.
             listing.filter.category = name
         case .feed(let id): listing.filter.feedID = try await service.feed(.id(id)).id
         case .feedURL(let url): listing.filter.feedID = try await service.feed(.url(url)).id
@@ -357,8 +382,10 @@ struct GoogleReaderAPI: Sendable {
         guard let text = request.value("s"), let stream = ReaderStream(text) else { throw ReaderError("s must be a stream id") }
         var listing = try await listing(for: stream)
         (listing.order, listing.read, listing.limit) = (.id, false, Int(Int32.max))
-        if let microseconds = request.value("ts").flatMap(Double.init), microseconds > 0 {
-            listing.createdBefore = Date(timeIntervalSince1970: microseconds / 1_000_000 + 1)
+        if let stamp = request.value("ts").flatMap(Double.init), stamp > 0 {
+            // Microseconds as Google wrote them; a value too small for that is seconds (as Miniflux reads it).
+            let seconds = stamp >= 1e14 ? stamp / 1_000_000 : stamp
+            listing.createdBefore = Date(timeIntervalSince1970: seconds + 1)
         }
         _ = try await service.mark(.ids(try await service.entryIDs(listing)), read: true, starred: nil)
         return .text("OK")
@@ -387,8 +414,13 @@ struct GoogleReaderAPI: Sendable {
         case "unsubscribe":
             _ = try await service.removeFeed(reference)
         case "edit":
-            // `r` alone takes the feed out of its label: no category.
-            let category = label ?? (request.value("r").flatMap(ReaderStream.init) != nil ? "" : nil)
+            // `r` alone takes the feed out of its label (no category) when it names the label the feed is
+            // in: a stale `r` must not lose the feed's real folder.
+            var category = label
+            if label == nil, case .label(let removed)? = request.value("r").flatMap(ReaderStream.init),
+               try await service.feed(reference).category?.caseInsensitiveCompare(removed) == .orderedSame {
+                category = ""
+            }
             if title != nil || category != nil { _ = try await service.updateFeed(reference, title: title, category: category) }
         case let other:
             throw ReaderError("ac must be subscribe, unsubscribe or edit, not \(other)")
@@ -400,9 +432,29 @@ struct GoogleReaderAPI: Sendable {
     private func quickAdd(_ request: ReaderRequest) async throws -> HTTPResponse {
         guard var url = request.value("quickadd"), !url.isEmpty else { throw ReaderError("quickadd must be a URL") }
         if url.hasPrefix("feed/") { url = String(url.dropFirst(5)) }
-        let added = try await service.addFeed(url: url)
+        let added: FeedAddition
+        do {
+            added = try await service.addFeed(url: url)
+        } catch {
+            // As FreshRSS and Miniflux answer: a 200 that found nothing, which apps show as "not found"
+            // (a store that cannot be used now is still an error).
+            if case .unavailable = error { throw error }
+            return MinifluxJSON.response(["numResults": 0, "query": .string(url), "error": .string(error.description)])
+        }
         return MinifluxJSON.response(["numResults": 1, "query": .string(url), "streamId": .string(ReaderStream.feed(added.feed.id).id),
                                       "streamName": .string(added.feed.title ?? added.feed.url)])
+    }
+
+    /// An OPML document as the body (NetNewsWire's and RSS Guard's import): subscribes to its feeds.
+    private func importSubscriptions(_ request: ReaderRequest) async throws -> HTTPResponse {
+        _ = try await service.importOPML(request.http.body)
+        return .text("OK")
+    }
+
+    /// Every subscription as OPML (RSS Guard's export).
+    private func exportSubscriptions() async throws -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", "application/xml; charset=utf-8")],
+                     body: Data(try await service.exportOPML().utf8))
     }
 
     /// `s=user/-/label/OLD&dest=user/-/label/NEW`: renames a category (into an existing one: merged).
@@ -473,7 +525,8 @@ struct GoogleReaderAPI: Sendable {
         if let category = article.category { categories.append(.string(ReaderStream.label(category).id)) }
         if article.isRead { categories.append(.string(ReaderStream.readID)) }
         if article.isStarred { categories.append(.string(ReaderStream.starredID)) }
-        let link: JSONValue = article.url.map { [["href": .string($0), "type": "text/html"]] } ?? []
+        // Always one link: Fluent Reader reads canonical[0].href unchecked (a missing one aborts its batch).
+        let link: JSONValue = [["href": .string(article.url ?? ""), "type": "text/html"]]
         let crawled = entry.createdAt.timeIntervalSince1970
         return [
             "id": .string(ReaderItemID.long(article.id)), "crawlTimeMsec": .string(String(Int64(crawled * 1000))),
@@ -486,6 +539,13 @@ struct GoogleReaderAPI: Sendable {
                        "htmlUrl": .string("")],
             "summary": ["direction": "ltr",
                         "content": .string(HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url))],
+            // Podcasts and images, as FreshRSS and Miniflux write them (RSS Guard and Vienna read `href`).
+            "enclosure": .array(article.enclosures.map { enclosure in
+                var object: [String: JSONValue] = ["href": .string(enclosure.url)]
+                if let type = enclosure.type { object["type"] = .string(type) }
+                if let length = enclosure.length { object["length"] = .string(String(length)) }
+                return .object(object)
+            }),
         ]
     }
 }

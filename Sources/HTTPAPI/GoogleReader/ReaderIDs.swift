@@ -7,6 +7,8 @@ enum ReaderStream: Equatable {
     case read
     case starred
     case keptUnread
+    /// Not a state Google kept, but one clients ask for (Readrops: `xt=…/unread` for the read ids).
+    case unread
     case label(String)
     case feed(Int64)
     case feedURL(String)
@@ -15,6 +17,7 @@ enum ReaderStream: Equatable {
     static let readID = "user/-/state/com.google/read"
     static let starredID = "user/-/state/com.google/starred"
     static let keptUnreadID = "user/-/state/com.google/kept-unread"
+    static let unreadID = "user/-/state/com.google/unread"
 
     /// Reads a stream id; `user/<anything>/…` is the same as `user/-/…`. Nil for one we do not know.
     init?(_ text: String) {
@@ -31,6 +34,7 @@ enum ReaderStream: Equatable {
         case ("state", "com.google/read"): self = .read
         case ("state", "com.google/starred"): self = .starred
         case ("state", "com.google/kept-unread"): self = .keptUnread
+        case ("state", "com.google/unread"): self = .unread
         case ("label", let name) where !name.isEmpty: self = .label(name)
         default: return nil
         }
@@ -42,6 +46,7 @@ enum ReaderStream: Equatable {
         case .read: Self.readID
         case .starred: Self.starredID
         case .keptUnread: Self.keptUnreadID
+        case .unread: Self.unreadID
         case .label(let name): "user/-/label/\(name)"
         case .feed(let id): "feed/\(id)"
         case .feedURL(let url): "feed/\(url)"

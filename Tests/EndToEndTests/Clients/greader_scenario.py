@@ -40,8 +40,10 @@ def get(path, **params):
     return response
 
 
-check(requests.get(api + "/user-info", headers={"Authorization": "GoogleLogin auth=nope"}, timeout=30).headers.get(
-    "Google-Bad-Token") == "true", "a bad token gets Google-Bad-Token")
+bad_token = requests.get(api + "/user-info", headers={"Authorization": "GoogleLogin auth=nope"}, timeout=30)
+check(bad_token.headers.get("Google-Bad-Token") == "true" and bad_token.headers.get("X-Reader-Google-Bad-Token") == "true",
+      "a bad token gets FreshRSS's and Miniflux's bad-token headers")
+check(requests.options(api + "/stream/contents", timeout=30).status_code == 204, "a browser's preflight")
 check(get("/user-info").json()["userName"] == user, "user-info")
 write_token = get("/token").text.strip()
 check(len(write_token) > 10, "token")
@@ -87,7 +89,28 @@ for start in range(0, len(ids), 150):
     check(response.status_code == 200, f"contents {response.status_code}")
     items += response.json()["items"]
 check(len(items) == 251, f"contents {len(items)}")
+# Gaps real apps hit: stream/contents with no stream (Fluent Reader: the reading list), pages over
+# 1,000 (Vienna asks 10,000 and follows no continuation), the unread state (Readrops: xt=unread for
+# the read ids), and every key an item may be read by.
+everything = get("/stream/contents", n=1000, output="json").json()
+check(everything["id"] == "user/-/state/com.google/reading-list" and len(everything["items"]) == 251, "stream/contents alone")
+check(len(get("/stream/contents", s="feed/" + many["id"].split("/")[-1], n=10, output="json").json()["items"]) == 10,
+      "stream/contents?s=")
+big = get("/stream/contents/user/-/state/com.google/reading-list", n=10000, output="json").json()
+check(len(big["items"]) == 251 and "continuation" not in big, "n up to 10,000 in one answer")
+two_pages = get("/stream/contents/user/-/state/com.google/reading-list", n=200, output="json").json()
+check(len(two_pages["items"]) == 200 and "continuation" in two_pages, "n=200 of 251 continues")
+unread_only = get("/stream/items/ids", s="user/-/state/com.google/reading-list", it="user/-/state/com.google/unread",
+                  n=1000, output="json").json()["itemRefs"]
+check(len(unread_only) == 251, "it=unread")
+check(get("/stream/items/ids", s="user/-/state/com.google/reading-list", xt="user/-/state/com.google/unread", n=1000,
+          output="json").json()["itemRefs"] == [], "xt=unread: the read ids (none yet)")
+check(len(get("/stream/items/ids", s="user/-/state/com.google/unread", n=1000, output="json").json()["itemRefs"]) == 251,
+      "s=unread")
 first = items[0]
+for key in ("enclosure", "canonical"):
+    check(key in first, f"item key {key}")
+check(first["canonical"][0]["href"], "canonical[0].href")
 for key in ("id", "crawlTimeMsec", "timestampUsec", "published", "title", "categories", "origin", "summary", "alternate"):
     check(key in first, f"item key {key}")
 check(first["id"].startswith("tag:google.com,2005:reader/item/") and len(first["id"]) == 32 + 16, "long item id")
@@ -122,7 +145,8 @@ check(session.post(api + "/mark-all-as-read", data={"s": crosspost["id"], "ts": 
                    timeout=30).text == "OK", "mark-all-as-read")
 counts = {c["id"]: c["count"] for c in get("/unread-count", output="json").json()["unreadcounts"]}
 check(counts["user/-/state/com.google/reading-list"] == 248, f"after marks: {counts}")
-check(session.get(api + "/stream/items/ids", params={"s": "user/-/label/Nope"}, timeout=30).status_code == 404, "unknown stream")
+unknown = session.get(api + "/stream/items/ids", params={"s": "user/-/label/Nope", "output": "json"}, timeout=30)
+check(unknown.status_code == 200 and unknown.json()["itemRefs"] == [], "an unknown label is an empty stream, as FreshRSS")
 check(session.post(api + "/edit-tag", data={"i": "zzz", "a": "user/-/state/com.google/read"}, timeout=30).status_code == 400,
       "malformed id")
 
@@ -153,6 +177,9 @@ check(subscription(stream)["title"] == "Renamed" and subscription(stream)["categ
 check(session.post(api + "/rename-tag", data={"s": "user/-/label/Later", "dest": "user/-/label/Someday"}, timeout=30).text
       == "OK", "rename-tag")
 check(subscription(stream)["categories"][0]["label"] == "Someday", "the label was renamed")
+check(session.post(api + "/subscription/edit", data={"ac": "edit", "s": stream, "r": "user/-/label/Elsewhere"},
+                   timeout=30).text == "OK", "a stale r")
+check(subscription(stream)["categories"][0]["label"] == "Someday", "a stale r keeps the feed's real label")
 check(session.post(api + "/subscription/edit", data={"ac": "edit", "s": stream, "r": "user/-/label/Someday"},
                    timeout=30).text == "OK", "take out of a label")
 check(subscription(stream)["categories"] == [], "no label")
@@ -161,5 +188,14 @@ check("user/-/label/Someday" not in [t["id"] for t in get("/tag/list", output="j
 check(session.post(api + "/subscription/edit", data={"ac": "unsubscribe", "s": stream}, timeout=30).text == "OK",
       "unsubscribe")
 check(all(s["id"] != stream for s in get("/subscription/list", output="json").json()["subscriptions"]), "unsubscribed")
+
+# A feed already subscribed: a 200 that found nothing, as FreshRSS and Miniflux answer (apps show "not found").
+again = session.post(api + "/subscription/quickadd", data={"quickadd": feeds + "/many.xml", "T": write_token}, timeout=30)
+check(again.status_code == 200 and again.json()["numResults"] == 0, f"quickadd twice: {again.status_code} {again.text}")
+# OPML out and back in (NetNewsWire's and RSS Guard's import/export); what is subscribed already is skipped.
+opml = get("/subscription/export").text
+check(feeds + "/many.xml" in opml and opml.lstrip().startswith("<?xml"), "subscription/export")
+check(session.post(api + "/subscription/import", data=opml.encode(), headers={"Content-Type": "text/xml"},
+                   timeout=30).text == "OK", "subscription/import")
 
 print(json.dumps({"starred": int(item1_id[-16:], 16)}))
