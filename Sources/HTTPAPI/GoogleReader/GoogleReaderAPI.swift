@@ -264,14 +264,14 @@ struct GoogleReaderAPI: Sendable {
             entries += try await service.entries(listing).entries
         }
         return MinifluxJSON.response(["id": .string(ReaderStream.readingListID), "updated": .from(Int64(Date().timeIntervalSince1970)),
-                                      "items": .array(entries.map(Self.item))])
+                                      "items": .array(try await items(entries))])
     }
 
     private func streamContents(_ request: ReaderRequest, stream: String) async throws -> HTTPResponse {
         let (entries, continuation) = try await streamPage(request, stream: stream)
         var answer: [String: JSONValue] = [
             "id": .string(stream), "updated": .from(Int64(Date().timeIntervalSince1970)),
-            "items": .array(entries.map(Self.item)),
+            "items": .array(try await items(entries)),
         ]
         if let continuation { answer["continuation"] = .string(continuation) }
         return MinifluxJSON.response(.object(answer))
@@ -519,7 +519,16 @@ struct GoogleReaderAPI: Sendable {
         String(Int64(((date ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970 * 1_000_000).rounded()))
     }
 
-    static func item(_ entry: ListedEntry) -> JSONValue {
+    /// The items of a page, each with its feed's site (else its URL, as `subscription/list` has it) as
+    /// `origin.htmlUrl` (ReadYou links an article there when it has no URL of its own): only the
+    /// page's feeds are read.
+    private func items(_ entries: [ListedEntry]) async throws -> [JSONValue] {
+        let feeds = try await service.feeds(ids: Set(entries.compactMap(\.article.feedID)))
+        let sites = Dictionary(feeds.map { ($0.id, $0.siteURL ?? $0.url) }, uniquingKeysWith: { first, _ in first })
+        return entries.map { Self.item($0, site: $0.article.feedID.flatMap { sites[$0] } ?? "") }
+    }
+
+    static func item(_ entry: ListedEntry, site: String = "") -> JSONValue {
         let article = entry.article
         var categories: [JSONValue] = [.string(ReaderStream.readingListID)]
         if let category = article.category { categories.append(.string(ReaderStream.label(category).id)) }
@@ -536,7 +545,7 @@ struct GoogleReaderAPI: Sendable {
             "title": .string(article.title ?? ""), "author": .string(article.author ?? ""),
             "canonical": link, "alternate": link, "categories": .array(categories),
             "origin": ["streamId": .string(ReaderStream.feed(article.feedID ?? 0).id), "title": .string(article.feedTitle ?? ""),
-                       "htmlUrl": .string("")],
+                       "htmlUrl": .string(site)],
             "summary": ["direction": "ltr",
                         "content": .string(HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url))],
             // Podcasts and images, as FreshRSS and Miniflux write them (RSS Guard and Vienna read `href`).

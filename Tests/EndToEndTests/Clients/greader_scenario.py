@@ -111,6 +111,7 @@ first = items[0]
 for key in ("enclosure", "canonical"):
     check(key in first, f"item key {key}")
 check(first["canonical"][0]["href"], "canonical[0].href")
+check(all(i["origin"]["htmlUrl"] for i in items), "origin.htmlUrl: the feed's site")
 for key in ("id", "crawlTimeMsec", "timestampUsec", "published", "title", "categories", "origin", "summary", "alternate"):
     check(key in first, f"item key {key}")
 check(first["id"].startswith("tag:google.com,2005:reader/item/") and len(first["id"]) == 32 + 16, "long item id")
