@@ -86,7 +86,8 @@ public struct Configuration: Sendable, Equatable {
     /// Each key's value as text, e.g. to log what a reload changed.
     public var settingValues: [String: String] {
         ["database": databasePath, "socket": socketPath, "seed-opml": seedOPMLPath ?? "",
-         "log-level": logLevel.rawValue, "private-networks": privateNetworks.rawValue,  // deny-private-networks: the same
+         "log-level": logLevel.rawValue,
+         "private-networks": privateNetworks.rawValue,  // deny-private-networks only sets this
          "max-connections": String(maximumConnections), "per-host-connections": String(maximumConnectionsPerHost),
          "retention-days": String(retention.maximumAgeDays ?? 0),
          "retention-keep-per-feed": String(retention.keepNewestPerFeed),

@@ -65,8 +65,8 @@ extension AggregatorService {
         }
         let id = try await feedID(reference)
         if let url {
-            guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
-                  components.host?.isEmpty == false else {
+            guard let components = URLComponents(string: url), components.host?.isEmpty == false,
+                  ["http", "https"].contains(components.scheme?.lowercased() ?? "") else {
                 throw .invalidArgument("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
             }
             if let other = try await write({ try await $0.feedID(url: url) }), other != id {
@@ -143,7 +143,9 @@ extension AggregatorService {
         } catch {
             // An address the rule refuses is refused at once (no request was sent): subscribing would
             // only make a feed that fails at every fetch.
-            if case .refusedAddress(let reason) = error { throw .invalidArgument("cannot subscribe to \(url): \(reason)") }
+            if case .refusedAddress(let reason) = error {
+                throw .invalidArgument("cannot subscribe to \(url): \(reason)")
+            }
             // Subscribe anyway: the scheduler retries with backoff and shows the error on the feed.
             return (url, nil, [], "could not check the feed now: \(error.description)")
         }

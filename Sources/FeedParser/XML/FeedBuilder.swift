@@ -217,7 +217,9 @@ final class FeedBuilder: SAXHandler {
     /// written as a person (`<author><name>Jo</name><title>Engineer</title></author>`), and an item's
     /// category inside a `<categories>` list (a large publisher's feeds wrap every item's that way).
     private func nestedRole(_ info: ElementInfo, in parentRole: Role?) -> Role? {
-        if info.kind == .category, entry != nil, parentRole == nil, frames.last?.key == "categories" { return .category }
+        if info.kind == .category, entry != nil, parentRole == nil, frames.last?.key == "categories" {
+            return .category
+        }
         guard parentRole == .authorText else { return nil }
         switch info.kind {
         case .personName: return .personName
