@@ -30,13 +30,15 @@ public struct FeedSummary: Sendable, Equatable {
     public var total: Int
     public var checkedAt: Date?
     public var nextCheckAt: Date?
+    /// When it last brought an entry, new or carried by another feed first.
+    public var newestEntryAt: Date?
 
     public init(id: Int64, url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil,
                 categoryID: Int64? = nil, status: FeedStatus = .ok, lastError: String? = nil, errorCount: Int = 0,
-                unread: Int = 0, total: Int = 0, checkedAt: Date? = nil, nextCheckAt: Date? = nil) {
+                unread: Int = 0, total: Int = 0, checkedAt: Date? = nil, nextCheckAt: Date? = nil, newestEntryAt: Date? = nil) {
         (self.id, self.url, self.title, self.siteURL, self.category, self.categoryID) = (id, url, title, siteURL, category, categoryID)
         (self.status, self.lastError, self.errorCount, self.unread, self.total) = (status, lastError, errorCount, unread, total)
-        (self.checkedAt, self.nextCheckAt) = (checkedAt, nextCheckAt)
+        (self.checkedAt, self.nextCheckAt, self.newestEntryAt) = (checkedAt, nextCheckAt, newestEntryAt)
     }
 }
 
@@ -96,7 +98,7 @@ extension StoreReader {
         if failingOnly { conditions.append("f.status != 'ok'") }
         let sql = """
             SELECT f.id, f.url, f.title, f.site_url, c.name, f.status, f.last_error, f.error_count,
-                   f.unread_count, f.entry_count, f.checked_at, f.next_check_at, f.category_id
+                   f.unread_count, f.entry_count, f.checked_at, f.next_check_at, f.category_id, f.newest_entry_at
             FROM feeds f LEFT JOIN categories c ON c.id = f.category_id
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY c.name COLLATE NOCASE, f.title COLLATE NOCASE, f.id
@@ -108,7 +110,8 @@ extension StoreReader {
                 category: row.text(at: 4), categoryID: row.optionalInt64(at: 12), status: FeedStatus(column: row.text(at: 5)), lastError: row.text(at: 6),
                 errorCount: Int(row.int64(at: 7)), unread: Int(row.int64(at: 8)), total: Int(row.int64(at: 9)),
                 checkedAt: row.optionalInt64(at: 10).map { Date(timeIntervalSince1970: TimeInterval($0)) },
-                nextCheckAt: row.optionalInt64(at: 11).map { Date(timeIntervalSince1970: TimeInterval($0)) }))
+                nextCheckAt: row.optionalInt64(at: 11).map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                newestEntryAt: row.optionalInt64(at: 13).map { Date(timeIntervalSince1970: TimeInterval($0)) }))
         }
         return feeds
     }

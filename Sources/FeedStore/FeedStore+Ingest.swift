@@ -64,6 +64,10 @@ extension FeedStore {
                 counts.updated += 1
             }
         }
+        if counts.new > 0 || counts.seenInAnotherFeed > 0 {
+            try database.statement("UPDATE feeds SET newest_entry_at = max(coalesce(newest_entry_at, 0), ?2) WHERE id = ?1")
+                .run([.integer(feed.feedID), .integer(seenAt)])
+        }
         return counts
     }
 

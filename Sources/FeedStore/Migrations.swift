@@ -215,6 +215,13 @@ enum Migrations {
         Step(sql: """
         CREATE INDEX entry_state_by_sort ON entry_state(sort_at, entry_id) WHERE removed = 0;
         """),
+        // 13: when each feed last brought an entry (stored, or newly carried): Google Reader's
+        // `newestItemTimestampUsec`, by which some apps decide whether to read a feed again.
+        Step(sql: """
+        ALTER TABLE feeds ADD COLUMN newest_entry_at INTEGER;
+        UPDATE feeds SET newest_entry_at = (
+            SELECT max(e.first_seen_at) FROM entry_sources s JOIN entries e ON e.id = s.entry_id WHERE s.feed_id = feeds.id);
+        """),
     ]
 
     /// The schema version this build writes.

@@ -99,4 +99,18 @@ import Testing
         #expect(FeedStore.fnv1a(["a"]) == Int64(bitPattern: 0x089B_E907_B544_FDC9))
         #expect(FeedStore.fnv1a(["Title", "café 😀", ""]) == Int64(bitPattern: 0x41A3_F752_21F3_F76B))
     }
+
+    /// `newest_entry_at` moves when a feed brings an entry, new or first carried by another feed, and
+    /// stays when a poll brings nothing new.
+    @Test func aFeedsNewestEntryTimeMovesOnlyWithEntriesItBrings() async throws {
+        let fixture = try StoreFixture()
+        let first = try await fixture.feed("https://a.example/feed")
+        let second = try await fixture.feed("https://b.example/feed")
+        let post = entry("https://a.example/1", title: "One", published: now.timeIntervalSince1970 - day)
+        try await fixture.store.ingest([IncomingFeed(feedID: first, entries: [post])], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: first, entries: [post])], now: now.addingTimeInterval(60))
+        try await fixture.store.ingest([IncomingFeed(feedID: second, entries: [post])], now: now.addingTimeInterval(120))
+        let feeds = Dictionary(uniqueKeysWithValues: try fixture.reader().feeds().map { ($0.id, $0.newestEntryAt) })
+        #expect(feeds[first] == now && feeds[second] == now.addingTimeInterval(120), "\(feeds)")
+    }
 }

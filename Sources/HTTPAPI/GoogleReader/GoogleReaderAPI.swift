@@ -219,19 +219,27 @@ struct GoogleReaderAPI: Sendable {
         })])
     }
 
+    /// Unread counts per feed, label and in all, each with the time its newest item was stored (some
+    /// apps read a stream again only when that moved: the last fetch's time, or now, made them read
+    /// everything at every sync).
     private func unreadCounts() async throws -> HTTPResponse {
         let feeds = try await service.feeds()
         var counts: [JSONValue] = feeds.map { feed in
             ["id": .string(ReaderStream.feed(feed.id).id), "count": .from(feed.unread),
-             "newestItemTimestampUsec": .string(Self.microseconds(feed.checkedAt))]
+             "newestItemTimestampUsec": .string(Self.microseconds(feed.newestEntryAt))]
+        }
+        var newestByCategory: [Int64: Date] = [:]
+        for feed in feeds {
+            guard let category = feed.categoryID, let newest = feed.newestEntryAt else { continue }
+            newestByCategory[category] = max(newestByCategory[category] ?? newest, newest)
         }
         counts += try await service.categories().map { category in
             ["id": .string(ReaderStream.label(category.name).id), "count": .from(category.unread),
-             "newestItemTimestampUsec": .string(Self.microseconds(Date()))]
+             "newestItemTimestampUsec": .string(Self.microseconds(newestByCategory[category.id]))]
         }
         let unread = try await service.status().totals.unread
         counts.append(["id": .string(ReaderStream.readingListID), "count": .from(unread),
-                       "newestItemTimestampUsec": .string(Self.microseconds(Date()))])
+                       "newestItemTimestampUsec": .string(Self.microseconds(feeds.compactMap(\.newestEntryAt).max()))])
         return MinifluxJSON.response(["max": .from(max(1000, unread)), "unreadcounts": .array(counts)])
     }
 

@@ -107,6 +107,16 @@ check(get("/stream/items/ids", s="user/-/state/com.google/reading-list", xt="use
           output="json").json()["itemRefs"] == [], "xt=unread: the read ids (none yet)")
 check(len(get("/stream/items/ids", s="user/-/state/com.google/unread", n=1000, output="json").json()["itemRefs"]) == 251,
       "s=unread")
+# newestItemTimestampUsec is when the stream's newest item was stored (its timestampUsec), not the
+# last fetch or now: apps read a stream again only when it moves.
+unread_counts = get("/unread-count", output="json").json()["unreadcounts"]
+newest = {c["id"]: int(c["newestItemTimestampUsec"]) for c in unread_counts}
+stored = max(int(i["timestampUsec"]) for i in items)
+check(newest[many["id"]] == max(int(i["timestampUsec"]) for i in items if i["origin"]["streamId"] == many["id"])
+      and newest["user/-/state/com.google/reading-list"] == stored and newest["user/-/label/News"] == newest[many["id"]],
+      f"newestItemTimestampUsec {newest} (items stored up to {stored})")
+check({c["id"]: c["newestItemTimestampUsec"] for c in get("/unread-count", output="json").json()["unreadcounts"]}
+      == {c["id"]: c["newestItemTimestampUsec"] for c in unread_counts}, "stable between two asks")
 first = items[0]
 for key in ("enclosure", "canonical"):
     check(key in first, f"item key {key}")
