@@ -144,7 +144,8 @@ public struct Configuration: Sendable, Equatable {
         }
         if let value = values["deny-private-networks"] {
             switch value.lowercased() {
-            case "true", "yes", "1": configuration.privateNetworks = .none
+            // The older key counts only where the newer is set nowhere, whichever source set each.
+            case "true", "yes", "1": if values["private-networks"] == nil { configuration.privateNetworks = .none }
             case "false", "no", "0": break
             default: throw .invalidValue(key: "deny-private-networks", value: value, expected: "true or false")
             }

@@ -69,15 +69,18 @@ import Testing
         }
     }
 
-    /// `private-networks` (DESIGN §12): admins by default; the older `deny-private-networks = true` is `none`,
-    /// and its `false` leaves the rule as it is.
+    /// `private-networks` (DESIGN §12): admins by default; the older `deny-private-networks = true` is `none`
+    /// where the newer key is set nowhere, and its `false` leaves the rule as it is.
     @Test func privateNetworksIsARuleTheOlderKeyStillSets() throws {
         #expect(try Configuration.resolve(flags: [:], environment: environment).privateNetworks == .admins)
         #expect(try Configuration.resolve(flags: ["private-networks": "ALL"], environment: environment).privateNetworks == .all)
         #expect(try Configuration.resolve(flags: [:], environment: ["AGGREGATOR_PRIVATE_NETWORKS": "none"])
             .privateNetworks == .none)
-        #expect(try Configuration.resolve(flags: ["deny-private-networks": "true", "private-networks": "all"],
-                                          environment: environment).privateNetworks == .none)
+        #expect(try Configuration.resolve(flags: ["deny-private-networks": "true"], environment: environment)
+            .privateNetworks == .none)
+        let file = (path: "a.conf", text: "deny-private-networks = true\n")
+        #expect(try Configuration.resolve(flags: ["private-networks": "all"], environment: environment, file: file)
+            .privateNetworks == .all, "the newer key, from any source, outranks the older")
         #expect(try Configuration.resolve(flags: ["deny-private-networks": "false", "private-networks": "all"],
                                           environment: environment).privateNetworks == .all)
         #expect(throws: ConfigurationError.invalidValue(key: "private-networks", value: "some", expected: "admins, all or none")) {

@@ -22,6 +22,13 @@ import Testing
         #expect(api.status == 400 && api.body.contains("private-networks = none"), "\(api.status) \(api.body)")
         #expect(try daemon.ctl(["--json", "feeds"]).output.contains("\"feeds\": []"))
         #expect(listener.pendingConnections() == 0, "no connection reached the feed's server")
+
+        // Nor can a feed be moved there (a public name is taken, then moved: the rule applies to moves too).
+        let publicFeed = try daemon.ctl(["add", "http://feed.invalid/rss.xml"])
+        #expect(publicFeed.status == 0, "\(publicFeed.error)")
+        let moved = try daemon.curl("/v1/feeds/1", ["-H", "X-Auth-Token: \(token)", "-X", "PUT", "-d", #"{"feed_url":"\#(url)"}"#])
+        #expect(moved.status == 400 && moved.body.contains("private-networks = none"), "\(moved.status) \(moved.body)")
+        #expect(listener.pendingConnections() == 0)
     }
 
     /// A listening socket that never accepts: connections made to it wait in its queue, to be counted.

@@ -179,14 +179,19 @@ import Testing
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed")
         let base = now.timeIntervalSince1970 - 2000 * 3600
-        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<1300).map {
+        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<4000).map {
             entry("https://a.example/\($0)", title: "E\($0)", published: base + Double($0 / 3) * 3600)  // 3 per date
         })], now: now)
         let reader = try fixture.reader()
-        let ids = try reader.entryIDs(EntryListing())
-        try await fixture.store.mark(ids: Array(ids.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)), read: true)
-        try await fixture.store.mark(ids: Array(ids.prefix(1200)), starred: true)
-        for (read, starred) in [(nil, nil), (false, nil), (true, nil), (nil, true), (false, true)] as [(Bool?, Bool?)] {
+        var all = EntryListing()
+        all.limit = 5000
+        let ids = try reader.entryIDs(all)
+        #expect(ids.count == 4000)
+        // Every state selects well over 1,070 entries, so each comparison is of a real page.
+        try await fixture.store.mark(ids: Array(ids.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)), read: true)
+        try await fixture.store.mark(ids: Array(ids.prefix(2500)), starred: true)
+        for (read, starred) in [(nil, nil), (false, nil), (true, nil), (nil, true), (false, true), (true, true),
+                                (nil, false)] as [(Bool?, Bool?)] {
             for ascending in [true, false] {
                 var walked = EntryListing()
                 (walked.read, walked.starred, walked.ascending, walked.limit, walked.offset) = (read, starred, ascending, 70, 1000)
@@ -196,10 +201,11 @@ import Testing
                 let expected = try reader.entries(general)
                 #expect(page.map(\.article.id) == expected.entries.map(\.article.id) && total == expected.total,
                         "\(String(describing: read)) \(String(describing: starred)) \(ascending)")
+                #expect(page.count == 70, "a page to compare")
             }
         }
         var past = EntryListing()
-        past.offset = 5000
+        past.offset = 9000
         #expect(try reader.entries(past).entries.isEmpty)
     }
 }

@@ -129,9 +129,11 @@ extension AggregatorService {
 
     /// Checks what a client at `address` presented. Failures are counted per address and logged;
     /// past a few, the address must wait (doubling) before a password or Fever key it sends is checked
-    /// again. The wait slows password guessing only: an API token (too long to guess) and a password
-    /// verified in the last minutes (no hash computed) still let their clients in, so that one client
-    /// guessing behind a NAT or a reverse proxy does not lock out the others at that address.
+    /// again. The wait slows password guessing only: an API token (too long to guess) still lets its
+    /// client in, so that one client guessing behind a NAT or a reverse proxy does not lock out the apps
+    /// beside it that use tokens. A password is not checked at all while the address waits, not even
+    /// against the ones verified lately: answering those would let a guesser test passwords at the
+    /// cost of a digest each while the owner's app, sending its password on every request, syncs.
     public func authenticate(_ credentials: LoginCredentials, from address: String) async -> LoginVerdict {
         let throttle = authenticator.throttle
         let wait = throttle.wait(for: address)
@@ -170,23 +172,12 @@ extension AggregatorService {
 
     private var authLogger: Logger { pipeline.logger.component("auth") }
 
-    /// Whether `credentials` are a valid token or a password verified lately: what a throttled address
-    /// may still use, since neither check helps anyone guess a password.
+    /// Whether `credentials` are a valid API token: what a throttled address may still use, since
+    /// checking one helps no one guess a password. Passwords and Fever keys (md5 of the name and
+    /// password) wait.
     private func isGrantedWithoutGuessing(_ credentials: LoginCredentials) async -> Bool {
-        do {
-            switch credentials {
-            case .token(let secret):
-                return try await checkToken(secret, account: nil) == .granted
-            case .password(let name, let password):
-                guard let account = try await read({ try $0.account() }), name == account.name else { return false }
-                return authenticator.isRemembered(authenticator.rememberedKey(name: name, password: password,
-                                                                              hash: account.passwordHash))
-            case .feverKey:
-                return false  // md5 of the name and password: guessing it is guessing the password
-            }
-        } catch {
-            return false
-        }
+        guard case .token(let secret) = credentials else { return false }
+        return (try? await checkToken(secret, account: nil)) == .granted
     }
 
     private func checkToken(_ secret: String, account: StoredAccount?) async throws(AggregatorError) -> LoginVerdict {

@@ -72,6 +72,13 @@ extension AggregatorService {
             if let other = try await write({ try await $0.feedID(url: url) }), other != id {
                 throw .alreadySubscribed("already subscribed to \(url)")
             }
+            // An address the rule refuses is refused now, as when a feed is added (`discover` throws it);
+            // any other answer, a page or a failure, is the scheduler's to show on the feed.
+            do {
+                _ = try await discover(url)
+            } catch .invalidArgument(let message) {
+                throw .invalidArgument(message)
+            } catch {}
         }
         try await write { try await $0.updateFeed(id: id, title: title, category: category, url: url, siteURL: siteURL,
                                                   disabled: disabled) }

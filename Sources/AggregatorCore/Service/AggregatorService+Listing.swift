@@ -22,7 +22,7 @@ extension AggregatorService {
     /// One entry with the dates apps sync by.
     public func entry(id: Int64) async throws(AggregatorError) -> ListedEntry {
         var listing = EntryListing()
-        (listing.afterID, listing.beforeID, listing.limit) = (id - 1, id + 1, 1)
+        (listing.ids, listing.limit) = ([id], 1)  // not a range around it: id + 1 overflowed at Int64.max
         guard let entry = try await entries(listing).entries.first else { throw .notFound("no entry with id \(id)") }
         return entry
     }

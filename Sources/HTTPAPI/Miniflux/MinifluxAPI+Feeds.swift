@@ -39,7 +39,7 @@ extension MinifluxAPI {
     /// Miniflux's feed modification: `title`, `category_id`, `feed_url` (another feed subscribed there is
     /// a 400), `site_url` and `disabled` are applied. Miniflux's other fields are feed settings we do not
     /// have yet: the value we already have (the default) is accepted, any other is a 400 naming the
-    /// field, never silently ignored.
+    /// field, never silently ignored. Fields Miniflux does not take (`id`, `checked_at`, …) are ignored.
     func updateFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try request.id("feedID")
         let body = try request.jsonObject()
@@ -61,7 +61,7 @@ extension MinifluxAPI {
         if let value = body["category_id"], !value.isNull {
             categoryName = try await self.categoryName(value) ?? ""  // "": filed under no category
         }
-        for (name, value) in body.sorted(by: { $0.key < $1.key }) where !Self.appliedFeedFields.contains(name) {
+        for (name, value) in body.sorted(by: { $0.key < $1.key }) where Self.keptLaterFeedFields.contains(name) {
             guard Self.isDefaultFeedSetting(value) else {
                 throw MinifluxError("\(name) cannot be changed here yet (only title, category_id, feed_url, site_url "
                     + "and disabled are kept)")
@@ -74,10 +74,16 @@ extension MinifluxAPI {
         return MinifluxJSON.response(MinifluxJSON.feed(feed), status: 201)
     }
 
-    static let appliedFeedFields: Set<String> = ["title", "category_id", "feed_url", "site_url", "disabled"]
+    /// Miniflux's feed settings we do not keep yet (its `FeedModificationRequest`). Other fields are
+    /// ignored, as Go's JSON decoding ignores them: an app may send back the whole feed object it got.
+    static let keptLaterFeedFields: Set<String> = [
+        "description", "scraper_rules", "rewrite_rules", "blocklist_rules", "urlrewrite_rules", "keeplist_rules",
+        "block_filter_entry_rules", "keep_filter_entry_rules", "crawler", "ignore_entry_updates", "user_agent", "cookie",
+        "username", "password", "no_media_player", "ignore_http_cache", "allow_self_signed_certificates",
+        "fetch_via_proxy", "hide_globally", "disable_http2", "proxy_url",
+    ]
 
-    /// Whether a field we keep no setting for holds what we would answer for it: null, "", false or 0
-    /// (`description` too: we keep none). Any field, Miniflux's or not, holding anything else is refused.
+    /// Whether a setting we keep none of holds what we answer for it: null, "", false or 0.
     static func isDefaultFeedSetting(_ value: JSONValue) -> Bool {
         value.isNull || value.string == "" || value.bool == false || value.int == 0
     }

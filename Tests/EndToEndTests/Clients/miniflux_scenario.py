@@ -106,6 +106,8 @@ check(client.update_feed(new_id, title="Renamed")["title"] == "Renamed", "update
 moved = client.update_feed(new_id, site_url="https://blog.example/", disabled=True, crawler=False)
 check(moved["site_url"] == "https://blog.example/" and moved["disabled"] is True, f"site_url, disabled: {moved}")
 check(client.update_feed(new_id, disabled=False)["disabled"] is False, "enabled again")
+# Fields Miniflux does not take are ignored as its JSON decoding ignores them (an app may send back the feed).
+check(client.update_feed(new_id, user_id=7, checked_at="2024-01-01T00:00:00Z")["title"] == "Renamed", "unknown fields")
 check(client.update_feed(new_id, feed_url=feeds + "/old.xml")["feed_url"] == feeds + "/old.xml", "feed_url moves")
 for refused in ({"feed_url": feeds + "/many.xml"}, {"ignore_http_cache": True}, {"feed_url": "ftp://x/"}):
     try:
