@@ -138,6 +138,7 @@ import Testing
             ("/v1/feeds/abc", [], 400, "invalid feedID"),
             ("/v1/feeds/999", [], 404, "no feed with id 999"),
             ("/v1/entries/999999", [], 404, "no entry"),
+            ("/v1/entries/9223372036854775807", [], 404, "no entry"),  // id + 1 overflowed and stopped the daemon
             ("/v1/entries", ["-X", "PUT", "-d", "not json"], 400, "JSON object"),
             ("/v1/entries", ["-X", "PUT", "-d", #"{"entry_ids":[1],"status":"gone"}"#], 400, "invalid status"),
             ("/v1/entries", ["-X", "PUT", "-d", #"{"entry_ids":["x"],"status":"read"}"#], 400, "positive integers"),
