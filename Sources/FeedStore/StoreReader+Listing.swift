@@ -99,9 +99,7 @@ extension StoreReader {
         if listing == plain {
             // Only read and starred: the narrow state rows alone (Fever's unread and saved id lists,
             // every unread id at once: joining each to its entry tripled the time, measured).
-            var conditions = ["removed = 0"]
-            if let read = listing.read { conditions.append("read = \(read ? 1 : 0)") }
-            if let starred = listing.starred { conditions.append("starred = \(starred ? 1 : 0)") }
+            let conditions = ["removed = 0"] + Self.stateConditions(listing)
             var ids: [Int64] = []
             try database.statement("""
                 SELECT entry_id FROM entry_state WHERE \(conditions.joined(separator: " AND "))
@@ -154,9 +152,7 @@ extension StoreReader {
         (plain.read, plain.starred, plain.order, plain.ascending) = (listing.read, listing.starred, .publishedAt, listing.ascending)
         (plain.limit, plain.offset) = (listing.limit, listing.offset)
         guard listing == plain, listing.offset >= 1000 else { return nil }
-        var conditions = ["removed = 0", "sort_at > \(FeedStore.expiredSortKey)"]
-        if let read = listing.read { conditions.append("read = \(read ? 1 : 0)") }
-        if let starred = listing.starred { conditions.append("starred = \(starred ? 1 : 0)") }
+        let conditions = ["removed = 0", "sort_at > \(FeedStore.expiredSortKey)"] + Self.stateConditions(listing)
         let direction = listing.ascending ? "ASC" : "DESC"
         var ids: [Int64] = []
         try database.statement("""
@@ -166,6 +162,11 @@ extension StoreReader {
             ids.append(row.int64(at: 0))
         }
         return ids
+    }
+
+    /// A listing's read and starred state as conditions on `entry_state` (fixed text: 0 or 1).
+    private static func stateConditions(_ listing: EntryListing) -> [String] {
+        [listing.read.map { "read = \($0 ? 1 : 0)" }, listing.starred.map { "starred = \($0 ? 1 : 0)" }].compactMap { $0 }
     }
 
     /// The total of a kept-total listing (`keptTotal`) paged by `afterID` or `beforeID` (apps syncing by
