@@ -3,7 +3,7 @@ _aggregatorctl() {
     local current=${COMP_WORDS[COMP_CWORD]} previous=${COMP_WORDS[COMP_CWORD-1]}
     local commands="status feeds categories add remove rename move rename-category import export refresh articles search show read unread star unstar watch backup user token parse help"
     case $previous in
-        --socket|--url|--content-type|--content-language|--since|--before|--limit|--cursor|--title|--search|--max-size) return ;;
+        --socket|--user|--url|--content-type|--content-language|--since|--before|--limit|--cursor|--title|--search|--max-size) return ;;
         --sort) COMPREPLY=($(compgen -W "newest oldest title relevance" -- "$current")); return ;;
         import|export|backup|parse) COMPREPLY=($(compgen -f -- "$current")); return ;;
     esac
@@ -12,7 +12,7 @@ _aggregatorctl() {
         [[ " $commands " == *" $word "* ]] && { command=$word; break; }
     done
     if [[ -z $command ]]; then
-        COMPREPLY=($(compgen -W "$commands --socket --json --help --version" -- "$current"))
+        COMPREPLY=($(compgen -W "$commands --socket --user --json --help --version" -- "$current"))
         return
     fi
     local selection="--category --feed --unread --starred --since --before --search"
@@ -25,7 +25,7 @@ _aggregatorctl() {
         watch) COMPREPLY=($(compgen -W "$selection --json" -- "$current")) ;;
         read|unread|star|unstar) COMPREPLY=($(compgen -W "--all $selection" -- "$current")) ;;
         parse) COMPREPLY=($(compgen -W "--json --url --content-type --content-language --max-size" -- "$current")) ;;
-        user) [[ $previous == user ]] && COMPREPLY=($(compgen -W "set show fever" -- "$current")) ;;
+        user) [[ $previous == user ]] && COMPREPLY=($(compgen -W "list show set rename fever" -- "$current")) ;;
         token) [[ $previous == token ]] && COMPREPLY=($(compgen -W "create list revoke" -- "$current")) ;;
         help) COMPREPLY=($(compgen -W "$commands" -- "$current")) ;;
     esac

@@ -38,7 +38,12 @@ public struct ControlHandler: Sendable {
         }
     }
 
+    /// Methods about the whole server, or naming their account themselves: the others act for one.
+    private static let serverWide: Set<ControlMethod> = [.status, .refresh, .backup, .userSet, .userList, .userRename, .userShow]
+
     private func answer(_ method: ControlMethod, _ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
+        // A `user` that names no account is refused before anything is done.
+        if params.string("user") != nil, !Self.serverWide.contains(method) { _ = try await actingAccount(params) }
         switch method {
         case .status:
             return Self.json(try await service.status())
@@ -109,21 +114,36 @@ public struct ControlHandler: Sendable {
             guard let name = params.string("name"), let password = params.value("password")?.string else {
                 throw JSONRPCError.invalidParams("\"name\" and \"password\" are required")
             }
-            return ["user": Self.json(try await service.setAccount(name: name, password: password))]
+            return ["user": Self.json(try await service.setPassword(name: name, password: password))]
         case .userShow:
-            return ["user": try await service.account().map(Self.json) ?? .null]
+            // `name` names whom to show; else the account the request acts for.
+            let account = try await service.account(named: params.string("name") ?? params.string("user"))
+            return ["user": Self.json(try await service.accountSummary(account))]
+        case .userList:
+            return ["users": .array(try await service.accounts().map(Self.json))]
+        case .userRename:
+            guard let name = params.string("name"), let newName = params.string("new_name") else {
+                throw JSONRPCError.invalidParams("\"name\" and \"new_name\" are required")
+            }
+            return ["user": Self.json(try await service.renameAccount(name, to: newName))]
         case .userFever:
             guard let enabled = params.bool("enabled") else { throw JSONRPCError.invalidParams("\"enabled\" (true or false) is required") }
-            return ["user": Self.json(try await service.setFever(enabled: enabled, password: params.value("password")?.string))]
+            let account = try await actingAccount(params)
+            return ["user": Self.json(try await service.setFever(account, enabled: enabled, password: params.value("password")?.string))]
         case .tokenCreate:
-            let made = try await service.createToken(label: params.string("label"))
+            let made = try await service.createToken(for: try await actingAccount(params), label: params.string("label"))
             return ["id": .from(made.token.id), "label": .string(made.token.label), "token": .string(made.secret)]
         case .tokenList:
-            return ["tokens": .array(try await service.tokens().map(Self.json))]
+            return ["tokens": .array(try await service.tokens(for: try await actingAccount(params)).map(Self.json))]
         case .tokenRevoke:
             guard let token = params.string("token") else { throw JSONRPCError.invalidParams("\"token\" (an id or label) is required") }
-            return ["revoked": Self.json(try await service.revokeToken(token))]
+            return ["revoked": Self.json(try await service.revokeToken(token, for: try await actingAccount(params)))]
         }
+    }
+
+    /// Whom a request acts for: the account its `user` param names, else the first admin (DESIGN §12).
+    private func actingAccount(_ params: Parameters) async throws -> AccountIdentity {
+        try await service.account(named: params.string("user"))
     }
 
     private func refresh(_ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
@@ -192,9 +212,14 @@ public struct ControlHandler: Sendable {
         ]
     }
 
+    /// An account: `user show`'s fields, and `user list`'s (`created`, `last_login`, as DESIGN §12 names them).
     static func json(_ account: AccountSummary) -> JSONValue {
-        ["name": .string(account.name), "created_at": .string(timestamp(account.createdAt)),
-         "updated_at": .string(timestamp(account.updatedAt)), "fever": .bool(account.feverEnabled), "tokens": .from(account.tokens)]
+        let created = JSONValue.string(timestamp(account.createdAt))
+        let lastLogin = JSONValue.from(account.lastLoginAt.map(timestamp))
+        return ["id": .from(account.id), "name": .string(account.name), "admin": .bool(account.isAdmin),
+                "created": created, "created_at": created, "updated_at": .string(timestamp(account.updatedAt)),
+                "last_login": lastLogin, "has_password": .bool(account.hasPassword), "fever": .bool(account.feverEnabled),
+                "tokens": .from(account.tokens), "feeds": .from(account.feeds), "unread": .from(account.unread)]
     }
 
     static func json(_ token: APIToken) -> JSONValue {

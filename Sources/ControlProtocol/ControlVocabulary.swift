@@ -18,6 +18,8 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case backup
     case userSet = "user.set"
     case userShow = "user.show"
+    case userList = "user.list"
+    case userRename = "user.rename"
     case userFever = "user.fever"
     case tokenCreate = "token.create"
     case tokenList = "token.list"

@@ -1,18 +1,27 @@
 import Foundation
 
-/// The owner account of the HTTP APIs, as stored: its password only as an Argon2id hash.
+/// An account, as stored: its password only as an Argon2id hash (empty while it has none).
 public struct StoredAccount: Sendable, Equatable {
+    public var id: Int64
     public var name: String
     public var passwordHash: String
+    public var isAdmin: Bool
     /// Fever's API key (md5 of `name:password`), present only while Fever is turned on.
     public var feverKey: String?
     public var createdAt: Date
     public var updatedAt: Date
+    /// When a password (or Fever key) last logged it in afresh; nil before the first login.
+    public var lastLoginAt: Date?
+
+    /// Whether it can log in with a password: the first account has none until `user set` gives it one.
+    public var hasPassword: Bool { !passwordHash.isEmpty }
 }
 
 /// An API token as listed: never the token itself, which is shown once when made.
 public struct APIToken: Sendable, Equatable {
     public var id: Int64
+    /// The account it logs in as.
+    public var accountID: Int64
     public var label: String
     public var createdAt: Date
     public var lastUsedAt: Date?
@@ -21,45 +30,79 @@ public struct APIToken: Sendable, Equatable {
 // Each write runs in `transaction`, which commits a refresh round's held transaction first: a
 // change made alone would otherwise wait, unseen by readers, for the round's next commit.
 extension FeedStore {
-    /// Creates the account or replaces its name, password hash and Fever key (created_at stays).
-    public func setAccount(name: String, passwordHash: String, feverKey: String?, now: Date = Date()) throws(StoreError) {
-        try database.transaction { () throws(StoreError) in
-            try database.statement("""
-                INSERT INTO account(id, name, password_hash, fever_key, created_at, updated_at) VALUES (1, ?1, ?2, ?3, ?4, ?4)
-                ON CONFLICT(id) DO UPDATE SET name = ?1, password_hash = ?2, fever_key = ?3, updated_at = ?4
-                """).run([.text(name), .text(passwordHash), SQLValue(feverKey), .integer(Int64(now.timeIntervalSince1970))])
-        }
-    }
-
-    /// Sets or clears Fever's key. - Returns: false when there is no account.
-    public func setFeverKey(_ key: String?, now: Date = Date()) throws(StoreError) -> Bool {
+    /// Gives account `id` a name and password hash; Fever's key is cleared (it is made of both).
+    /// - Returns: false when there is no such account, or another one has the name.
+    public func setAccount(id: Int64, name: String, passwordHash: String, now: Date = Date()) throws(StoreError) -> Bool {
         try database.transaction { () throws(StoreError) -> Bool in
-            try database.statement("UPDATE account SET fever_key = ?1, updated_at = ?2 WHERE id = 1")
-                .run([SQLValue(key), .integer(Int64(now.timeIntervalSince1970))])
+            guard try accountID(named: name).map({ $0 == id }) ?? true else { return false }
+            try database.statement("UPDATE accounts SET name = ?2, password_hash = ?3, fever_key = NULL, updated_at = ?4 WHERE id = ?1")
+                .run([.integer(id), .text(name), .text(passwordHash), .integer(Int64(now.timeIntervalSince1970))])
             return database.changes == 1
         }
     }
 
-    /// Stores a new token's digest under `label`. - Returns: nil when the label is taken.
-    public func addToken(label: String, digest: String, now: Date = Date()) throws(StoreError) -> APIToken? {
-        let created = Int64(now.timeIntervalSince1970)
-        return try database.transaction { () throws(StoreError) -> APIToken? in
-            try database.statement("INSERT INTO api_tokens(label, digest, created_at) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING")
-                .run([.text(label), .text(digest), .integer(created)])
-            guard database.changes == 1 else { return nil }
-            return APIToken(id: database.lastInsertedRowID, label: label, createdAt: Date(timeIntervalSince1970: Double(created)))
+    /// Renames account `id`. - Returns: false when there is no such account, or another one has the name.
+    public func renameAccount(id: Int64, to name: String, now: Date = Date()) throws(StoreError) -> Bool {
+        try database.transaction { () throws(StoreError) -> Bool in
+            guard try accountID(named: name).map({ $0 == id }) ?? true else { return false }
+            // Fever's key is md5 of "name:password": a new name turns Fever off until turned on again.
+            try database.statement("""
+                UPDATE accounts SET name = ?2, updated_at = ?3,
+                    fever_key = CASE WHEN name = ?2 COLLATE BINARY THEN fever_key END
+                WHERE id = ?1
+                """).run([.integer(id), .text(name), .integer(Int64(now.timeIntervalSince1970))])
+            return database.changes == 1
         }
     }
 
-    /// Deletes the token with this id, else the one with this label. - Returns: the token deleted, if any.
-    public func removeToken(idOrLabel: String) throws(StoreError) -> APIToken? {
+    /// Sets or clears account `id`'s Fever key. - Returns: false when there is no such account.
+    public func setFeverKey(_ key: String?, account id: Int64, now: Date = Date()) throws(StoreError) -> Bool {
+        try database.transaction { () throws(StoreError) -> Bool in
+            try database.statement("UPDATE accounts SET fever_key = ?2, updated_at = ?3 WHERE id = ?1")
+                .run([.integer(id), SQLValue(key), .integer(Int64(now.timeIntervalSince1970))])
+            return database.changes == 1
+        }
+    }
+
+    /// Records when accounts last logged in (batched by the caller, as token uses are).
+    public func recordLogins(_ logins: [Int64: Date]) throws(StoreError) {
+        guard !logins.isEmpty else { return }
+        let update = try database.statement("UPDATE accounts SET last_login_at = max(coalesce(last_login_at, 0), ?2) WHERE id = ?1")
+        try database.transaction { () throws(StoreError) in
+            for (id, date) in logins { try update.run([.integer(id), .integer(Int64(date.timeIntervalSince1970))]) }
+        }
+    }
+
+    private func accountID(named name: String) throws(StoreError) -> Int64? {
+        var id: Int64?
+        try database.statement("SELECT id FROM accounts WHERE name = ?1").query([.text(name)]) { row in id = row.int64(at: 0) }
+        return id
+    }
+
+    /// Stores a new token's digest under `label` for account `account`.
+    /// - Returns: nil when the account has a token with that label.
+    public func addToken(label: String, digest: String, account: Int64, now: Date = Date()) throws(StoreError) -> APIToken? {
+        let created = Int64(now.timeIntervalSince1970)
+        return try database.transaction { () throws(StoreError) -> APIToken? in
+            try database.statement("""
+                INSERT INTO api_tokens(account_id, label, digest, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING
+                """).run([.integer(account), .text(label), .text(digest), .integer(created)])
+            guard database.changes == 1 else { return nil }
+            return APIToken(id: database.lastInsertedRowID, accountID: account, label: label,
+                            createdAt: Date(timeIntervalSince1970: Double(created)))
+        }
+    }
+
+    /// Deletes account `account`'s token with this id, else its one with this label.
+    /// - Returns: the token deleted, if any.
+    public func removeToken(idOrLabel: String, account: Int64) throws(StoreError) -> APIToken? {
         let select = try database.statement("""
-            SELECT id, label, created_at, last_used_at FROM api_tokens WHERE id = ?1 OR label = ?2
-            ORDER BY id = ?1 DESC LIMIT 1
+            SELECT id, account_id, label, created_at, last_used_at FROM api_tokens
+            WHERE account_id = ?3 AND (id = ?1 OR label = ?2) ORDER BY id = ?1 DESC LIMIT 1
             """)
         return try database.transaction { () throws(StoreError) -> APIToken? in
             var found: APIToken?
-            try select.query([SQLValue(Int64(idOrLabel)), .text(idOrLabel)]) { row in found = Self.token(row) }
+            try select.query([SQLValue(Int64(idOrLabel)), .text(idOrLabel), .integer(account)]) { row in found = Self.token(row) }
             guard let found else { return nil }
             try database.statement("DELETE FROM api_tokens WHERE id = ?1").run([.integer(found.id)])
             return found
@@ -76,37 +119,82 @@ extension FeedStore {
     }
 
     static func token(_ row: Statement) -> APIToken {
-        APIToken(id: row.int64(at: 0), label: row.text(at: 1) ?? "", createdAt: Date(timeIntervalSince1970: Double(row.int64(at: 2))),
-                 lastUsedAt: row.optionalInt64(at: 3).map { Date(timeIntervalSince1970: Double($0)) })
+        APIToken(id: row.int64(at: 0), accountID: row.int64(at: 1), label: row.text(at: 2) ?? "",
+                 createdAt: Date(timeIntervalSince1970: Double(row.int64(at: 3))),
+                 lastUsedAt: row.optionalInt64(at: 4).map { Date(timeIntervalSince1970: Double($0)) })
     }
+
+    static func account(_ row: Statement) -> StoredAccount {
+        StoredAccount(id: row.int64(at: 0), name: row.text(at: 1) ?? "", passwordHash: row.text(at: 2) ?? "",
+                      isAdmin: row.int64(at: 3) != 0, feverKey: row.text(at: 4),
+                      createdAt: Date(timeIntervalSince1970: Double(row.int64(at: 5))),
+                      updatedAt: Date(timeIntervalSince1970: Double(row.int64(at: 6))),
+                      lastLoginAt: row.optionalInt64(at: 7).map { Date(timeIntervalSince1970: Double($0)) })
+    }
+
+    static let accountColumns = "id, name, password_hash, admin, fever_key, created_at, updated_at, last_login_at"
 }
 
 extension StoreReader {
-    /// The owner account, or nil before `aggregatorctl user set`.
-    public func account() throws(StoreError) -> StoredAccount? {
+    /// Every account, by id (the first is the oldest admin unless demoted).
+    public func accounts() throws(StoreError) -> [StoredAccount] {
+        var accounts: [StoredAccount] = []
+        try database.statement("SELECT \(FeedStore.accountColumns) FROM accounts ORDER BY id").query { row in
+            accounts.append(FeedStore.account(row))
+        }
+        return accounts
+    }
+
+    /// The account with this id, if any.
+    public func account(id: Int64) throws(StoreError) -> StoredAccount? {
         var account: StoredAccount?
-        try database.statement("SELECT name, password_hash, fever_key, created_at, updated_at FROM account WHERE id = 1")
-            .query { row in
-                account = StoredAccount(name: row.text(at: 0) ?? "", passwordHash: row.text(at: 1) ?? "", feverKey: row.text(at: 2),
-                                        createdAt: Date(timeIntervalSince1970: Double(row.int64(at: 3))),
-                                        updatedAt: Date(timeIntervalSince1970: Double(row.int64(at: 4))))
-            }
+        try database.statement("SELECT \(FeedStore.accountColumns) FROM accounts WHERE id = ?1").query([.integer(id)]) { row in
+            account = FeedStore.account(row)
+        }
+        return account
+    }
+
+    /// The account with this name (letter case aside), if any.
+    public func account(named name: String) throws(StoreError) -> StoredAccount? {
+        var account: StoredAccount?
+        try database.statement("SELECT \(FeedStore.accountColumns) FROM accounts WHERE name = ?1").query([.text(name)]) { row in
+            account = FeedStore.account(row)
+        }
+        return account
+    }
+
+    /// The account whose Fever key this is (lower-case hex), if any has Fever turned on with it.
+    public func account(feverKey key: String) throws(StoreError) -> StoredAccount? {
+        var account: StoredAccount?
+        try database.statement("SELECT \(FeedStore.accountColumns) FROM accounts WHERE fever_key = ?1 ORDER BY id LIMIT 1")
+            .query([.text(key)]) { row in account = FeedStore.account(row) }
         return account
     }
 
     /// The token whose digest this is, if any.
     public func token(digest: String) throws(StoreError) -> APIToken? {
         var token: APIToken?
-        try database.statement("SELECT id, label, created_at, last_used_at FROM api_tokens WHERE digest = ?1")
+        try database.statement("SELECT id, account_id, label, created_at, last_used_at FROM api_tokens WHERE digest = ?1")
             .query([.text(digest)]) { row in token = FeedStore.token(row) }
         return token
     }
 
-    /// Every token, oldest first.
-    public func tokens() throws(StoreError) -> [APIToken] {
+    /// Account `account`'s tokens, oldest first.
+    public func tokens(account: Int64) throws(StoreError) -> [APIToken] {
         var tokens: [APIToken] = []
-        try database.statement("SELECT id, label, created_at, last_used_at FROM api_tokens ORDER BY id")
-            .query { row in tokens.append(FeedStore.token(row)) }
+        try database.statement("SELECT id, account_id, label, created_at, last_used_at FROM api_tokens WHERE account_id = ?1 ORDER BY id")
+            .query([.integer(account)]) { row in tokens.append(FeedStore.token(row)) }
         return tokens
+    }
+}
+
+extension StoreReader {
+    /// How many tokens each account has (accounts without any are absent).
+    public func tokenCounts() throws(StoreError) -> [Int64: Int] {
+        var counts: [Int64: Int] = [:]
+        try database.statement("SELECT account_id, count(*) FROM api_tokens GROUP BY account_id").query { row in
+            counts[row.int64(at: 0)] = Int(row.int64(at: 1))
+        }
+        return counts
     }
 }

@@ -3,6 +3,8 @@ import Foundation
 /// A login session of the web page, as listed: never its cookie, which only the browser holds.
 public struct WebSession: Sendable, Equatable {
     public var id: Int64
+    /// The account logged in.
+    public var accountID: Int64
     public var createdAt: Date
     public var lastSeenAt: Date
     public var userAgent: String
@@ -12,16 +14,17 @@ public struct WebSession: Sendable, Equatable {
 extension FeedStore {
     /// Stores a new session under the digest of its cookie, and forgets the sessions unused since
     /// `expiredBefore`.
-    public func addSession(digest: String, userAgent: String, address: String, expiredBefore: Date,
+    public func addSession(digest: String, account: Int64, userAgent: String, address: String, expiredBefore: Date,
                            now: Date = Date()) throws(StoreError) -> WebSession {
         let seconds = Int64(now.timeIntervalSince1970)
         return try database.transaction { () throws(StoreError) -> WebSession in
             try database.statement("DELETE FROM web_sessions WHERE last_seen_at < ?1")
                 .run([.integer(Int64(expiredBefore.timeIntervalSince1970))])
             try database.statement("""
-                INSERT INTO web_sessions(digest, created_at, last_seen_at, user_agent, address) VALUES (?1, ?2, ?2, ?3, ?4)
-                """).run([.text(digest), .integer(seconds), .text(userAgent), .text(address)])
-            return WebSession(id: database.lastInsertedRowID, createdAt: Date(timeIntervalSince1970: Double(seconds)),
+                INSERT INTO web_sessions(digest, account_id, created_at, last_seen_at, user_agent, address)
+                VALUES (?1, ?5, ?2, ?2, ?3, ?4)
+                """).run([.text(digest), .integer(seconds), .text(userAgent), .text(address), .integer(account)])
+            return WebSession(id: database.lastInsertedRowID, accountID: account, createdAt: Date(timeIntervalSince1970: Double(seconds)),
                               lastSeenAt: Date(timeIntervalSince1970: Double(seconds)), userAgent: userAgent, address: address)
         }
     }
@@ -34,23 +37,25 @@ extension FeedStore {
         }
     }
 
-    /// Ends the session with this id. - Returns: whether there was one.
-    public func removeSession(id: Int64) throws(StoreError) -> Bool {
+    /// Ends account `account`'s session with this id. - Returns: whether there was one.
+    public func removeSession(id: Int64, account: Int64) throws(StoreError) -> Bool {
         try database.transaction { () throws(StoreError) -> Bool in
-            try database.statement("DELETE FROM web_sessions WHERE id = ?1").run([.integer(id)])
+            try database.statement("DELETE FROM web_sessions WHERE id = ?1 AND account_id = ?2").run([.integer(id), .integer(account)])
             return database.changes == 1
         }
     }
 
-    /// Ends every session but `keeping` (a new password logs out every other browser).
-    public func removeSessions(keeping: Int64? = nil) throws(StoreError) {
+    /// Ends every session of account `account` but `keeping` (a new password logs out every other browser).
+    public func removeSessions(account: Int64, keeping: Int64? = nil) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
-            try database.statement("DELETE FROM web_sessions WHERE id IS NOT ?1").run([SQLValue(keeping)])
+            try database.statement("DELETE FROM web_sessions WHERE account_id = ?2 AND id IS NOT ?1")
+                .run([SQLValue(keeping), .integer(account)])
         }
     }
 
     static func session(_ row: Statement) -> WebSession {
-        WebSession(id: row.int64(at: 0), createdAt: Date(timeIntervalSince1970: Double(row.int64(at: 1))),
+        WebSession(id: row.int64(at: 0), accountID: row.int64(at: 5),
+                   createdAt: Date(timeIntervalSince1970: Double(row.int64(at: 1))),
                    lastSeenAt: Date(timeIntervalSince1970: Double(row.int64(at: 2))), userAgent: row.text(at: 3) ?? "",
                    address: row.text(at: 4) ?? "")
     }
@@ -61,20 +66,20 @@ extension StoreReader {
     public func session(digest: String, expiredBefore: Date) throws(StoreError) -> WebSession? {
         var session: WebSession?
         try database.statement("""
-            SELECT id, created_at, last_seen_at, user_agent, address FROM web_sessions WHERE digest = ?1 AND last_seen_at >= ?2
+            SELECT id, created_at, last_seen_at, user_agent, address, account_id FROM web_sessions WHERE digest = ?1 AND last_seen_at >= ?2
             """).query([.text(digest), .integer(Int64(expiredBefore.timeIntervalSince1970))]) { row in
             session = FeedStore.session(row)
         }
         return session
     }
 
-    /// Every session used since `expiredBefore`, the most recently used first.
-    public func sessions(expiredBefore: Date) throws(StoreError) -> [WebSession] {
+    /// Account `account`'s sessions used since `expiredBefore`, the most recently used first.
+    public func sessions(account: Int64, expiredBefore: Date) throws(StoreError) -> [WebSession] {
         var sessions: [WebSession] = []
         try database.statement("""
-            SELECT id, created_at, last_seen_at, user_agent, address FROM web_sessions WHERE last_seen_at >= ?1
-            ORDER BY last_seen_at DESC, id DESC
-            """).query([.integer(Int64(expiredBefore.timeIntervalSince1970))]) { row in
+            SELECT id, created_at, last_seen_at, user_agent, address, account_id FROM web_sessions
+            WHERE account_id = ?2 AND last_seen_at >= ?1 ORDER BY last_seen_at DESC, id DESC
+            """).query([.integer(Int64(expiredBefore.timeIntervalSince1970)), .integer(account)]) { row in
             sessions.append(FeedStore.session(row))
         }
         return sessions

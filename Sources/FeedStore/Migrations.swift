@@ -222,6 +222,54 @@ enum Migrations {
         UPDATE feeds SET newest_entry_at = (
             SELECT max(e.first_seen_at) FROM entry_sources s JOIN entries e ON e.id = s.entry_id WHERE s.feed_id = feeds.id);
         """),
+        // 14: many accounts (DESIGN §12). The owner becomes account 1, an admin; a database without
+        // one gets account 1 named "admin" with no password (it cannot log in until `user set` gives
+        // it one), so that everything always belongs to an account. Tokens and sessions belong to
+        // one. AUTOINCREMENT: an account's, token's or session's id is never given out again.
+        Step(sql: """
+        CREATE TABLE accounts (
+            id            INTEGER PRIMARY KEY AUTOINCREMENT,
+            name          TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            password_hash TEXT NOT NULL,
+            admin         INTEGER NOT NULL DEFAULT 0,
+            fever_key     TEXT,
+            created_at    INTEGER NOT NULL,
+            updated_at    INTEGER NOT NULL,
+            last_login_at INTEGER
+        );
+        INSERT INTO accounts(id, name, password_hash, admin, fever_key, created_at, updated_at)
+            SELECT 1, name, password_hash, 1, fever_key, created_at, updated_at FROM account;
+        INSERT INTO accounts(id, name, password_hash, admin, created_at, updated_at)
+            SELECT 1, 'admin', '', 1, unixepoch(), unixepoch() WHERE NOT EXISTS (SELECT 1 FROM accounts);
+        DROP TABLE account;
+        CREATE TABLE api_tokens_v14 (
+            id           INTEGER PRIMARY KEY AUTOINCREMENT,
+            account_id   INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            label        TEXT NOT NULL,
+            digest       TEXT NOT NULL UNIQUE,
+            created_at   INTEGER NOT NULL,
+            last_used_at INTEGER,
+            UNIQUE (account_id, label)
+        );
+        INSERT INTO api_tokens_v14(id, account_id, label, digest, created_at, last_used_at)
+            SELECT id, 1, label, digest, created_at, last_used_at FROM api_tokens;
+        DROP TABLE api_tokens;
+        ALTER TABLE api_tokens_v14 RENAME TO api_tokens;
+        CREATE TABLE web_sessions_v14 (
+            id           INTEGER PRIMARY KEY AUTOINCREMENT,
+            account_id   INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            digest       TEXT NOT NULL UNIQUE,
+            created_at   INTEGER NOT NULL,
+            last_seen_at INTEGER NOT NULL,
+            user_agent   TEXT NOT NULL,
+            address      TEXT NOT NULL
+        );
+        INSERT INTO web_sessions_v14(id, account_id, digest, created_at, last_seen_at, user_agent, address)
+            SELECT id, 1, digest, created_at, last_seen_at, user_agent, address FROM web_sessions;
+        DROP TABLE web_sessions;
+        ALTER TABLE web_sessions_v14 RENAME TO web_sessions;
+        CREATE INDEX web_sessions_by_account ON web_sessions(account_id);
+        """, rebuildsTables: true),
     ]
 
     /// The schema version this build writes.
@@ -255,5 +303,8 @@ enum Migrations {
             }
             if step.rebuildsTables { try database.execute("PRAGMA foreign_keys = ON") }
         }
+        // A new file is left without the pages the steps freed (tables made and dropped): cheap while
+        // it is empty, and its size then says what it holds.
+        if version == 0, try database.integer("PRAGMA freelist_count") ?? 0 > 0 { try database.execute("VACUUM") }
     }
 }

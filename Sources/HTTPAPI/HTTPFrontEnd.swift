@@ -70,7 +70,7 @@ public struct HTTPFrontEnd: Sendable {
                         + "(X-Auth-Token or Authorization: Bearer)", status: 403))
                 }
                 let verdict = await service.authenticate(.token(token), from: request.clientAddress)
-                guard verdict == .granted else { return ("/metrics", Login.refusal(verdict)) }
+                guard verdict.account != nil else { return ("/metrics", Login.refusal(verdict)) }
             }
             do {
                 let page = Metrics.page(status: try await service.status(), totals: service.refreshTotals,

@@ -24,7 +24,7 @@ enum Login {
         case .refused:
             return unauthorized("Access Unauthorized")
         case .noAccount:
-            return unauthorized("Access Unauthorized: no account is set up yet; on the server, create it with "
+            return unauthorized("Access Unauthorized: no account has a password yet; on the server, set one with "
                 + "'aggregatorctl user set NAME' (and tokens with 'aggregatorctl token create')")
         case .throttled(let seconds):
             var response = HTTPFrontEnd.error("too many failed logins from this address: retry in \(seconds) s", status: 429)

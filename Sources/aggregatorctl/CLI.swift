@@ -48,6 +48,7 @@ struct CLI {
         }
         let wantsHelp = reader.flag("-h", "--help")
         let socket = try reader.option("--socket")
+        let user = try reader.option("--user") ?? environment["AGGREGATOR_USER"].flatMap { $0.isEmpty ? nil : $0 }
         let json = reader.flag("--json")
         guard let command = reader.firstPositional() else {
             if wantsHelp {
@@ -79,6 +80,11 @@ struct CLI {
             _ = try reader.positionals()  // an option left over is one this command does not take
             if daemonCommand.needsPassword != .none, case .object(var params) = daemonCommand.params {
                 params["password"] = .string(try readPassword(daemonCommand.needsPassword))
+                daemonCommand.params = .object(params)
+            }
+            // Whom the command acts for (DESIGN §12); the daemon ignores it where the server as a whole is meant.
+            if let user, case .object(var params) = daemonCommand.params {
+                params["user"] = .string(user)
                 daemonCommand.params = .object(params)
             }
             return call(daemonCommand, socket: socket ?? ControlSocketPath.resolve(environment: environment), json: json)

@@ -2,7 +2,7 @@ import ControlProtocol
 
 /// The text of `--help` and `help COMMAND`: only commands that exist are listed.
 enum Help {
-    static let usage = "aggregatorctl [--socket PATH] [--json] COMMAND [ARGS]"
+    static let usage = "aggregatorctl [--socket PATH] [--user NAME] [--json] COMMAND [ARGS]"
 
     static var overview: String {
         """
@@ -12,6 +12,7 @@ enum Help {
 
         OPTIONS:
           --socket PATH     Control socket of the daemon (default: $AGGREGATOR_SOCKET, then the daemon's default)
+          --user NAME       The account to act for (default: $AGGREGATOR_USER, else the first admin)
           --json            Print results as JSON
           --version         Show the version
           -h, --help        Show this help
@@ -158,13 +159,16 @@ struct Command {
         mark("unstar", "Unstar articles"),
         Command(name: "backup", summary: "Copy the database to FILE while the daemon runs (SQLite online backup)",
                 arguments: "FILE", notes: "The daemon writes FILE: it must be a path the daemon's user can create."),
-        Command(name: "user", summary: "Set or show the account that logs in to the HTTP APIs",
-                arguments: "set NAME | show | fever on|off",
-                argumentHelp: [("set NAME", "Create the account, or change its name and password. The password is\n"
-                                    + "read from standard input (its first line) when that is not a terminal,\n"
-                                    + "else asked for twice. At least 8 characters."),
-                               ("show", "Show the account's name, dates and number of API tokens"),
-                               ("fever on|off", "Let Fever clients log in (off by default). On asks for the account's\n"
+        Command(name: "user", summary: "List, show, rename and set the passwords of the accounts",
+                arguments: "list | show [NAME] | set NAME | rename OLD NEW | fever on|off",
+                argumentHelp: [("list", "List the accounts: id, name, admin, created, last login, feeds, unread"),
+                               ("show [NAME]", "Show an account (default: --user's, else the first admin): its dates,\n"
+                                    + "API tokens and whether Fever is on"),
+                               ("set NAME", "Set NAME's password; on a new server, the first account takes NAME.\n"
+                                    + "The password is read from standard input (its first line) when that\n"
+                                    + "is not a terminal, else asked for twice. At least 8 characters."),
+                               ("rename OLD NEW", "Rename an account (its tokens and sessions stay; Fever turns off)"),
+                               ("fever on|off", "Let --user's Fever clients log in (off by default). On asks for its\n"
                                     + "password: Fever's key is md5 of NAME:PASSWORD, stored as such (weak:\n"
                                     + "see the README). A new password turns Fever off again.")]),
         Command(name: "token", summary: "Create, list or revoke API tokens for apps (X-Auth-Token)",

@@ -10,7 +10,10 @@ import Testing
     @Test func theAccountIsMadeFromStandardInputAndShownWithoutItsPassword() async throws {
         let daemon = try await ServedDaemon()
         defer { daemon.stop() }
-        #expect(try daemon.ctl(["user", "show"]).output.contains("No account yet: create it with 'aggregatorctl user set NAME'"))
+        // A new server's first account is an admin without a password: it cannot log in yet.
+        #expect(try daemon.ctl(["user", "show"]).output.contains("User admin (admin): created"))
+        #expect(try daemon.ctl(["user", "show"]).output.contains("no password yet (set one with 'aggregatorctl user set NAME')"))
+        #expect(try daemon.curl("/v1/me", ["-u", "admin:"]).status == 401)
 
         let short = try daemon.ctl(["user", "set", "alice"], input: "short\n")
         #expect(short.status == 1 && short.error.contains("at least 8 characters"))
@@ -24,7 +27,8 @@ import Testing
         let user = try #require(try JSONSerialization.jsonObject(with: Data(set.output.utf8)) as? [String: Any])["user"]
             as? [String: Any]
         #expect(user?["name"] as? String == "alice" && user?["fever"] as? Bool == false && user?["tokens"] as? Int == 0)
-        #expect(try daemon.ctl(["user", "show"]).output.hasPrefix("User alice: created"))
+        // The first `user set` names the first account.
+        #expect(try daemon.ctl(["user", "show"]).output.hasPrefix("User alice (admin): created"))
 
         // Logging in works with exactly that password (the trailing CR of the line was dropped) …
         #expect(try daemon.curl("/v1/me", ["-u", "alice:\(password)"]).status == 200)
@@ -35,6 +39,60 @@ import Testing
             + ((try? Data(contentsOf: URL(fileURLWithPath: daemon.databasePath + "-wal"))) ?? Data())
         #expect(database.range(of: Data(password.utf8)) == nil)
         #expect(database.range(of: Data("$argon2id$".utf8)) != nil)
+    }
+
+    /// `user list`, `show NAME`, `rename`, and whom commands act for: `--user`, else `$AGGREGATOR_USER`,
+    /// else the first admin; a name no account has is refused (exit 1) before anything is done.
+    @Test func accountsAreListedRenamedAndNamedByUserOrTheEnvironment() async throws {
+        let daemon = try await ServedDaemon()
+        defer { daemon.stop() }
+        _ = try daemon.createAccount(name: "alice", password: password)
+
+        let listed = try daemon.ctl(["--json", "user", "list"])
+        let users = try #require(try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any])["users"]
+            as? [[String: Any]]
+        #expect(users?.count == 1)
+        let alice = try #require(users?.first)
+        #expect(alice["id"] as? Int == 1 && alice["name"] as? String == "alice" && alice["admin"] as? Bool == true)
+        #expect(alice["created"] is String && alice["feeds"] as? Int == 0 && alice["unread"] as? Int == 0)
+        #expect(Set(alice.keys).isSuperset(of: ["id", "name", "admin", "created", "last_login", "feeds", "unread"]))
+        let table = try daemon.ctl(["user", "list"]).output
+        #expect(table.hasPrefix("ID") && table.contains("LAST LOGIN") && table.contains("alice"))
+
+        // A password login is recorded as the account's last login (an API token's use is not).
+        #expect(alice["last_login"] is NSNull)
+        #expect(try daemon.curl("/v1/me", ["-u", "alice:\(password)"]).status == 200)
+        let me = try daemon.curl("/v1/me", ["-u", "alice:\(password)"]).body
+        #expect(me.contains("\"is_admin\":true") && me.contains("\"id\":1"))
+        var lastLogin: Any?
+        for _ in 0..<100 where !(lastLogin is String) {
+            let shown = try daemon.ctl(["--json", "user", "show"]).output
+            lastLogin = (try JSONSerialization.jsonObject(with: Data(shown.utf8)) as? [String: Any])?["user"]
+                .flatMap { ($0 as? [String: Any])?["last_login"] }
+            if !(lastLogin is String) { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(lastLogin is String, "the login was not recorded")
+
+        let renamed = try daemon.ctl(["user", "rename", "alice", "Alicia"])
+        #expect(renamed.status == 0 && renamed.output.hasPrefix("User Alicia (admin)"), "\(renamed.error)")
+        #expect(try daemon.curl("/v1/me", ["-u", "alice:\(password)"]).status == 401)
+        #expect(try daemon.curl("/v1/me", ["-u", "Alicia:\(password)"]).status == 200)
+        #expect(try daemon.ctl(["user", "show", "alicia"]).output.hasPrefix("User Alicia"), "names ignore letter case")
+
+        // Whom a command acts for.
+        #expect(try daemon.ctl(["--user", "Alicia", "token", "list"]).status == 0)
+        #expect(try daemon.ctl(["token", "list"], environment: ["AGGREGATOR_USER": "alicia"]).status == 0)
+        for unknown in [try daemon.ctl(["--user", "bob", "token", "create"]),
+                        try daemon.ctl(["token", "create"], environment: ["AGGREGATOR_USER": "bob"]),
+                        try daemon.ctl(["--user", "bob", "feeds"]),
+                        try daemon.ctl(["user", "show", "bob"]),
+                        try daemon.ctl(["user", "rename", "bob", "carol"])] {
+            #expect(unknown.status == 1 && unknown.error.contains("no user named bob"), "\(unknown.error)")
+        }
+        #expect(try daemon.ctl(["token", "list"]).output.contains("token-1"), "the refused commands made no token")
+        // One account per server until subscriptions are per account: `user set` names an existing one.
+        let other = try daemon.ctl(["user", "set", "bob"], input: password + "\n")
+        #expect(other.status == 1 && other.error.contains("no user named bob (this server has Alicia"))
     }
 
     @Test func tokensArePrintedOnceListedAndRevokedByIdOrLabel() async throws {

@@ -17,14 +17,14 @@ import Testing
         defer { daemon.stop() }
         let noAccount = try daemon.ctl(["user", "fever", "on"], input: password + "\n")
         #expect(noAccount.status == 1
-            && noAccount.error.contains("no account yet: create it with 'aggregatorctl user set NAME'"))
+            && noAccount.error.contains("admin has no password yet: set one with 'aggregatorctl user set admin'"))
         _ = try daemon.createAccount(name: "alice", password: password)
 
         // Off by default: the right key is refused.
         let off = try daemon.curl("/fever/?api", ["-d", "api_key=\(Self.md5("alice:\(password)"))"])
         #expect(off.status == 200 && off.body.contains("\"auth\":0"))
         let wrong = try daemon.ctl(["user", "fever", "on"], input: "not the password\n")
-        #expect(wrong.status == 1 && wrong.error.contains("not the account's password"))
+        #expect(wrong.status == 1 && wrong.error.contains("not alice's password"))
         #expect(try daemon.ctl(["user", "fever", "on"], input: password + "\n").output.contains("Fever on"))
 
         let result = try await TestVenv.run(Self.scenario, [daemon.baseURL, "alice", password])

@@ -57,4 +57,52 @@ import Testing
         try reader.database.statement("PRAGMA integrity_check").query { integrity = $0.text(at: 0) }
         #expect(integrity == "ok")
     }
+
+    /// The owner, its tokens and its sessions become account 1's, an admin; ids are kept.
+    @Test func aVersion13DatabaseMakesItsOwnerTheFirstAdmin() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("v13.db").path
+        do {
+            let old = try Database(path: path, schemaVersion: 13)
+            try old.execute("""
+                INSERT INTO account(id, name, password_hash, fever_key, created_at, updated_at)
+                    VALUES (1, 'alice', '$argon2id$x', 'abc', 100, 200);
+                INSERT INTO api_tokens(id, label, digest, created_at) VALUES (7, 'phone', 'd7', 300);
+                INSERT INTO web_sessions(id, digest, created_at, last_seen_at, user_agent, address)
+                    VALUES (5, 's5', 400, 500, 'Firefox', '10.0.0.1');
+                """)
+        }
+        let store = try FeedStore(path: path)
+        let reader = try StoreReader(path: path)
+        let accounts = try reader.accounts()
+        #expect(accounts.map(\.id) == [1] && accounts.first?.name == "alice" && accounts.first?.isAdmin == true)
+        #expect(accounts.first?.feverKey == "abc" && accounts.first?.passwordHash == "$argon2id$x")
+        #expect(try reader.token(digest: "d7")?.accountID == 1 && reader.token(digest: "d7")?.id == 7)
+        #expect(try reader.sessions(account: 1, expiredBefore: .distantPast).map(\.id) == [5])
+
+        // A removed token's id is not given out again.
+        _ = try await store.removeToken(idOrLabel: "phone", account: 1)
+        let next = try await store.addToken(label: "laptop", digest: "d8", account: 1)
+        #expect(next?.id == 8)
+    }
+
+    /// A database that never had an owner gets a first admin without a password, which owns what
+    /// there is (tokens made before any account) and cannot log in with a password.
+    @Test func aDatabaseWithoutAnOwnerGetsAFirstAdminWithoutAPassword() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("v13.db").path
+        do {
+            let old = try Database(path: path, schemaVersion: 13)
+            try old.execute("INSERT INTO api_tokens(id, label, digest, created_at) VALUES (3, 'script', 'd3', 300)")
+        }
+        _ = try FeedStore(path: path)
+        let reader = try StoreReader(path: path)
+        let first = try #require(try reader.accounts().first)
+        #expect(first.id == 1 && first.name == "admin" && first.isAdmin && !first.hasPassword)
+        #expect(try reader.token(digest: "d3")?.accountID == 1)
+    }
 }

@@ -42,8 +42,8 @@ public final class ServedDaemon {
     }
 
     /// Runs `aggregatorctl --socket … ARGUMENTS`.
-    public func ctl(_ arguments: [String], input: String? = nil) throws -> Binary.Result {
-        try Binary("aggregatorctl").run(["--socket", socketPath] + arguments, input: input)
+    public func ctl(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Binary.Result {
+        try Binary("aggregatorctl").run(["--socket", socketPath] + arguments, environment: environment, input: input)
     }
 
     /// Creates the account (name, password) and returns a new API token.

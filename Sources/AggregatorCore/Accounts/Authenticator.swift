@@ -15,10 +15,17 @@ public enum LoginCredentials: Sendable {
 
 /// The answer to a login.
 public enum LoginVerdict: Sendable, Equatable {
-    case granted
+    /// The account let in, if the login was granted.
+    public var account: AccountIdentity? {
+        if case .granted(let account) = self { return account }
+        return nil
+    }
+
+    /// In, as this account.
+    case granted(AccountIdentity)
     /// Wrong name, password or token.
     case refused
-    /// No account is set and no token matched: nothing can log in yet.
+    /// No account has a password yet and no token matched: nothing can log in yet.
     case noAccount
     /// Too many failures from this address: try again after this many seconds (nothing was checked).
     case throttled(retryAfter: Int)
@@ -41,6 +48,8 @@ final class Authenticator: Sendable {
     private let remembered = Mutex<[[UInt8]: Date]>([:])
     /// Token digests → last use, written out at most once a minute.
     private let tokenUses = Mutex<(pending: [String: Date], lastWrite: Date)>(([:], .distantPast))
+    /// Accounts' fresh logins → when, written out at most once a minute too.
+    private let logins = Mutex<(pending: [Int64: Date], lastWrite: Date)>(([:], .distantPast))
 
     /// Password checks run here, one at a time: each takes ~20 MiB and tens of milliseconds of CPU,
     /// and must neither pile up in memory nor hold a thread of Swift's cooperative pool.
@@ -81,6 +90,16 @@ final class Authenticator: Sendable {
     func tokenUsed(_ digest: String, now: Date = Date()) -> [String: Date]? {
         tokenUses.withLock { state in
             state.pending[digest] = now
+            guard now.timeIntervalSince(state.lastWrite) >= 60 else { return nil }
+            defer { state = ([:], now) }
+            return state.pending
+        }
+    }
+
+    /// Notes an account's login; returns the logins to write when a minute has passed since the last write.
+    func accountLoggedIn(_ account: Int64, now: Date = Date()) -> [Int64: Date]? {
+        logins.withLock { state in
+            state.pending[account] = now
             guard now.timeIntervalSince(state.lastWrite) >= 60 else { return nil }
             defer { state = ([:], now) }
             return state.pending

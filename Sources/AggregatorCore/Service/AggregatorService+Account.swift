@@ -2,13 +2,39 @@ import Credentials
 import FeedStore
 import Foundation
 
-/// The owner account as shown: never its password or hash.
-public struct AccountSummary: Sendable, Equatable {
+/// Who a request acts for, once logged in (or named on the control socket): front ends carry it
+/// to every call that reads or changes an account's things.
+public struct AccountIdentity: Sendable, Hashable {
+    public var id: Int64
     public var name: String
+    public var isAdmin: Bool
+
+    public init(id: Int64, name: String, isAdmin: Bool) {
+        (self.id, self.name, self.isAdmin) = (id, name, isAdmin)
+    }
+
+    init(_ stored: StoredAccount) {
+        self.init(id: stored.id, name: stored.name, isAdmin: stored.isAdmin)
+    }
+}
+
+/// An account as shown: never its password or hash.
+public struct AccountSummary: Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    public var isAdmin: Bool
     public var createdAt: Date
     public var updatedAt: Date
+    public var lastLoginAt: Date?
+    /// False for the first account until `user set` gives it a password (it cannot log in before).
+    public var hasPassword: Bool
     public var feverEnabled: Bool
     public var tokens: Int
+    /// Its feeds and their unread entries.
+    public var feeds: Int
+    public var unread: Int
+
+    public var identity: AccountIdentity { AccountIdentity(id: id, name: name, isAdmin: isAdmin) }
 }
 
 /// A token just made: listed from now on by its id and label; `secret` is shown this once.
@@ -18,77 +44,147 @@ public struct NewToken: Sendable, Equatable {
 }
 
 extension AggregatorService {
-    // MARK: - The account
+    // MARK: - Accounts
 
     /// The shortest password taken.
     public static let minimumPasswordLength = 8
 
-    /// Creates the owner account, or gives it a new name and password. Tokens stay valid; logins
-    /// remembered with the old password are forgotten, and the web page's sessions end but
-    /// `keepingSession` (the browser that changed it).
-    public func setAccount(name: String, password: String, keepingSession: Int64? = nil)
+    /// The account named `name`, or the first admin (the server's first account unless demoted) when
+    /// nil: whom the control socket acts for when no `--user` is given.
+    public func account(named name: String?) async throws(AggregatorError) -> AccountIdentity {
+        let found = try await read { reader -> StoredAccount? in
+            guard let name else { return try reader.accounts().first(where: \.isAdmin) }
+            return try reader.account(named: name)
+        }
+        guard let found else {
+            throw .notFound(name.map { "no user named \($0) (see 'aggregatorctl user list')" } ?? "no admin account")
+        }
+        return AccountIdentity(found)
+    }
+
+    /// The account as shown, or not found when it is gone (removed since its request was let in).
+    public func accountSummary(_ account: AccountIdentity) async throws(AggregatorError) -> AccountSummary {
+        guard let summary = try await accounts().first(where: { $0.id == account.id }) else {
+            throw .notFound("no user with id \(account.id)")
+        }
+        return summary
+    }
+
+    /// Every account, by id.
+    public func accounts() async throws(AggregatorError) -> [AccountSummary] {
+        let (stored, tokens, totals) = try await read { reader in
+            (try reader.accounts(), try reader.tokenCounts(), try reader.totals())
+        }
+        return stored.map { account in
+            // Feeds and their entries are all the first account's until subscriptions are per account.
+            let isOwner = account.id == stored.first?.id
+            return AccountSummary(id: account.id, name: account.name, isAdmin: account.isAdmin, createdAt: account.createdAt,
+                                  updatedAt: account.updatedAt, lastLoginAt: account.lastLoginAt,
+                                  hasPassword: account.hasPassword, feverEnabled: account.feverKey != nil,
+                                  tokens: tokens[account.id] ?? 0, feeds: isOwner ? totals.feedsByStatus.values.reduce(0, +) : 0,
+                                  unread: isOwner ? totals.unread : 0)
+        }
+    }
+
+    /// Sets the password of the account named `name`. When no account has one yet, the first account
+    /// takes this name and password (a new server's first `user set`). Tokens stay valid; logins
+    /// remembered with the old password are forgotten, Fever is turned off (its key is made of the
+    /// password), and the account's web sessions end but `keepingSession` (the browser that changed it).
+    public func setPassword(name: String, password: String, keepingSession: Int64? = nil)
         async throws(AggregatorError) -> AccountSummary {
+        let name = try Self.validatedName(name)
+        let hash = try await hashedPassword(password)
+        let accounts = try await read { try $0.accounts() }
+        let target: StoredAccount
+        if let named = accounts.first(where: { $0.name.lowercased() == name.lowercased() }) {
+            target = named
+        } else if let first = accounts.first, !accounts.contains(where: \.hasPassword) {
+            target = first
+        } else {
+            let names = accounts.map(\.name).joined(separator: ", ")
+            throw .notFound("no user named \(name) (this server has \(names); rename one with "
+                + "'aggregatorctl user rename OLD NEW')")
+        }
+        // Sessions end first: if storing the password then fails, browsers log in again, no harm done.
+        let changed = try await write { store in
+            try await store.removeSessions(account: target.id, keeping: keepingSession)
+            return try await store.setAccount(id: target.id, name: target.hasPassword ? target.name : name, passwordHash: hash)
+        }
+        guard changed else { throw .notFound("the user \(name) was removed meanwhile") }
+        return try await accountSummary(AccountIdentity(target))
+    }
+
+    /// Renames an account. Its tokens and sessions stay valid; Fever is turned off (its key is made
+    /// of the name).
+    public func renameAccount(_ old: String, to new: String) async throws(AggregatorError) -> AccountSummary {
+        let account = try await account(named: old)
+        let new = try Self.validatedName(new)
+        guard try await write({ try await $0.renameAccount(id: account.id, to: new) }) else {
+            throw .alreadySubscribed("another user is named \(new)")
+        }
+        return try await accountSummary(account)
+    }
+
+    /// A name HTTP Basic can send, and that the pages and logs can show.
+    static func validatedName(_ name: String) throws(AggregatorError) -> String {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.count <= 64 else { throw .invalidArgument("the user name must be 1 to 64 characters") }
         guard !name.contains(":"), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .invalidArgument("the user name cannot contain ':' or control characters (HTTP Basic could not send it)")
         }
+        return name
+    }
+
+    private func hashedPassword(_ password: String) async throws(AggregatorError) -> String {
         guard password.count >= Self.minimumPasswordLength else {
             throw .invalidArgument("the password must be at least \(Self.minimumPasswordLength) characters")
         }
-        let hash: String
         do {
-            hash = try await authenticator.hash(password)
+            return try await authenticator.hash(password)
         } catch {
             throw .invalidArgument(error.description)
         }
-        // Fever's key is made of the password: a new password turns Fever off until turned on again.
-        // Sessions end first: if storing the account then fails, browsers log in again, no harm done.
-        try await write { store in
-            try await store.removeSessions(keeping: keepingSession)
-            try await store.setAccount(name: name, passwordHash: hash, feverKey: nil)
-        }
-        guard let account = try await account() else { throw .unavailable("the account was not stored") }
-        return account
     }
 
-    /// The owner account, or nil when none was set.
-    public func account() async throws(AggregatorError) -> AccountSummary? {
-        let (stored, tokens) = try await read { reader in (try reader.account(), try reader.tokens().count) }
-        return stored.map {
-            AccountSummary(name: $0.name, createdAt: $0.createdAt, updatedAt: $0.updatedAt, feverEnabled: $0.feverKey != nil,
-                           tokens: tokens)
-        }
-    }
-
-    /// Turns Fever's API on (storing md5 of "name:password", which Fever clients send: `password`
-    /// must be the account's) or off (forgetting it).
-    public func setFever(enabled: Bool, password: String?) async throws(AggregatorError) -> AccountSummary {
-        let account = try await storedAccount()
+    /// Turns Fever's API on for `account` (storing md5 of "name:password", which Fever clients send:
+    /// `password` must be the account's) or off (forgetting it).
+    public func setFever(_ account: AccountIdentity, enabled: Bool, password: String?) async throws(AggregatorError)
+        -> AccountSummary {
+        let stored = try await storedAccount(account)
         var key: String?
         if enabled {
-            guard let password, await authenticator.verify(password, against: account.passwordHash) else {
-                throw .invalidArgument("that is not the account's password (Fever's key is made of it)")
+            guard stored.hasPassword else {
+                throw .invalidArgument("\(stored.name) has no password yet: set one with 'aggregatorctl user set \(stored.name)'")
             }
-            key = MD5.hex("\(account.name):\(password)")
+            guard let password, await authenticator.verify(password, against: stored.passwordHash) else {
+                throw .invalidArgument("that is not \(stored.name)'s password (Fever's key is made of it)")
+            }
+            key = MD5.hex("\(stored.name):\(password)")
         }
-        _ = try await write { [key] in try await $0.setFeverKey(key) }
-        guard let summary = try await self.account() else { throw .unavailable("the account cannot be read back") }
-        return summary
+        guard try await write({ [key] in try await $0.setFeverKey(key, account: stored.id) }) else {
+            throw .notFound("no user with id \(stored.id)")
+        }
+        return try await accountSummary(account)
     }
 
-    /// The account with its password hash, to check a password against; an error when none was set.
-    func storedAccount() async throws(AggregatorError) -> StoredAccount {
-        guard let account = try await read({ try $0.account() }) else {
-            throw .notFound("no account yet: create it with 'aggregatorctl user set NAME'")
+    /// The account with its password hash, to check a password against.
+    func storedAccount(_ account: AccountIdentity) async throws(AggregatorError) -> StoredAccount {
+        guard let stored = try await read({ try $0.account(id: account.id) }) else {
+            throw .notFound("no user with id \(account.id)")
         }
-        return account
+        return stored
+    }
+
+    /// Whether any account can log in with a password (else a login is told how to set one up).
+    public func hasLoginAccount() async -> Bool {
+        (try? await read { try $0.accounts().contains(where: \.hasPassword) }) ?? true
     }
 
     // MARK: - API tokens
 
-    /// Makes a new API token labelled `label` (default `token-N`); the secret is in the result only.
-    public func createToken(label: String? = nil) async throws(AggregatorError) -> NewToken {
+    /// Makes a new API token for `account` labelled `label` (default `token-N`); the secret is in the
+    /// result only.
+    public func createToken(for account: AccountIdentity, label: String? = nil) async throws(AggregatorError) -> NewToken {
         let secret = SecretToken.generate()
         let digest = SecretToken.digest(secret)
         if let label {
@@ -98,28 +194,28 @@ extension AggregatorService {
                 throw .invalidArgument("a token label must be 1 to 100 characters, without control characters")
             }
             guard Int64(label) == nil else { throw .invalidArgument("a token label cannot be a number (revoke takes an id or a label)") }
-            guard let token = try await write({ try await $0.addToken(label: label, digest: digest) }) else {
+            guard let token = try await write({ try await $0.addToken(label: label, digest: digest, account: account.id) }) else {
                 throw .alreadySubscribed("a token labelled \(label) exists already (revoke it, or choose another label)")
             }
             return NewToken(token: token, secret: secret)
         }
-        let count = try await tokens().count
+        let count = try await tokens(for: account).count
         for number in (count + 1)...(count + 1000) {
-            if let token = try await write({ try await $0.addToken(label: "token-\(number)", digest: digest) }) {
+            if let token = try await write({ try await $0.addToken(label: "token-\(number)", digest: digest, account: account.id) }) {
                 return NewToken(token: token, secret: secret)
             }
         }
         throw .failed("no free label for the token: give one")
     }
 
-    /// Every API token (never the secrets), oldest first.
-    public func tokens() async throws(AggregatorError) -> [APIToken] {
-        try await read { try $0.tokens() }
+    /// `account`'s API tokens (never the secrets), oldest first.
+    public func tokens(for account: AccountIdentity) async throws(AggregatorError) -> [APIToken] {
+        try await read { try $0.tokens(account: account.id) }
     }
 
-    /// Revokes the token with this id or label: clients using it are refused from the next request on.
-    public func revokeToken(_ idOrLabel: String) async throws(AggregatorError) -> APIToken {
-        guard let token = try await write({ try await $0.removeToken(idOrLabel: idOrLabel) }) else {
+    /// Revokes `account`'s token with this id or label: clients using it are refused from the next request on.
+    public func revokeToken(_ idOrLabel: String, for account: AccountIdentity) async throws(AggregatorError) -> APIToken {
+        guard let token = try await write({ try await $0.removeToken(idOrLabel: idOrLabel, account: account.id) }) else {
             throw .notFound("no token with id or label \(idOrLabel) (see 'aggregatorctl token list')")
         }
         return token
@@ -139,15 +235,17 @@ extension AggregatorService {
         let wait = throttle.wait(for: address)
         guard wait == 0 else {
             // Only a success is answered; a failure is not counted, and a success clears nothing.
-            return await isGrantedWithoutGuessing(credentials) ? .granted : .throttled(retryAfter: wait)
+            if case .token(let secret) = credentials, case .granted(let account)? = try? await checkToken(secret) {
+                return .granted(account)
+            }
+            return .throttled(retryAfter: wait)
         }
         let verdict: LoginVerdict
         do {
-            let account = try await read { try $0.account() }
             switch credentials {
-            case .token(let secret): verdict = try await checkToken(secret, account: account)
-            case .password(let name, let password): verdict = await checkPassword(name: name, password: password, account: account)
-            case .feverKey(let key): verdict = Self.checkFeverKey(key, account: account)
+            case .token(let secret): verdict = try await checkToken(secret)
+            case .password(let name, let password): verdict = try await checkPassword(name: name, password: password)
+            case .feverKey(let key): verdict = try await checkFeverKey(key)
             }
         } catch {
             verdict = .unavailable  // the store cannot be read: not the client's fault
@@ -172,41 +270,55 @@ extension AggregatorService {
 
     private var authLogger: Logger { pipeline.logger.component("auth") }
 
-    /// Whether `credentials` are a valid API token: what a throttled address may still use, since
-    /// checking one helps no one guess a password. Passwords and Fever keys (md5 of the name and
-    /// password) wait.
-    private func isGrantedWithoutGuessing(_ credentials: LoginCredentials) async -> Bool {
-        guard case .token(let secret) = credentials else { return false }
-        return (try? await checkToken(secret, account: nil)) == .granted
-    }
-
-    private func checkToken(_ secret: String, account: StoredAccount?) async throws(AggregatorError) -> LoginVerdict {
+    private func checkToken(_ secret: String) async throws(AggregatorError) -> LoginVerdict {
         let digest = SecretToken.digest(secret)
-        guard try await read({ try $0.token(digest: digest) }) != nil else { return account == nil ? .noAccount : .refused }
+        let found = try await read { reader -> StoredAccount? in
+            guard let token = try reader.token(digest: digest) else { return nil }
+            return try reader.account(id: token.accountID)
+        }
+        guard let found else { return await hasLoginAccount() ? .refused : .noAccount }
         if let uses = authenticator.tokenUsed(digest) {
             // Bookkeeping, off the request's path: a failed write only loses a "last used" date.
             Task { [store] in try? await store.markTokensUsed(uses) }
         }
-        return .granted
+        return .granted(AccountIdentity(found))
     }
 
-    private static func checkFeverKey(_ key: String, account: StoredAccount?) -> LoginVerdict {
-        guard let account else { return .noAccount }
-        guard let expected = account.feverKey else { return .refused }  // Fever is off
-        return SecretToken.equal(key.lowercased(), expected) ? .granted : .refused
+    private func checkFeverKey(_ key: String) async throws(AggregatorError) -> LoginVerdict {
+        // Lower-case hex only: anything else matches no stored key (and cannot reach the query as a pattern).
+        let key = key.lowercased()
+        guard key.count == 32, key.allSatisfy(\.isHexDigit) else { return await hasLoginAccount() ? .refused : .noAccount }
+        guard let found = try await read({ try $0.account(feverKey: key) }) else {
+            return await hasLoginAccount() ? .refused : .noAccount
+        }
+        // Compared in constant time as before, though the lookup found it by value.
+        guard let stored = found.feverKey, SecretToken.equal(key, stored) else { return .refused }
+        loggedIn(found.id)
+        return .granted(AccountIdentity(found))
     }
 
-    private func checkPassword(name: String, password: String, account: StoredAccount?) async -> LoginVerdict {
-        guard let account else { return .noAccount }
-        guard name == account.name else {
+    private func checkPassword(name: String, password: String) async throws(AggregatorError) -> LoginVerdict {
+        let (named, anyHash) = try await read { reader in
+            (try reader.account(named: name), try reader.accounts().first(where: \.hasPassword)?.passwordHash)
+        }
+        guard let anyHash else { return .noAccount }
+        guard let account = named, account.hasPassword else {
             // Same cost as a wrong password: the answer's timing does not tell whether the name exists.
-            _ = await authenticator.verify(password, against: account.passwordHash)
+            _ = await authenticator.verify(password, against: anyHash)
             return .refused
         }
-        let key = authenticator.rememberedKey(name: name, password: password, hash: account.passwordHash)
-        if authenticator.isRemembered(key) { return .granted }
+        let key = authenticator.rememberedKey(name: account.name, password: password, hash: account.passwordHash)
+        if authenticator.isRemembered(key) { return .granted(AccountIdentity(account)) }
         guard await authenticator.verify(password, against: account.passwordHash) else { return .refused }
         authenticator.remember(key)
-        return .granted
+        loggedIn(account.id)
+        return .granted(AccountIdentity(account))
+    }
+
+    /// Notes a fresh login (a password verified, not a remembered one; a Fever key); written in batches.
+    private func loggedIn(_ account: Int64) {
+        if let logins = authenticator.accountLoggedIn(account) {
+            Task { [store] in try? await store.recordLogins(logins) }
+        }
     }
 }

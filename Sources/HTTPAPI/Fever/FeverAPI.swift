@@ -27,7 +27,7 @@ struct FeverAPI: Sendable {
         func has(_ name: String) -> Bool { request.query.contains { $0.name == name } }
 
         let verdict = await service.authenticate(.feverKey(value("api_key") ?? ""), from: request.clientAddress)
-        var answer: [String: JSONValue] = ["api_version": 3, "auth": verdict == .granted ? 1 : 0]
+        var answer: [String: JSONValue] = ["api_version": 3, "auth": verdict.account != nil ? 1 : 0]
         switch verdict {
         case .granted:
             break

@@ -34,7 +34,7 @@ struct GoogleReaderAPI: Sendable {
 
     private static let routes: [(String, String, Handler)] = [
         ("GET", "/reader/api/0/token", { api, request in api.token(request) }),
-        ("GET", "/reader/api/0/user-info", { api, _ in try await api.userInfo() }),
+        ("GET", "/reader/api/0/user-info", { api, request in try await api.userInfo(request) }),
         ("GET", "/reader/api/0/tag/list", { api, _ in try await api.tags() }),
         ("GET", "/reader/api/0/subscription/list", { api, _ in try await api.subscriptions() }),
         ("GET", "/reader/api/0/unread-count", { api, _ in try await api.unreadCounts() }),
@@ -61,8 +61,8 @@ struct GoogleReaderAPI: Sendable {
         let arguments = request.query + (request.method == "POST" ? FormBody.pairs(String(decoding: request.body, as: UTF8.self)) : [])
         if path == "/accounts/ClientLogin" { return ("/accounts/ClientLogin", await clientLogin(request, arguments)) }
         if path.hasPrefix("/reader/atom/") {
-            return await authorized(request, arguments, route: "/reader/atom") {
-                try await atom(ReaderRequest(http: request, arguments: arguments), stream: String(path.dropFirst("/reader/atom/".count)))
+            return await authorized(request, arguments, route: "/reader/atom") { account in
+                try await atom(ReaderRequest(http: request, arguments: arguments, account: account), stream: String(path.dropFirst("/reader/atom/".count)))
             }
         }
         if request.method == "OPTIONS" {
@@ -72,11 +72,11 @@ struct GoogleReaderAPI: Sendable {
                 ("Access-Control-Allow-Headers", "Authorization, Content-Type"), ("Access-Control-Max-Age", "3600")]))
         }
         if path == "/reader/api/0/stream/contents" || path.hasPrefix("/reader/api/0/stream/contents/") {
-            return await authorized(request, arguments, route: "/reader/api/0/stream/contents") {
+            return await authorized(request, arguments, route: "/reader/api/0/stream/contents") { account in
                 // The stream id is everything after the prefix (libmicrohttpd decoded any %2F already);
                 // with none, the `s` argument, else the reading list (Fluent Reader asks so).
                 let inPath = String(path.dropFirst("/reader/api/0/stream/contents".count).drop { $0 == "/" })
-                let reader = ReaderRequest(http: request, arguments: arguments)
+                let reader = ReaderRequest(http: request, arguments: arguments, account: account)
                 return try await streamContents(reader, stream: inPath.isEmpty ? reader.value("s") ?? ReaderStream.readingListID : inPath)
             }
         }
@@ -88,8 +88,8 @@ struct GoogleReaderAPI: Sendable {
             response.headers.append(("Allow", allowed.joined(separator: ", ")))
             return ("/reader other", response)
         case .found(let handler, _, let pattern):
-            return await authorized(request, arguments, route: pattern) {
-                try await handler(self, ReaderRequest(http: request, arguments: arguments))
+            return await authorized(request, arguments, route: pattern) { account in
+                try await handler(self, ReaderRequest(http: request, arguments: arguments, account: account))
             }
         }
     }
@@ -99,7 +99,7 @@ struct GoogleReaderAPI: Sendable {
     /// and FreshRSS accept: some desktop apps send only that); else 401 `Unauthorized` with
     /// `Google-Bad-Token: true`, as clients expect.
     private func authorized(_ request: HTTPRequest, _ arguments: [(name: String, value: String)], route: String,
-                            _ body: () async throws -> HTTPResponse) async -> (String, HTTPResponse) {
+                            _ body: (AccountIdentity) async throws -> HTTPResponse) async -> (String, HTTPResponse) {
         let verdict: LoginVerdict
         if let token = Self.loginToken(request) ?? Self.formToken(request, arguments) {
             verdict = await service.authenticate(.token(token), from: request.clientAddress)
@@ -107,9 +107,9 @@ struct GoogleReaderAPI: Sendable {
             verdict = .refused
         }
         switch verdict {
-        case .granted:
+        case .granted(let account):
             do {
-                return (route, try await body())
+                return (route, try await body(account))
             } catch let error as AggregatorError {
                 return (route, .text(error.description + "\n", status: MinifluxAPI.status(of: error)))
             } catch let error as ReaderError {
@@ -149,13 +149,13 @@ struct GoogleReaderAPI: Sendable {
         func value(_ name: String) -> String? { arguments.last { $0.name == name }?.value }
         let verdict = await service.authenticate(.password(name: value("Email") ?? "", password: value("Passwd") ?? ""),
                                                  from: request.clientAddress)
-        guard verdict == .granted else {
+        guard let account = verdict.account else {
             if case .throttled = verdict { return Login.refusal(verdict) }
             return .text("Error=BadAuthentication\n", status: 401)
         }
         do {
-            let made = try await service.createToken(label: try await loginLabel())
-            try await pruneLogins()
+            let made = try await service.createToken(for: account, label: try await loginLabel(account))
+            try await pruneLogins(account)
             if value("output") == "json" {
                 return MinifluxJSON.response(["SID": .string(made.secret), "LSID": "null", "Auth": .string(made.secret)])
             }
@@ -166,11 +166,11 @@ struct GoogleReaderAPI: Sendable {
     }
 
     /// "Google Reader login 2026-12-01 23:55:12", with a number after it when that is taken.
-    private func loginLabel() async throws -> String {
+    private func loginLabel(_ account: AccountIdentity) async throws -> String {
         let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withFullDate, .withTime,
                                                                                               .withColonSeparatorInTime, .withSpaceBetweenDateAndTime])
         let base = "\(Self.loginLabel) \(stamp)"
-        let taken = Set(try await service.tokens().map(\.label))
+        let taken = Set(try await service.tokens(for: account).map(\.label))
         var label = base
         var number = 2
         while taken.contains(label) {
@@ -182,12 +182,12 @@ struct GoogleReaderAPI: Sendable {
 
     /// Revokes the ClientLogin tokens unused for `loginLifetime`, and the least recently used beyond
     /// `keptLogins`: apps log in again and again, and each login makes a token.
-    private func pruneLogins(now: Date = Date()) async throws {
-        let logins = try await service.tokens().filter { $0.label.hasPrefix(Self.loginLabel) }
+    private func pruneLogins(_ account: AccountIdentity, now: Date = Date()) async throws {
+        let logins = try await service.tokens(for: account).filter { $0.label.hasPrefix(Self.loginLabel) }
             .sorted { ($0.lastUsedAt ?? $0.createdAt) > ($1.lastUsedAt ?? $1.createdAt) }
         for (rank, login) in logins.enumerated()
         where rank >= Self.keptLogins || now.timeIntervalSince(login.lastUsedAt ?? login.createdAt) > Self.loginLifetime {
-            _ = try await service.revokeToken(String(login.id))
+            _ = try await service.revokeToken(String(login.id), for: account)
         }
     }
 
@@ -199,9 +199,9 @@ struct GoogleReaderAPI: Sendable {
 
     // MARK: - Lists
 
-    private func userInfo() async throws -> HTTPResponse {
-        let name = try await service.account()?.name ?? "owner"
-        return MinifluxJSON.response(["userId": "1", "userName": .string(name), "userProfileId": "1", "userEmail": ""])
+    private func userInfo(_ request: ReaderRequest) async throws -> HTTPResponse {
+        let id = JSONValue.string(String(request.account.id))
+        return MinifluxJSON.response(["userId": id, "userName": .string(request.account.name), "userProfileId": id, "userEmail": ""])
     }
 
     private func tags() async throws -> HTTPResponse {
@@ -571,6 +571,8 @@ struct GoogleReaderAPI: Sendable {
 struct ReaderRequest: Sendable {
     let http: HTTPRequest
     let arguments: [(name: String, value: String)]
+    /// The account logged in.
+    let account: AccountIdentity
 
     func value(_ name: String) -> String? { arguments.last { $0.name == name }?.value.trimmingCharacters(in: .whitespacesAndNewlines) }
     func values(_ name: String) -> [String] { arguments.filter { $0.name == name }.map(\.value) }

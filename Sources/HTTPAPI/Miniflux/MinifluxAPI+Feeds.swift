@@ -175,8 +175,8 @@ extension MinifluxAPI {
 
     // MARK: - API keys (our API tokens)
 
-    func apiKeys() async throws -> HTTPResponse {
-        MinifluxJSON.response(.array(try await service.tokens().map { MinifluxJSON.token($0) }))
+    func apiKeys(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        MinifluxJSON.response(.array(try await service.tokens(for: request.account).map { MinifluxJSON.token($0) }))
     }
 
     func createAPIKey(_ request: MinifluxRequest) async throws -> HTTPResponse {
@@ -184,7 +184,7 @@ extension MinifluxAPI {
             throw MinifluxError("description is required")
         }
         do {
-            let made = try await service.createToken(label: description)
+            let made = try await service.createToken(for: request.account, label: description)
             return MinifluxJSON.response(MinifluxJSON.token(made.token, secret: made.secret), status: 201)
         } catch .alreadySubscribed(let message) {
             throw MinifluxError(message)
@@ -192,7 +192,7 @@ extension MinifluxAPI {
     }
 
     func deleteAPIKey(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        _ = try await service.revokeToken(String(try request.id("apiKeyID")))
+        _ = try await service.revokeToken(String(try request.id("apiKeyID")), for: request.account)
         return MinifluxJSON.noContent
     }
 

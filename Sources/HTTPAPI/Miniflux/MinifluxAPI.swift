@@ -22,7 +22,7 @@ struct MinifluxAPI: Sendable {
 
     /// The routes, each with its handler (in the extensions by subject).
     private static let routes: [(String, String, Handler)] = [
-        ("GET", "/v1/me", { api, _ in try await api.me() }),
+        ("GET", "/v1/me", { api, request in try await api.me(request) }),
         ("GET", "/v1/version", { _, _ in version() }),
         ("GET", "/v1/categories", { api, request in try await api.categories(request) }),
         ("POST", "/v1/categories", { api, request in try await api.createCategory(request) }),
@@ -57,7 +57,7 @@ struct MinifluxAPI: Sendable {
         ("GET", "/v1/export", { api, _ in try await api.export() }),
         ("POST", "/v1/import", { api, request in try await api.importOPML(request) }),
         ("POST", "/v1/discover", { api, request in try await api.discover(request) }),
-        ("GET", "/v1/api-keys", { api, _ in try await api.apiKeys() }),
+        ("GET", "/v1/api-keys", { api, request in try await api.apiKeys(request) }),
         ("POST", "/v1/api-keys", { api, request in try await api.createAPIKey(request) }),
         ("DELETE", "/v1/api-keys/{apiKeyID}", { api, request in try await api.deleteAPIKey(request) }),
     ]
@@ -80,7 +80,7 @@ struct MinifluxAPI: Sendable {
         // an app with a wrong token is told so, never that a route does not exist.
         let match = router.match(method: request.method, path: request.path)
         let verdict = await login(request)
-        guard verdict == .granted else {
+        guard let account = verdict.account else {
             if case .found(_, _, let pattern) = match { return (pattern, Login.refusal(verdict)) }
             return ("/v1 other", Login.refusal(verdict))
         }
@@ -93,7 +93,7 @@ struct MinifluxAPI: Sendable {
             return ("/v1 other", response)
         case .found(let handler, let parameters, let pattern):
             do {
-                return (pattern, try await handler(self, MinifluxRequest(http: request, parameters: parameters)))
+                return (pattern, try await handler(self, MinifluxRequest(http: request, parameters: parameters, account: account)))
             } catch let error as MinifluxError {
                 return (pattern, HTTPFrontEnd.error(error.message, status: error.status))
             } catch let error as AggregatorError {
@@ -111,7 +111,7 @@ struct MinifluxAPI: Sendable {
         }
         guard let basic = Login.basicCredentials(request), !basic.name.isEmpty, !basic.password.isEmpty else {
             // Nothing presented: no failure to count, but say so when no account exists yet.
-            return (try? await service.account()) == nil ? .noAccount : .refused
+            return await service.hasLoginAccount() ? .refused : .noAccount
         }
         return await service.authenticate(.password(name: basic.name, password: basic.password), from: request.clientAddress)
     }
@@ -144,14 +144,15 @@ struct MinifluxAPI: Sendable {
 
     // MARK: - User and version
 
-    private func me() async throws -> HTTPResponse {
-        let account = try await service.account()
+    private func me(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let account = try await service.accountSummary(request.account)
         return MinifluxJSON.response([
-            "id": 1, "username": .string(account?.name ?? "owner"), "is_admin": true, "theme": "system_serif",
+            "id": .from(account.id), "username": .string(account.name), "is_admin": .bool(account.isAdmin),
+            "theme": "system_serif",
             "language": "en_US", "timezone": "UTC", "entry_sorting_direction": "desc", "entry_sorting_order": "published_at",
             "entries_per_page": 100, "keyboard_shortcuts": true, "show_reading_time": true, "entry_swipe": true,
             "stylesheet": "", "google_id": "", "openid_connect_id": "", "display_mode": "standalone",
-            "last_login_at": .null,
+            "last_login_at": MinifluxJSON.timestamp(account.lastLoginAt),
         ])
     }
 
@@ -176,6 +177,8 @@ struct MinifluxAPI: Sendable {
 struct MinifluxRequest: Sendable {
     let http: HTTPRequest
     let parameters: [String: String]
+    /// The account logged in.
+    let account: AccountIdentity
 
     /// The placeholder `name` as a positive id. - Throws: 400 naming it when it is not one.
     func id(_ name: String) throws(MinifluxError) -> Int64 {

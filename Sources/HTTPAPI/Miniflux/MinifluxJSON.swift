@@ -112,7 +112,7 @@ enum MinifluxJSON {
     }
 
     static func token(_ token: APIToken, secret: String = "") -> JSONValue {
-        ["id": .from(token.id), "user_id": 1, "token": .string(secret), "description": .string(token.label),
+        ["id": .from(token.id), "user_id": .from(token.accountID), "token": .string(secret), "description": .string(token.label),
          "last_used_at": timestamp(token.lastUsedAt), "created_at": timestamp(token.createdAt)]
     }
 }

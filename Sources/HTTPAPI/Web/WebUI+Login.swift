@@ -14,8 +14,8 @@ extension WebUI {
         let next = Self.localPath(request.queryValue("next") ?? FormBody.pairs(String(decoding: request.body, as: UTF8.self))
             .first { $0.name == "next" }?.value) ?? "/unread"
         var notice = message.map { "<p class=\"notice error\" role=\"alert\">\(escaped($0))</p>" } ?? ""
-        if message == nil, (try? await service.account()) == nil {
-            notice = "<p class=\"notice\">No account is set up yet. On the server, create it with "
+        if message == nil, await !service.hasLoginAccount() {
+            notice = "<p class=\"notice\">No account has a password yet. On the server, set one with "
                 + "<code>aggregatorctl user set NAME</code>, then log in here.</p>"
         }
         let html = """
@@ -63,7 +63,7 @@ extension WebUI {
             response.headers.append(("Retry-After", String(seconds)))
             return response
         case .refused(.noAccount):
-            return await loginPage(request, message: "No account is set up yet: on the server, run "
+            return await loginPage(request, message: "No account has a password yet: on the server, run "
                                           + "'aggregatorctl user set NAME'.", status: 401)
         case .refused(.unavailable):
             return await loginPage(request, message: "The database cannot be read now: try again in a moment.", status: 503)
@@ -73,7 +73,7 @@ extension WebUI {
     }
 
     func logout(_ request: WebRequest) async throws -> HTTPResponse {
-        try? await service.endSession(id: request.session.id)
+        try? await service.endSession(id: request.session.id, for: request.account)
         return redirect(to: "/login", request.http, headers: [setCookie(Self.sessionCookie, "", maxAge: 0, request.http)])
     }
 }

@@ -16,9 +16,9 @@ extension WebUI {
     func settingsPage(_ request: WebRequest, notice: String? = nil, error: String? = nil, secret: String? = nil,
                       status: Int = 200) async throws -> HTTPResponse {
         let page = try await self.page(request, section: "settings")
-        let account = try await service.account()
-        let tokens = try await service.tokens()
-        let sessions = try await service.sessions()
+        let account = request.account
+        let tokens = try await service.tokens(for: account)
+        let sessions = try await service.sessions(for: account)
         var main = "<h1>Settings</h1>"
         if let notice = notice ?? request.http.queryValue("notice").flatMap({ Self.settingsNotices[$0] }) {
             main += "<p class=\"notice\" role=\"status\">\(escaped(notice))</p>"
@@ -29,9 +29,9 @@ extension WebUI {
                 + "<p class=\"secret\" id=\"new-token\">\(escaped(secret))</p></div>"
         }
         main += """
-            <section aria-labelledby="password-title"><h2 id="password-title">Password of \(escaped(account?.name ?? ""))</h2>
+            <section aria-labelledby="password-title"><h2 id="password-title">Password of \(escaped(account.name))</h2>
             <form method="post" action="\(link("/settings/password"))">\(page.csrfField)
-            <input type="hidden" name="name" value="\(escaped(account?.name ?? ""))" autocomplete="username">
+            <input type="hidden" name="name" value="\(escaped(account.name))" autocomplete="username">
             <label for="current">Current password</label>
             <input id="current" name="current" type="password" autocomplete="current-password" required maxlength="1024">
             <label for="new">New password (at least \(AggregatorService.minimumPasswordLength) characters)</label>
@@ -75,7 +75,7 @@ extension WebUI {
             return try await settingsPage(request, error: "The two new passwords differ.", status: 400)
         }
         do {
-            _ = try await service.changePassword(current: request.form.value("current") ?? "", new: new,
+            _ = try await service.changePassword(request.account, current: request.form.value("current") ?? "", new: new,
                                                  keepingSession: request.session.id)
         } catch {
             return try await settingsPage(request, error: error.description, status: MinifluxAPI.status(of: error))
@@ -87,7 +87,7 @@ extension WebUI {
         let label = (request.form.value("label") ?? "").trimmingCharacters(in: .whitespaces)
         let new: NewToken
         do {
-            new = try await service.createToken(label: label.isEmpty ? nil : label)
+            new = try await service.createToken(for: request.account, label: label.isEmpty ? nil : label)
         } catch {
             return try await settingsPage(request, error: error.description, status: MinifluxAPI.status(of: error))
         }
@@ -96,13 +96,13 @@ extension WebUI {
     }
 
     func revokeToken(_ request: WebRequest) async throws -> HTTPResponse {
-        _ = try await service.revokeToken(String(try request.id()))
+        _ = try await service.revokeToken(String(try request.id()), for: request.account)
         return redirect(to: "/settings?notice=token-revoked", request.http)
     }
 
     func revokeSession(_ request: WebRequest) async throws -> HTTPResponse {
         let id = try request.id()
-        try await service.endSession(id: id)
+        try await service.endSession(id: id, for: request.account)
         if id == request.session.id {
             return redirect(to: "/login", request.http, headers: [setCookie(Self.sessionCookie, "", maxAge: 0, request.http)])
         }

@@ -78,20 +78,21 @@ struct WebUI: Sendable {
         case .notFound, .methodNotAllowed:
             return ("web other", notFound())
         case .found(let handler, let parameters, let pattern):
-            let session: WebSession?
+            let found: (WebSession, AccountIdentity)?
             do {
-                session = try await self.session(of: request)
+                found = try await self.session(of: request)
             } catch {
                 return (pattern, secured(.text("the database cannot be read now; retry in a moment", status: 503)))
             }
-            guard let session, let secret = cookie(Self.sessionCookie, in: request) else {
+            guard let (session, account) = found, let secret = cookie(Self.sessionCookie, in: request) else {
                 if request.method == "GET" || request.method == "HEAD" {
                     let next = request.path == "/" ? "" : "?next=" + (request.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["/", "-", "_"])) ?? "")
                     return (pattern, redirect(to: "/login" + next, request))
                 }
                 return (pattern, secured(.text("your session has ended: log in again", status: 403)))
             }
-            var web = WebRequest(http: request, parameters: parameters, session: session, csrf: Self.csrfToken(secret))
+            var web = WebRequest(http: request, parameters: parameters, session: session, account: account,
+                                 csrf: Self.csrfToken(secret))
             if request.method == "POST" {
                 web.form = WebForm(request)
                 // The token of this session, from the form or (the page's script) a header.
@@ -117,7 +118,7 @@ struct WebUI: Sendable {
     // MARK: - Sessions and tokens
 
     /// The session the request's cookie names, if it is live.
-    private func session(of request: HTTPRequest) async throws(AggregatorError) -> WebSession? {
+    private func session(of request: HTTPRequest) async throws(AggregatorError) -> (WebSession, AccountIdentity)? {
         guard let secret = cookie(Self.sessionCookie, in: request) else { return nil }
         return try await service.session(secret: secret)
     }
@@ -223,6 +224,8 @@ struct WebRequest: Sendable {
     let http: HTTPRequest
     let parameters: [String: String]
     let session: WebSession
+    /// The account logged in.
+    let account: AccountIdentity
     let csrf: String
     var form = WebForm()
 

@@ -115,9 +115,18 @@ struct DaemonCommand {
                 params = ["name": .string(arguments[1])]
                 needsPassword = .new
             case "show":
-                guard arguments.count == 1 else { throw UsageError("Unexpected argument '\(arguments[1])'") }
+                guard arguments.count <= 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
                 method = .userShow
+                params = ["name": .from(arguments.dropFirst().first)]
+            case "list":
+                guard arguments.count == 1 else { throw UsageError("Unexpected argument '\(arguments[1])'") }
+                method = .userList
                 params = [:]
+            case "rename":
+                guard arguments.count >= 3 else { throw UsageError("Missing expected argument '\(arguments.count == 1 ? "OLD" : "NEW")'") }
+                guard arguments.count == 3 else { throw UsageError("Unexpected argument '\(arguments[3])'") }
+                method = .userRename
+                params = ["name": .string(arguments[1]), "new_name": .string(arguments[2])]
             case "fever":
                 guard arguments.count == 2, ["on", "off"].contains(arguments[1]) else {
                     throw UsageError("Use 'user fever on' or 'user fever off'")
@@ -125,8 +134,9 @@ struct DaemonCommand {
                 method = .userFever
                 params = ["enabled": .bool(arguments[1] == "on")]
                 needsPassword = arguments[1] == "on" ? .current : .none
-            case nil: throw UsageError("Missing expected argument: set NAME, show or fever on|off")
-            case let other?: throw UsageError("Unknown subcommand 'user \(other)': use set NAME, show or fever on|off")
+            case nil: throw UsageError("Missing expected argument: list, show [NAME], set NAME, rename OLD NEW or fever on|off")
+            case let other?:
+                throw UsageError("Unknown subcommand 'user \(other)': use list, show [NAME], set NAME, rename OLD NEW or fever on|off")
             }
         case "token":
             let arguments = try reader.positionals()

@@ -43,17 +43,29 @@ struct HumanOutput {
         case "articles", "search": articles(result)
         case "show": article(result["article"] ?? .null)
         case "read", "unread", "star", "unstar": "Marked \(count(result["changed"], "article")) \(command == "star" ? "starred" : command == "unstar" ? "unstarred" : command)\n"
-        case "user": user(result["user"] ?? .null)
+        case "user": result["users"].map { users($0.array ?? []) } ?? user(result["user"] ?? .null)
         case "token": token(result)
         default: String(decoding: result.encoded(pretty: true), as: UTF8.self) + "\n"
         }
     }
 
     private func user(_ user: JSONValue) -> String {
-        guard user.object != nil else { return "No account yet: create it with 'aggregatorctl user set NAME'\n" }
-        return "User \(bold(user["name"]?.string ?? "")): created \(relative(user["created_at"]?.string)), "
-            + "changed \(relative(user["updated_at"]?.string)), \(count(user["tokens"], "API token")), "
-            + "Fever \(user["fever"]?.bool == true ? "on" : "off")\n"
+        let name = user["name"]?.string ?? ""
+        let password = user["has_password"]?.bool == false ? ", no password yet (set one with 'aggregatorctl user set NAME')" : ""
+        return "User \(bold(name))\(user["admin"]?.bool == true ? " (admin)" : ""): created \(relative(user["created_at"]?.string)), "
+            + "changed \(relative(user["updated_at"]?.string)), last login \(lastLogin(user)), "
+            + "\(count(user["tokens"], "API token")), Fever \(user["fever"]?.bool == true ? "on" : "off")\(password)\n"
+    }
+
+    private func users(_ users: [JSONValue]) -> String {
+        table(["ID", "NAME", "ADMIN", "CREATED", "LAST LOGIN", "FEEDS", "UNREAD"], users.map {
+            [number($0["id"]), $0["name"]?.string ?? "", $0["admin"]?.bool == true ? "yes" : "no", relative($0["created"]?.string),
+             lastLogin($0), number($0["feeds"]), number($0["unread"])]
+        })
+    }
+
+    private func lastLogin(_ user: JSONValue) -> String {
+        user["last_login"]?.string == nil ? "never" : relative(user["last_login"]?.string)
     }
 
     private func token(_ result: JSONValue) -> String {
