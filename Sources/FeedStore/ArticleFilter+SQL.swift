@@ -50,11 +50,14 @@ extension ArticleFilter {
         if unreadOnly { conditions.append("st.read = 0") }
         if starredOnly { conditions.append("st.starred = 1") }
         if globallyVisibleOnly {
-            // By the entry's first feed, as Miniflux decides by the entry's feed; the few hidden feeds
-            // are collected once.
+            // Visible when any feed carrying it is outside hidden categories (Miniflux keeps a copy per
+            // feed, and the copy of a visible feed shows): the first feed decides most entries, against
+            // the few hidden feeds collected once; only a cross-post from a hidden one looks further.
+            let hiddenFeeds = "SELECT f.id FROM feeds f JOIN categories c ON c.id = f.category_id WHERE c.hide_globally = 1"
             conditions.append("""
-                coalesce(st.feed_id NOT IN (SELECT f.id FROM feeds f JOIN categories c ON c.id = f.category_id
-                                            WHERE c.hide_globally = 1), 1)
+                (coalesce(st.feed_id NOT IN (\(hiddenFeeds)), 1)
+                 OR (st.sources > 1 AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = st.entry_id
+                                                AND s.feed_id NOT IN (\(hiddenFeeds)))))
                 """)
         }
         conditions += dateConditions(for: use, parameter: parameter)
