@@ -30,6 +30,8 @@ public struct Configuration: Sendable, Equatable {
     public var httpBasePath = "/"
     /// Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
     public var httpTrustedProxies = TrustedProxies.loopback
+    /// Whether feeds' icons are looked for after rounds (DESIGN §15).
+    public var feedIcons = true
 
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
@@ -54,6 +56,7 @@ public struct Configuration: Sendable, Equatable {
         ("http-listen", "HOST:PORT or [IPV6]:PORT of the HTTP server, or none (default 127.0.0.1:8080)"),
         ("http-base-path", "path the HTTP APIs are served under behind a reverse proxy, e.g. /rss (default /)"),
         ("http-trusted-proxies", "addresses and networks whose X-Forwarded-For is believed, or none (default 127.0.0.0/8,::1)"),
+        ("feed-icons", "look for each feed's icon on its site after rounds, every two weeks: true or false (default true)"),
     ]
 
     /// Keys read once at start: the database and sockets stay open, the seed list is for a first start.
@@ -88,6 +91,7 @@ public struct Configuration: Sendable, Equatable {
         ["database": databasePath, "socket": socketPath, "seed-opml": seedOPMLPath ?? "",
          "log-level": logLevel.rawValue,
          "private-networks": privateNetworks.rawValue,  // deny-private-networks only sets this
+         "feed-icons": String(feedIcons),
          "max-connections": String(maximumConnections), "per-host-connections": String(maximumConnectionsPerHost),
          "retention-days": String(retention.maximumAgeDays ?? 0),
          "retention-keep-per-feed": String(retention.keepNewestPerFeed),
@@ -148,6 +152,13 @@ public struct Configuration: Sendable, Equatable {
             case "true", "yes", "1": if values["private-networks"] == nil { configuration.privateNetworks = .none }
             case "false", "no", "0": break
             default: throw .invalidValue(key: "deny-private-networks", value: value, expected: "true or false")
+            }
+        }
+        if let value = values["feed-icons"] {
+            switch value.lowercased() {
+            case "true", "yes", "1": configuration.feedIcons = true
+            case "false", "no", "0": configuration.feedIcons = false
+            default: throw .invalidValue(key: "feed-icons", value: value, expected: "true or false")
             }
         }
         configuration.maximumConnections = try positive("max-connections", values, default: 16)

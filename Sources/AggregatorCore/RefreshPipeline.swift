@@ -285,7 +285,7 @@ public final class RefreshPipeline: Sendable {
         return FeedRefresh(
             feedID: feed.id, document: EntryMapper.incoming(parsed, feedID: feed.id),
             record: .success(etag: response.etag, lastModified: response.lastModified, newURL: response.permanentRedirect,
-                             title: parsed.title, siteURL: parsed.link),
+                             title: parsed.title, siteURL: parsed.link, imageURL: parsed.image),
             checkedAt: checkedAt, nextCheckAt: checkedAt.addingTimeInterval(interval), intervalSeconds: Int(interval))
     }
 }

@@ -1,4 +1,5 @@
 import CSodium
+import Foundation
 
 /// API tokens: 32 random bytes written as 64 hex digits (no `=`, `+` or `/`, which some clients
 /// split or mangle), stored only as their SHA-256 digest. A token has 256 bits of entropy, so a
@@ -14,6 +15,15 @@ public enum SecretToken {
         let (left, right) = (Array(a.utf8), Array(b.utf8))
         guard left.count == right.count else { return false }
         return left.isEmpty || sodium_memcmp(left, right, left.count) == 0
+    }
+
+    /// Lower-case hex SHA-256 of `data` (what names a stored icon).
+    public static func hexDigest(_ data: Data) -> String {
+        precondition(Sodium.ready, "libsodium could not start")
+        var out = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        let bytes = [UInt8](data)
+        crypto_hash_sha256(&out, bytes, UInt64(bytes.count))
+        return Sodium.hex(out)
     }
 
     /// The digest stored in place of `token` and looked up when a client presents it.

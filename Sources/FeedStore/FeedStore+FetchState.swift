@@ -15,7 +15,8 @@ public struct FeedFetchState: Sendable, Equatable {
 /// The outcome of one fetch, as the store records it on the feed.
 public enum FetchRecord: Sendable, Equatable {
     /// A document arrived (or 304): validators to send next time, and a new URL after a permanent redirect.
-    case success(etag: String?, lastModified: String?, newURL: String?, title: String?, siteURL: String?)
+    case success(etag: String?, lastModified: String?, newURL: String?, title: String?, siteURL: String?,
+                 imageURL: String? = nil)
     /// Nothing usable: the reason, shown as the feed's `last_error`.
     case failure(String)
     /// The feed is gone for good (HTTP 410): disabled, not fetched again.
@@ -45,14 +46,15 @@ extension FeedStore {
         let checked = Int64(checkedAt.timeIntervalSince1970)
         let next = Int64(nextCheckAt.timeIntervalSince1970)
         switch record {
-        case .success(let etag, let lastModified, let newURL, let title, let siteURL):
+        case .success(let etag, let lastModified, let newURL, let title, let siteURL, let imageURL):
+            // The document's image is kept as the latest document names it (a 304 names none: kept).
             try database.statement("""
                 UPDATE feeds SET etag = ?2, last_modified = ?3, checked_at = ?4, next_check_at = ?5, interval_s = ?6,
                     error_count = 0, last_error = NULL, status = 'ok', title = coalesce(title, ?7),
-                    site_url = coalesce(site_url, ?8)
+                    site_url = coalesce(site_url, ?8), image_url = coalesce(?9, image_url)
                 WHERE id = ?1
                 """).run([.integer(feedID), SQLValue(etag), SQLValue(lastModified), .integer(checked), .integer(next),
-                          .integer(Int64(intervalSeconds)), SQLValue(title), SQLValue(siteURL)])
+                          .integer(Int64(intervalSeconds)), SQLValue(title), SQLValue(siteURL), SQLValue(imageURL)])
             if let newURL {
                 // A permanent redirect moves the subscription, unless another feed already has that URL.
                 try database.statement("UPDATE OR IGNORE feeds SET url = ?2 WHERE id = ?1").run([.integer(feedID), .text(newURL)])

@@ -270,6 +270,21 @@ enum Migrations {
         ALTER TABLE web_sessions_v14 RENAME TO web_sessions;
         CREATE INDEX web_sessions_by_account ON web_sessions(account_id);
         """, rebuildsTables: true),
+        // 15: feed icons (DESIGN §15), kept once per distinct image (by SHA-256) however many feeds show
+        // it; each feed's icon, when it was last looked for, and the image its document names.
+        Step(sql: """
+        CREATE TABLE icons (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            digest     TEXT NOT NULL UNIQUE,
+            mime_type  TEXT NOT NULL,
+            data       BLOB NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        ALTER TABLE feeds ADD COLUMN icon_id INTEGER REFERENCES icons(id) ON DELETE SET NULL;
+        ALTER TABLE feeds ADD COLUMN icon_checked_at INTEGER;
+        ALTER TABLE feeds ADD COLUMN image_url TEXT;
+        CREATE INDEX feeds_by_icon ON feeds(icon_id) WHERE icon_id IS NOT NULL;
+        """),
     ]
 
     /// The schema version this build writes.

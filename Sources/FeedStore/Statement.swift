@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// A compiled SQL statement. Values are always bound, never interpolated into SQL.
 final class Statement {
@@ -30,6 +31,10 @@ final class Statement {
                 status = text.withUTF8 { utf8 in
                     sqlite3_bind_text(handle, index, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
                                       Int32(utf8.count), aggregator_sqlite_transient())
+                }
+            case .blob(let data):
+                status = data.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), aggregator_sqlite_transient())
                 }
             }
             guard status == SQLITE_OK else { throw database.error(code: status, message: nil, sql: sql) }
@@ -78,6 +83,12 @@ final class Statement {
         return String(cString: bytes)
     }
 
+    func blob(at column: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+
     private var sql: String { String(cString: sqlite3_sql(handle)) }
 }
 
@@ -90,6 +101,7 @@ enum SQLValue {
     case integer(Int64)
     case real(Double)
     case text(String)
+    case blob(Data)
 
     init(_ text: String?) { self = text.map(SQLValue.text) ?? .null }
     init(_ number: Int64?) { self = number.map(SQLValue.integer) ?? .null }

@@ -26,7 +26,7 @@ public struct HTTPFrontEnd: Sendable {
         self.trustedProxies = trustedProxies
         miniflux = MinifluxAPI(service: service)
         fever = FeverAPI(service: service)
-        googleReader = GoogleReaderAPI(service: service)
+        googleReader = GoogleReaderAPI(service: service, basePath: basePath, trustedProxies: trustedProxies)
         web = WebUI(service: service, basePath: basePath, trustedProxies: trustedProxies)
     }
 
@@ -80,6 +80,8 @@ public struct HTTPFrontEnd: Sendable {
             } catch {
                 return ("/metrics", Self.error(error.description, status: 503))
             }
+        case let path where FeedIcons.serves(path):
+            return ("/feed-icon", await FeedIcons.answer(request, service: service))
         case let path where MinifluxAPI.serves(path):
             return await miniflux.handle(request)
         case let path where FeverAPI.serves(path):

@@ -48,7 +48,7 @@ enum DaemonOptions: Equatable {
     /// What each configuration key's flag takes, as the help shows it.
     private static let placeholders = [
         "database": "PATH", "socket": "PATH", "seed-opml": "FILE", "log-level": "LEVEL",
-        "private-networks": "RULE", "deny-private-networks": "BOOL", "retention-days": "DAYS", "connect-timeout": "TIME",
+        "private-networks": "RULE", "deny-private-networks": "BOOL", "feed-icons": "BOOL", "retention-days": "DAYS", "connect-timeout": "TIME",
         "fetch-timeout": "TIME", "low-speed-limit": "BYTES", "low-speed-time": "TIME", "max-feed-size": "SIZE", "min-interval": "TIME",
         "max-interval": "TIME",
     ]

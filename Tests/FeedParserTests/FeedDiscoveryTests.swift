@@ -3,6 +3,21 @@ import Foundation
 import Testing
 
 @Suite struct FeedDiscoveryTests {
+    @Test func iconLinksComeFirstTouchIconsAfterEachOnce() {
+        let html = """
+            <html><head><base href="https://blog.example.org/en/">
+            <link rel="apple-touch-icon" href="/touch.png">
+            <link rel="Shortcut Icon" href="favicon.png">
+            <link rel="icon" type="image/svg+xml" href="/icon.svg">
+            <link rel="icon" href="favicon.png">
+            <link rel="alternate" type="application/rss+xml" href="feed.xml"></head></html>
+            """
+        #expect(FeedDiscovery.iconLinks(in: Data(html.utf8), pageURL: "https://blog.example.org/") == [
+            "https://blog.example.org/en/favicon.png", "https://blog.example.org/icon.svg", "https://blog.example.org/touch.png",
+        ])
+        #expect(FeedDiscovery.iconLinks(in: Data("<p>none</p>".utf8), pageURL: "https://example.org/").isEmpty)
+    }
+
     @Test func alternateLinksAreFoundAndResolved() {
         let html = """
             <!doctype html><html><head><base href="https://blog.example.org/en/">

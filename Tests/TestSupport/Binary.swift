@@ -17,7 +17,9 @@ public struct Binary: Sendable {
     /// The test process's environment, with no HTTP server for daemons unless a test asks for one:
     /// tests run side by side, and all would claim the default port.
     private static var environment: [String: String] {
-        ProcessInfo.processInfo.environment.merging(["AGGREGATOR_HTTP_LISTEN": "none"]) { $1 }
+        // Feed icons off: the test feeds' sites are example.org, and no test may reach the internet
+        // (the icon tests turn them on for feeds of the local server).
+        ProcessInfo.processInfo.environment.merging(["AGGREGATOR_HTTP_LISTEN": "none", "AGGREGATOR_FEED_ICONS": "false"]) { $1 }
     }
 
     public struct Result: Sendable {

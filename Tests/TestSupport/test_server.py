@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A misbehaving HTTP server for FeedFetcher's tests. Binds 127.0.0.1 on a free port, prints the
 port on the first line of stdout, and serves until killed (or until its stdin closes)."""
+import base64
 import gzip
 import http.server
 import socketserver
@@ -49,6 +50,12 @@ HOSTILE_WEB = """<p onclick="fetch('{o}/beacon/onclick')" onmouseover="alert('on
 <noscript><p title="</noscript><img src=x onerror=alert('mxss')>">mutation</p></noscript>
 <base href="{o}/beacon/base/">
 <p>The end.</p>"""
+# Feed icons: a site whose page names its icon (served with a wrong type: icons are read by their
+# bytes), a feed whose document names its image, and a feed whose site has none.
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+GIF = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")
+ICON_FEED = """<?xml version="1.0"?><rss version="2.0"><channel><title>{title}</title><link>{site}</link>{image}
+<item><title>{title} item</title><link>{site}#1</link></item></channel></rss>"""
 BEACONS = []
 RUNNING = [0, 0]  # requests to /concurrent/ now, and the most at once
 COUNT = threading.Lock()
@@ -88,6 +95,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
 <link rel="alternate" type="application/rss+xml" title="Posts" href="/feed.xml">
 <link rel="alternate" type="application/atom+xml" title="Comments" href="/comments.atom"></head>
 <body><p>Hello</p></body></html>""", [("Content-Type", "text/html")])
+        if path in ("/iconic.xml", "/imaged.xml", "/bare.xml"):
+            origin = "http://" + self.headers.get("Host", "127.0.0.1")
+            site = {"/iconic.xml": "/site.html", "/imaged.xml": "/nolinks.html", "/bare.xml": "/nolinks.html"}[path]
+            image = f"<image><url>{origin}/icons/logo.gif</url></image>" if path == "/imaged.xml" else ""
+            return self.send(200, ICON_FEED.format(title=path[1:-4], site=origin + site, image=image).encode(),
+                             [("Content-Type", "application/rss+xml")])
+        if path == "/site.html":
+            return self.send(200, b'<html><head><link rel="shortcut icon" href="icons/site.png"></head><body>Hi</body></html>',
+                             [("Content-Type", "text/html")])
+        if path == "/icons/site.png":
+            return self.send(200, PNG, [("Content-Type", "text/plain")])
+        if path == "/icons/logo.gif":
+            return self.send(200, GIF, [("Content-Type", "image/gif")])
         if path == "/nolinks.html":
             return self.send(200, b"<html><body>No feed links here</body></html>", [("Content-Type", "text/html")])
         if path.startswith("/beacon/"):

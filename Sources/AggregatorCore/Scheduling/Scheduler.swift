@@ -27,9 +27,13 @@ public actor Scheduler {
     static let retentionInterval: TimeInterval = 3600
     /// Whether the scheduler is alive (each round's progress, each sleep that ends on time): the watchdog's source.
     public nonisolated let heartbeat = Heartbeat()
+    /// Feeds' icons are looked for after rounds (when `findsIcons`), in the background, one pass at a time.
+    private var iconPass: Task<Void, Never>?
+    public private(set) var findsIcons: Bool
 
     public init(store: FeedStore, pipeline: RefreshPipeline, logger: Logger, retention: RetentionPolicy = RetentionPolicy(),
-                clock: any SchedulerClock = SystemClock()) {
+                findsIcons: Bool = false, clock: any SchedulerClock = SystemClock()) {
+        self.findsIcons = findsIcons
         self.store = store
         self.pipeline = pipeline
         self.logger = logger
@@ -41,6 +45,11 @@ public actor Scheduler {
     public func setRetention(_ policy: RetentionPolicy) {
         if policy != retention { lastRetention = nil }
         retention = policy
+    }
+
+    /// Turns looking for feed icons after rounds on or off (`feed-icons`).
+    public func setFindsIcons(_ enabled: Bool) {
+        findsIcons = enabled
     }
 
     /// Ends the current sleep: the scheduler reads the feeds again and refreshes those now due
@@ -59,6 +68,7 @@ public actor Scheduler {
     /// Runs rounds until the calling task is cancelled (SIGTERM/SIGINT cancel the daemon's root task).
     /// - Parameter onRound: called after each round, e.g. to tell systemd the status.
     public func run(onRound: @Sendable (RefreshSummary) -> Void = { _ in }) async {
+        defer { iconPass?.cancel() }
         while !Task.isCancelled {
             heartbeat.beat()
             do {
@@ -78,6 +88,7 @@ public actor Scheduler {
                                                        "new_entries": summary.newEntries,
                                                        "seconds": String(format: "%.2f", summary.seconds)])
                     onRound(summary)
+                    findIconsUnlessLooking()
                 }
                 await expireOldEntriesIfDue(now: clock.now)
                 // After a round the due times changed; without one, the list just read is current.
@@ -99,6 +110,20 @@ public actor Scheduler {
                 try? await sleep(until: clock.now.addingTimeInterval(30))
             }
         }
+    }
+
+    /// Starts a pass over the feeds whose icons are due, unless one is still going: it never delays a round.
+    private func findIconsUnlessLooking() {
+        guard findsIcons, iconPass == nil else { return }
+        let finder = IconFinder(store: store, fetcher: pipeline.fetcher, logger: logger, limits: pipeline.limits)
+        iconPass = Task {
+            await finder.run()
+            self.iconPassEnded()
+        }
+    }
+
+    private func iconPassEnded() {
+        iconPass = nil
     }
 
     /// Returns at `deadline` (never, when nil) or at a wake-up call, whichever comes first.

@@ -14,7 +14,7 @@ extension AggregatorService {
                                        perHost: configuration.maximumConnectionsPerHost,
                                        limits: configuration.fetchLimits, policy: configuration.refreshPolicy)
         let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
-                                  retention: configuration.retention)
+                                  retention: configuration.retention, findsIcons: configuration.feedIcons)
         self.init(store: store, scheduler: scheduler, pipeline: pipeline)
     }
 
@@ -36,13 +36,14 @@ extension AggregatorService {
     }
 
     /// Applies what a running daemon can change of `configuration` (SIGHUP): fetch limits and
-    /// bounds, the refresh policy, the address policy and retention.
+    /// bounds, the refresh policy, the address policy, retention and feed icons.
     public func apply(_ configuration: Configuration) async {
         pipeline.fetcher.setAddressPolicy(configuration.privateNetworks.addressPolicy)
         pipeline.setBounds(width: configuration.maximumConnections, perHost: configuration.maximumConnectionsPerHost)
         pipeline.setLimits(configuration.fetchLimits)
         pipeline.setPolicy(configuration.refreshPolicy)
         await scheduler.setRetention(configuration.retention)
+        await scheduler.setFindsIcons(configuration.feedIcons)
     }
 
     /// Ends every fetch in flight and the fetcher's thread; the service fetches nothing after it.

@@ -24,6 +24,25 @@ public enum FeedDiscovery {
 
     /// The alternate feed links of `html`, in page order, resolved against `pageURL` (and `<base href>`).
     public static func alternateLinks(in html: Data, pageURL: String) -> [DiscoveredFeed] {
+        var seen: Set<String> = []
+        return links(in: html, pageURL: pageURL).compactMap { link -> DiscoveredFeed? in
+            guard link.rel.contains("alternate"), feedTypes.contains(link.type) else { return nil }
+            return DiscoveredFeed(url: link.url, title: link.title, type: link.type)
+        }.filter { seen.insert($0.url).inserted }
+    }
+
+    /// The site icons `html` names (`<link rel="icon">`, `"shortcut icon"`, then `"apple-touch-icon"`),
+    /// resolved as `alternateLinks` resolves feeds: the page's own icons first, the larger touch icons after.
+    public static func iconLinks(in html: Data, pageURL: String) -> [String] {
+        let links = links(in: html, pageURL: pageURL)
+        let icons = links.filter { $0.rel.contains("icon") }.map(\.url)
+        let touchIcons = links.filter { $0.rel.contains { $0.hasPrefix("apple-touch-icon") } }.map(\.url)
+        var seen: Set<String> = []
+        return (icons + touchIcons).filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
+
+    /// Every `<link>` with an `href`, in page order: its rel tokens, type and title, the href resolved.
+    private static func links(in html: Data, pageURL: String) -> [(rel: [String], type: String, url: String, title: String?)] {
         guard !html.isEmpty else { return [] }
         let document = html.withUnsafeBytes { buffer in
             htmlReadMemory(buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(buffer.count), pageURL, nil,
@@ -32,7 +51,7 @@ public enum FeedDiscovery {
         guard let document else { return [] }
         defer { xmlFreeDoc(document) }
         var base = pageURL
-        var found: [DiscoveredFeed] = []
+        var found: [(rel: [String], type: String, url: String, title: String?)] = []
         var stack: [xmlNodePtr] = []
         var node = document.pointee.children
         // Iterative walk: a hostile page cannot overflow the stack with deep nesting.
@@ -42,8 +61,10 @@ public enum FeedDiscovery {
                     let element = String(cString: name).lowercased()
                     if element == "base", let href = attribute(current, "href") {
                         base = URLResolver.resolve(href, against: pageURL)
-                    } else if element == "link", let feed = feedLink(current, base: base) {
-                        found.append(feed)
+                    } else if element == "link", let href = attribute(current, "href"), !href.isEmpty {
+                        found.append(((attribute(current, "rel") ?? "").lowercased().split(separator: " ").map(String.init),
+                                      (attribute(current, "type") ?? "").lowercased().trimmingWhitespace,
+                                      URLResolver.resolve(href, against: base), attribute(current, "title")))
                     }
                     if let children = current.pointee.children, element != "script", element != "style" {
                         stack.append(current)
@@ -56,17 +77,7 @@ public enum FeedDiscovery {
             guard let parent = stack.popLast() else { break }
             node = parent.pointee.next
         }
-        var seen: Set<String> = []
-        return found.filter { seen.insert($0.url).inserted }
-    }
-
-    private static func feedLink(_ node: xmlNodePtr, base: String) -> DiscoveredFeed? {
-        let rel = (attribute(node, "rel") ?? "").lowercased().split(separator: " ")
-        let type = (attribute(node, "type") ?? "").lowercased().trimmingWhitespace
-        guard rel.contains("alternate"), feedTypes.contains(type), let href = attribute(node, "href"), !href.isEmpty else {
-            return nil
-        }
-        return DiscoveredFeed(url: URLResolver.resolve(href, against: base), title: attribute(node, "title"), type: type)
+        return found
     }
 
     private static func attribute(_ node: xmlNodePtr, _ name: String) -> String? {

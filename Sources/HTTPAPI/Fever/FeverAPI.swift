@@ -60,7 +60,9 @@ struct FeverAPI: Sendable {
                 if has("feeds") { answer["feeds"] = .array(feeds.map(Self.feed)) }
                 answer["feeds_groups"] = Self.feedsGroups(feeds)
             }
-            if has("favicons") { answer["favicons"] = [] }  // no icons kept yet
+            if has("favicons") {
+                answer["favicons"] = .array(try await service.icons().map { ["id": .from($0.id), "data": .string(FeedIcons.dataText($0))] })
+            }
             if has("links") { answer["links"] = [] }  // Fever's "hot links": not kept
             if has("items") {
                 let (items, total) = try await self.items(request)
@@ -148,7 +150,7 @@ struct FeverAPI: Sendable {
     // MARK: - Shapes
 
     private static func feed(_ feed: FeedSummary) -> JSONValue {
-        ["id": .from(feed.id), "favicon_id": 0, "title": .string(feed.title ?? feed.url), "url": .string(feed.url),
+        ["id": .from(feed.id), "favicon_id": .from(feed.icon?.id ?? 0), "title": .string(feed.title ?? feed.url), "url": .string(feed.url),
          "site_url": .string(feed.siteURL ?? feed.url), "is_spark": 0,
          "last_updated_on_time": .from(feed.checkedAt.map { Int64($0.timeIntervalSince1970) } ?? 0)]
     }

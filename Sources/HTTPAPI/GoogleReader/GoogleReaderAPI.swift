@@ -13,6 +13,9 @@ struct GoogleReaderAPI: Sendable {
     typealias Handler = @Sendable (GoogleReaderAPI, ReaderRequest) async throws -> HTTPResponse
 
     let service: AggregatorService
+    /// Where the server is reached, for the absolute icon URLs apps load.
+    let basePath: String
+    let trustedProxies: TrustedProxies
     private let router: Router<Handler>
 
     /// Tokens ClientLogin makes are labelled with this. Those unused for `loginLifetime` go, and at
@@ -22,8 +25,8 @@ struct GoogleReaderAPI: Sendable {
     static let keptLogins = 100
     static let loginLifetime: TimeInterval = 90 * 86_400
 
-    init(service: AggregatorService) {
-        self.service = service
+    init(service: AggregatorService, basePath: String = "/", trustedProxies: TrustedProxies = .loopback) {
+        (self.service, self.basePath, self.trustedProxies) = (service, basePath, trustedProxies)
         var router = Router<Handler>()
         for (method, pattern, handler) in Self.routes {
             router.add(method, pattern, handler)
@@ -36,7 +39,7 @@ struct GoogleReaderAPI: Sendable {
         ("GET", "/reader/api/0/token", { api, request in api.token(request) }),
         ("GET", "/reader/api/0/user-info", { api, request in try await api.userInfo(request) }),
         ("GET", "/reader/api/0/tag/list", { api, _ in try await api.tags() }),
-        ("GET", "/reader/api/0/subscription/list", { api, _ in try await api.subscriptions() }),
+        ("GET", "/reader/api/0/subscription/list", { api, request in try await api.subscriptions(request) }),
         ("GET", "/reader/api/0/unread-count", { api, _ in try await api.unreadCounts() }),
         ("GET", "/reader/api/0/stream/items/ids", { api, request in try await api.itemIDs(request) }),
         ("GET", "/reader/api/0/stream/items/contents", { api, request in try await api.contents(request) }),
@@ -210,11 +213,14 @@ struct GoogleReaderAPI: Sendable {
         return MinifluxJSON.response(["tags": .array(tags)])
     }
 
-    private func subscriptions() async throws -> HTTPResponse {
+    private func subscriptions(_ request: ReaderRequest) async throws -> HTTPResponse {
         let feeds = try await service.feeds()
+        // Absolute, as apps load it on their own (without credentials: the icon route needs none).
+        let origin = (trustedProxies.isHTTPS(request.http) ? "https://" : "http://") + (request.http.headers["host"] ?? "localhost")
         return MinifluxJSON.response(["subscriptions": .array(feeds.map { feed in
             ["id": .string(ReaderStream.feed(feed.id).id), "title": .string(feed.title ?? feed.url), "url": .string(feed.url),
-             "htmlUrl": .string(feed.siteURL ?? feed.url), "iconUrl": "",
+             "htmlUrl": .string(feed.siteURL ?? feed.url),
+             "iconUrl": .string(feed.icon.map { origin + FeedIcons.path($0.digest, basePath: basePath) } ?? ""),
              "categories": .array(feed.category.map { [["id": .string(ReaderStream.label($0).id), "label": .string($0)]] } ?? [])]
         })])
     }

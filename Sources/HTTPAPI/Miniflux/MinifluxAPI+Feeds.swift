@@ -105,8 +105,11 @@ extension MinifluxAPI {
 
     /// We keep no icons yet: a 404 as Miniflux answers for a feed without one.
     func feedIcon(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        _ = try await service.feed(.id(try request.id("feedID")))
-        return HTTPFrontEnd.error("Not Found", status: 404)
+        MinifluxJSON.response(MinifluxJSON.icon(try await service.icon(ofFeed: .id(try request.id("feedID")))))
+    }
+
+    func icon(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        MinifluxJSON.response(MinifluxJSON.icon(try await service.icon(id: try request.id("iconID"))))
     }
 
     func markFeedRead(_ request: MinifluxRequest) async throws -> HTTPResponse {

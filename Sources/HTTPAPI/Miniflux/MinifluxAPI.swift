@@ -42,6 +42,7 @@ struct MinifluxAPI: Sendable {
         ("DELETE", "/v1/feeds/{feedID}", { api, request in try await api.deleteFeed(request) }),
         ("PUT", "/v1/feeds/{feedID}/refresh", { api, request in try await api.refreshFeed(request) }),
         ("GET", "/v1/feeds/{feedID}/icon", { api, request in try await api.feedIcon(request) }),
+        ("GET", "/v1/icons/{iconID}", { api, request in try await api.icon(request) }),
         ("PUT", "/v1/feeds/{feedID}/mark-all-as-read", { api, request in try await api.markFeedRead(request) }),
         ("GET", "/v1/feeds/{feedID}/entries", { api, request in try await api.feedEntries(request) }),
         ("GET", "/v1/feeds/{feedID}/entries/{entryID}", { api, request in try await api.feedEntry(request) }),

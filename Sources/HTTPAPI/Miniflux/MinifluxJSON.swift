@@ -54,8 +54,14 @@ enum MinifluxJSON {
             "ignore_entry_updates": false, "apprise_service_urls": "", "webhook_url": "", "ntfy_priority": 0,
             "ntfy_topic": "", "pushover_priority": 0, "proxy_url": "",
             "category": category(id: feed.categoryID ?? uncategorizedID, title: feed.category ?? uncategorizedTitle),
-            "icon": .null,
+            "icon": feed.icon.map { ["feed_id": .from(feed.id), "icon_id": .from($0.id), "external_icon_id": .string($0.digest)] }
+                ?? .null,
         ]
+    }
+
+    /// `GET /v1/icons/{id}` and `/v1/feeds/{id}/icon`.
+    static func icon(_ icon: FeedIcon) -> JSONValue {
+        ["id": .from(icon.id), "data": .string(FeedIcons.dataText(icon)), "mime_type": .string(icon.mimeType)]
     }
 
     /// An entry; `feed` is the feed it is listed under (for a cross-posted entry, the one asked about).

@@ -33,6 +33,15 @@ struct WebPage {
     /// The navigation entry to mark as the current page ("unread", "starred", …).
     var section = ""
     var search = ""
+    /// Each feed's icon digest, for the icons beside feeds and articles.
+    var feedIcons: [Int64: String] = [:]
+
+    /// A feed's icon as a 16-pixel image (decorative: the feed's name is beside it), or "".
+    func icon(ofFeed feedID: Int64?) -> String {
+        guard let feedID, let digest = feedIcons[feedID] else { return "" }
+        return "<img class=\"feed-icon\" src=\"\(FeedIcons.path(digest, basePath: base))\" alt=\"\" width=\"16\" height=\"16\" "
+            + "loading=\"lazy\"> "
+    }
 
     /// `path` under the base path the daemon is served at.
     func link(_ path: String) -> String {

@@ -32,6 +32,7 @@ enum WebStylesheet {
         .entry h2{font-size:1.08rem;margin:0 0 .2rem;line-height:1.35}
         .entry h2 a{color:var(--unread);text-decoration:none}.entry.read h2 a{color:var(--read);font-weight:400}
         .meta{color:var(--muted);font-size:.88rem;margin:0}.meta a{color:var(--muted)}
+        .feed-icon{width:16px;height:16px;vertical-align:-3px;border-radius:2px}
         .snippet{margin:.3rem 0 0;color:var(--fg);font-size:.95rem}
         mark{background:var(--mark);color:inherit;padding:0 .1em}
         .actions{display:flex;flex-wrap:wrap;gap:.4rem;margin-top:.4rem}

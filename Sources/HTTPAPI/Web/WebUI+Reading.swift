@@ -108,7 +108,8 @@ extension WebUI {
         html += "<p class=\"meta\">"
         var meta: [String] = []
         if let feedID = article.feedID {
-            meta.append("<a href=\"\(link("/feed/\(feedID)"))\">\(escaped(article.feedTitle ?? "feed \(feedID)"))</a>")
+            meta.append("<a href=\"\(link("/feed/\(feedID)"))\">\(page.icon(ofFeed: feedID))"
+                + "\(escaped(article.feedTitle ?? "feed \(feedID)"))</a>")
         }
         if article.published != nil { meta.append(WebPage.time(article.published)) }
         if let url = article.url, Self.isWebLink(url) {
@@ -168,7 +169,8 @@ extension WebUI {
         }
         main += "<p class=\"meta\">"
         if let feedID = article.feedID {
-            main += "<a href=\"\(link("/feed/\(feedID)"))\">\(escaped(article.feedTitle ?? "feed \(feedID)"))</a>"
+            main += "<a href=\"\(link("/feed/\(feedID)"))\">\(page.icon(ofFeed: feedID))"
+                + "\(escaped(article.feedTitle ?? "feed \(feedID)"))</a>"
         }
         if let author = article.author, !author.isEmpty { main += " · \(escaped(author))" }
         if article.published != nil { main += " · " + WebPage.time(article.published) }

@@ -1,0 +1,94 @@
+import Credentials
+import FeedFetcher
+import FeedParser
+import FeedStore
+import Foundation
+
+/// Finds feeds' icons (DESIGN §15) between rounds, never during one: the image the feed's document
+/// names, else the icons its site's home page links to, else the site's `/favicon.ico`. The first
+/// that is an image of an allowed type and size wins. Each feed is looked at again after
+/// `recheckInterval`; a feed whose site has no icon keeps the one it had.
+struct IconFinder: Sendable {
+    static let recheckInterval: TimeInterval = 14 * 86_400
+    /// Feeds looked at after one round, at most: the rest wait for the next rounds.
+    static let feedsPerPass = 50
+    /// A home page is read up to this size for its `<link rel="icon">`.
+    static let maximumPageBytes = 2 << 20
+
+    let store: FeedStore
+    let fetcher: FeedFetcher
+    let logger: Logger
+    let limits: FetchLimits
+
+    /// Looks for the icons of the feeds due for it, four at a time and one per host. - Returns: how many got one.
+    @discardableResult
+    func run(now: Date = Date()) async -> Int {
+        let due: [IconCandidate]
+        do {
+            due = try await store.feedsNeedingIcons(checkedBefore: now.addingTimeInterval(-Self.recheckInterval),
+                                                     limit: Self.feedsPerPass)
+        } catch {
+            logger.warning("Cannot read the feeds whose icons are due", ["error": error.description])
+            return 0
+        }
+        var found = 0
+        await withTaskGroup(of: Bool.self) { group in
+            for (index, feed) in due.enumerated() {
+                if index >= 4, await group.next() == true { found += 1 }
+                group.addTask { await look(for: feed) }
+            }
+            for await got in group where got { found += 1 }
+        }
+        if !due.isEmpty { logger.debug("Looked for feed icons", ["feeds": due.count, "found": found]) }
+        return found
+    }
+
+    /// Finds and records one feed's icon. - Returns: whether one was found.
+    private func look(for feed: IconCandidate) async -> Bool {
+        let image = await find(feed)
+        do {
+            try await store.setIcon(feedID: feed.feedID, image: image.map { ($0.data, $0.mimeType, SecretToken.hexDigest($0.data)) })
+        } catch {
+            logger.warning("Cannot store a feed's icon", ["feed_id": feed.feedID, "error": error.description])
+        }
+        return image != nil
+    }
+
+    func find(_ feed: IconCandidate) async -> (data: Data, mimeType: String)? {
+        if let imageURL = feed.imageURL, let image = await image(at: imageURL) { return image }
+        let site = feed.siteURL.flatMap { Self.isWeb($0) ? $0 : nil } ?? feed.feedURL
+        var tried: Set<String> = []
+        if let page = try? await fetch(site, maximumBytes: Self.maximumPageBytes) {
+            for link in FeedDiscovery.iconLinks(in: page.body, pageURL: page.finalURL).prefix(4) where tried.insert(link).inserted {
+                if let image = await image(at: link) { return image }
+            }
+        }
+        guard let root = Self.root(of: site), tried.insert(root + "/favicon.ico").inserted else { return nil }
+        return await image(at: root + "/favicon.ico")
+    }
+
+    private func image(at url: String) async -> (data: Data, mimeType: String)? {
+        guard Self.isWeb(url), let response = try? await fetch(url, maximumBytes: IconImage.maximumBytes),
+              let type = IconImage.mimeType(of: response.body) else { return nil }
+        return (response.body, type)
+    }
+
+    /// A plain GET under the feeds' limits (and the fetcher's address rule), one at a time per host.
+    private func fetch(_ url: String, maximumBytes: Int) async throws(FetchError) -> FetchResponse {
+        var limits = self.limits
+        limits.maximumBodyBytes = min(limits.maximumBodyBytes, maximumBytes)
+        return try await fetcher.fetch(FetchRequest(url: url, limits: limits, perHostLimit: 1))
+    }
+
+    static func isWeb(_ url: String) -> Bool {
+        let lower = url.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    /// `scheme://host[:port]` of an http(s) URL.
+    static func root(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = components.percentEncodedHost, !host.isEmpty else { return nil }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
+    }
+}

@@ -1,0 +1,35 @@
+import FeedStore
+import Foundation
+
+extension AggregatorService {
+    // MARK: - Feed icons (DESIGN §15)
+
+    /// The icon with this id. - Throws: not found when no feed shows it.
+    public func icon(id: Int64) async throws(AggregatorError) -> FeedIcon {
+        guard let icon = try await read({ try $0.icon(id: id) }) else { throw .notFound("no icon with id \(id)") }
+        return icon
+    }
+
+    /// The icon kept under this digest (lower-case hex SHA-256), if any.
+    public func icon(digest: String) async throws(AggregatorError) -> FeedIcon? {
+        guard digest.count == 64, digest.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        return try await read { try $0.icon(digest: digest) }
+    }
+
+    /// The icon `feed` shows. - Throws: not found when there is no such feed, or it has no icon yet.
+    public func icon(ofFeed feed: FeedReference) async throws(AggregatorError) -> FeedIcon {
+        let id = try await self.feed(feed).id
+        guard let icon = try await read({ try $0.icon(ofFeed: id) }) else { throw .notFound("feed \(id) has no icon") }
+        return icon
+    }
+
+    /// Every icon a feed shows.
+    public func icons() async throws(AggregatorError) -> [FeedIcon] {
+        try await read { try $0.icons() }
+    }
+
+    /// Each feed's icon digest, for feeds that have one (the web page's icons).
+    public func feedIconDigests() async throws(AggregatorError) -> [Int64: String] {
+        try await read { try $0.feedIconDigests() }
+    }
+}

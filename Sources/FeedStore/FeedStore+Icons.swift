@@ -1,0 +1,105 @@
+import Foundation
+
+/// A feed's icon as kept: the image, its type, and the digest that names it in public URLs.
+public struct FeedIcon: Sendable, Equatable {
+    public var id: Int64
+    /// Lower-case hex SHA-256 of the image: the same image is kept once, and URLs by it never go stale.
+    public var digest: String
+    public var mimeType: String
+    public var data: Data
+}
+
+/// Which icon a feed shows: its id (Miniflux's `icon_id`) and digest (public URLs, `external_icon_id`).
+public struct IconReference: Sendable, Equatable {
+    public var id: Int64
+    public var digest: String
+}
+
+/// A feed whose icon is due to be looked for.
+public struct IconCandidate: Sendable, Equatable {
+    public var feedID: Int64
+    public var feedURL: String
+    public var siteURL: String?
+    /// The image the feed's document names (`<image>`, `<icon>`, `<logo>`, JSON Feed's icon).
+    public var imageURL: String?
+}
+
+extension FeedStore {
+    /// Feeds fetched successfully whose icon was never looked for or not since `checkedBefore`, oldest first.
+    public func feedsNeedingIcons(checkedBefore: Date, limit: Int) throws(StoreError) -> [IconCandidate] {
+        var found: [IconCandidate] = []
+        try database.statement("""
+            SELECT id, url, site_url, image_url FROM feeds
+            WHERE status = 'ok' AND checked_at IS NOT NULL AND coalesce(icon_checked_at, 0) < ?1
+            ORDER BY coalesce(icon_checked_at, 0), id LIMIT ?2
+            """).query([.integer(Int64(checkedBefore.timeIntervalSince1970)), .integer(Int64(limit))]) { row in
+            found.append(IconCandidate(feedID: row.int64(at: 0), feedURL: row.text(at: 1) ?? "", siteURL: row.text(at: 2),
+                                       imageURL: row.text(at: 3)))
+        }
+        return found
+    }
+
+    /// Records what looking for a feed's icon found: the image (kept once by `digest`, its lower-case hex
+    /// SHA-256), or nothing (nil), which keeps the icon it had. Icons no feed shows any more are deleted.
+    public func setIcon(feedID: Int64, image: (data: Data, mimeType: String, digest: String)?,
+                        now: Date = Date()) throws(StoreError) {
+        let seconds = Int64(now.timeIntervalSince1970)
+        try database.transaction { () throws(StoreError) in
+            try database.statement("UPDATE feeds SET icon_checked_at = ?2 WHERE id = ?1").run([.integer(feedID), .integer(seconds)])
+            guard let (data, mimeType, digest) = image else { return }
+            try database.statement("""
+                INSERT INTO icons(digest, mime_type, data, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(digest) DO NOTHING
+                """).run([.text(digest), .text(mimeType), .blob(data), .integer(seconds)])
+            try database.statement("UPDATE feeds SET icon_id = (SELECT id FROM icons WHERE digest = ?2) WHERE id = ?1")
+                .run([.integer(feedID), .text(digest)])
+            try database.execute("DELETE FROM icons WHERE id NOT IN (SELECT icon_id FROM feeds WHERE icon_id IS NOT NULL)")
+        }
+    }
+}
+
+extension StoreReader {
+    /// The icon with this id, if kept.
+    public func icon(id: Int64) throws(StoreError) -> FeedIcon? {
+        try icon(where: "id = ?1", .integer(id))
+    }
+
+    /// The icon with this digest (lower-case hex), if kept.
+    public func icon(digest: String) throws(StoreError) -> FeedIcon? {
+        try icon(where: "digest = ?1", .text(digest))
+    }
+
+    /// The icon feed `feedID` shows, if it has one.
+    public func icon(ofFeed feedID: Int64) throws(StoreError) -> FeedIcon? {
+        try icon(where: "id = (SELECT icon_id FROM feeds WHERE id = ?1)", .integer(feedID))
+    }
+
+    /// Each feed's icon digest, for the feeds that have an icon.
+    public func feedIconDigests() throws(StoreError) -> [Int64: String] {
+        var digests: [Int64: String] = [:]
+        try database.statement("SELECT f.id, i.digest FROM feeds f JOIN icons i ON i.id = f.icon_id").query { row in
+            digests[row.int64(at: 0)] = row.text(at: 1) ?? ""
+        }
+        return digests
+    }
+
+    /// Every icon some feed shows (Fever sends them all at once).
+    public func icons() throws(StoreError) -> [FeedIcon] {
+        var icons: [FeedIcon] = []
+        try database.statement("""
+            SELECT id, digest, mime_type, data FROM icons WHERE id IN (SELECT icon_id FROM feeds) ORDER BY id
+            """).query { row in icons.append(Self.icon(row)) }
+        return icons
+    }
+
+    private func icon(where condition: String, _ value: SQLValue) throws(StoreError) -> FeedIcon? {
+        var icon: FeedIcon?
+        try database.statement("SELECT id, digest, mime_type, data FROM icons WHERE \(condition)").query([value]) { row in
+            icon = Self.icon(row)
+        }
+        return icon
+    }
+
+    private static func icon(_ row: Statement) -> FeedIcon {
+        FeedIcon(id: row.int64(at: 0), digest: row.text(at: 1) ?? "", mimeType: row.text(at: 2) ?? "", data: row.blob(at: 3))
+    }
+}
