@@ -163,8 +163,8 @@ uninstall:
 	# $(SYSCONF_DIR)/aggregatord.conf is left in place: it may hold your settings.
 
 # The Debian package (DESIGN.md §16, packaging/deb/): `make deb` builds
-# .build/deb/aggregatord_VERSION_ARCH.deb from the release build, one executable serving both
-# commands (packaging/deb/multicall.c says why); `make deb VERSION=0.2.0~rc1` builds another version
+# .build/deb/aggregatord_VERSION_ARCH.deb from the release build's two executables, stripped;
+# `make deb VERSION=0.2.0~rc1` builds another version
 # of the same tree. `make check-deb` lints it and installs, runs, upgrades and purges it on a clean
 # Debian 12 root made with mmdebstrap from Debian's archive (2 to 4 minutes, up to one of them
 # mmdebstrap's; part of `make test`; needs root, skipped with a message without it).

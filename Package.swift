@@ -24,10 +24,12 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
-        .target(name: "FeedParser", dependencies: ["CLibXML2"]),
+        .target(name: "FeedParser", dependencies: ["CLibXML2", "JSON"]),
         .target(name: "FeedFetcher", dependencies: ["CCurl"]),
         .target(name: "FeedStore", dependencies: ["CSQLite"]),
-        .target(name: "ControlProtocol"),
+        // JSON values, read and written by hand (no ICU-linked Foundation: the client stays small).
+        .target(name: "JSON"),
+        .target(name: "ControlProtocol", dependencies: ["JSON"]),
         // Password hashes (Argon2id), API tokens and keyed digests, on libsodium.
         .target(name: "Credentials", dependencies: ["CSodium"]),
         // HTTP/1.1 on libmicrohttpd: requests, responses and limits; it knows nothing of feeds.

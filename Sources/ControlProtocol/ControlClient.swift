@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The CLI's side of the control socket: one request at a time, blocking (the CLI has nothing else to do).

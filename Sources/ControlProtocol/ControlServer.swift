@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -48,7 +49,7 @@ public final class ControlServer: Sendable {
     public func run(_ handler: @escaping Handler) async {
         let (connections, continuation) = AsyncStream<Int32>.makeStream()
         let listening = descriptor
-        Thread {
+        startDetachedThread {
             while true {
                 let connection = accept(listening, nil, nil)
                 if connection >= 0 {
@@ -61,7 +62,7 @@ public final class ControlServer: Sendable {
                 }
             }
             continuation.finish()
-        }.start()
+        }
         await withTaskCancellationHandler {
             // Discarding: a plain task group keeps every finished child until it is awaited, and a
             // connection's task (its frames, ~8 KB) would stay for the daemon's life (the soak's
@@ -106,7 +107,7 @@ public final class ControlServer: Sendable {
         UnixSocket.setTimeouts(connection.descriptor, receive: idleTimeout, send: .seconds(10))
         let (lines, continuation) = AsyncStream<LineEvent>.makeStream()
         let limit = maximumLineLength
-        Thread {
+        startDetachedThread {
             var framer = LineFramer(maximumLineLength: limit)
             var buffer = [UInt8](repeating: 0, count: 65_536)
             reading: while true {
@@ -122,7 +123,7 @@ public final class ControlServer: Sendable {
             }
             continuation.finish()
             connection.finishReading()
-        }.start()
+        }
         for await event in lines {
             switch event {
             case .tooLong:

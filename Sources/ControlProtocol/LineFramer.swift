@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Splits a byte stream into newline-terminated frames (one JSON-RPC object per line).
 ///

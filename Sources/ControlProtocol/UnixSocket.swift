@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Unix domain stream sockets: listening (with a stale-socket check) and connecting.

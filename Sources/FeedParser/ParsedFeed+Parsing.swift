@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension ParsedFeed {
     /// What is known about a document besides its bytes.

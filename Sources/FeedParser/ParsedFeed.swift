@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A feed document turned into values: what the store ingests and `aggregatorctl parse` prints.
 public struct ParsedFeed: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import ControlProtocol
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Runs one `aggregatorctl` invocation; `main.swift` only calls this and exits with its status.
 struct CLI {

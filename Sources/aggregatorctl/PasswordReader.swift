@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The password of `user set` (asked for twice without echo on a terminal) or `user fever on` (once),
 /// else the first line of standard input (for scripts: `printf '%s\n' "$PASSWORD" | aggregatorctl user set NAME`).
@@ -24,7 +25,7 @@ enum PasswordReader {
 
     /// One line from the terminal with echo off (restored whatever happens).
     private static func prompt(_ text: String) throws(UsageError) -> String {
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStreams.writeError(text)
         var saved = termios()
         let canHide = tcgetattr(STDIN_FILENO, &saved) == 0
         if canHide {
@@ -34,7 +35,7 @@ enum PasswordReader {
         }
         let line = readLine(strippingNewline: true)
         if canHide { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
-        FileHandle.standardError.write(Data("\n".utf8))
+        StandardStreams.writeError("\n")
         guard let line else { throw UsageError("No password given") }
         return line
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes all of `bytes` to a file descriptor, retrying short writes.
 func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) {

@@ -3,6 +3,14 @@ import Foundation
 import Testing
 
 @Suite struct OPMLTests {
+    /// `dateCreated` as RFC 822 in UTC with English names, as Foundation's DateFormatter wrote it.
+    @Test(arguments: [(0.0, "Thu, 01 Jan 1970 00:00:00 GMT"), (1_733_184_000, "Tue, 03 Dec 2024 00:00:00 GMT"),
+                      (951_825_599, "Tue, 29 Feb 2000 11:59:59 GMT"), (-86_401, "Tue, 30 Dec 1969 23:59:59 GMT")])
+    func theCreationDateIsRFC822InUTC(seconds: Double, text: String) {
+        let document = OPMLWriter.document(title: "t", feeds: [], created: Date(timeIntervalSince1970: seconds))
+        #expect(document.contains("<dateCreated>\(text)</dateCreated>"), "\(document)")
+    }
+
     @Test func nestedOutlinesGiveTheParentTextAsCategory() throws {
         let opml = """
             <?xml version="1.0"?>

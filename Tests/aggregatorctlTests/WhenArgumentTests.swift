@@ -17,16 +17,16 @@ import Testing
         ("2w", "2026-11-17T15:30:00Z"), ("0d", "2026-12-01T15:30:00Z"), ("7D", "2026-11-24T15:30:00Z"),
     ])
     func agesCountBackFromNow(text: String, expected: String) throws {
-        #expect(try WhenArgument(text, now: now, calendar: calendar("UTC")).value == expected)
+        #expect(try WhenArgument(text, now: now, timeZone: "UTC").value == expected)
     }
 
     @Test func todayAndYesterdayStartAtLocalMidnight() throws {
-        #expect(try WhenArgument("today", now: now, calendar: calendar("UTC")).value == "2026-12-01T00:00:00Z")
-        #expect(try WhenArgument("yesterday", now: now, calendar: calendar("UTC")).value == "2026-11-30T00:00:00Z")
+        #expect(try WhenArgument("today", now: now, timeZone: "UTC").value == "2026-12-01T00:00:00Z")
+        #expect(try WhenArgument("yesterday", now: now, timeZone: "UTC").value == "2026-11-30T00:00:00Z")
         // Midnight in Berlin (UTC+1 in December) is 23:00 UTC the day before.
-        #expect(try WhenArgument("today", now: now, calendar: calendar("Europe/Berlin")).value
+        #expect(try WhenArgument("today", now: now, timeZone: "Europe/Berlin").value
                     == "2026-11-30T23:00:00Z")
-        #expect(try WhenArgument("Yesterday", now: now, calendar: calendar("Europe/Berlin")).value
+        #expect(try WhenArgument("Yesterday", now: now, timeZone: "Europe/Berlin").value
                     == "2026-11-29T23:00:00Z")
     }
 

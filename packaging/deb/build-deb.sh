@@ -17,32 +17,25 @@ rm -rf "$work"
 mkdir -p "$work/debian" "$out"
 root=$work/root
 
-# One executable for both commands (packaging/deb/multicall.c says why): the object files SwiftPM
-# linked into each program, each shared module once, and the dispatcher instead of either `main`.
+# The two executables of the release build, stripped. The client imports only FoundationEssentials
+# (no ICU data: 14 MB stripped beside the daemon's 59) and none of the daemon's libraries, so each
+# command starts as fast as the build's own (docs/BENCHMARKS.md, "The Debian package").
 for program in aggregatord aggregatorctl; do
-    [ -f "$release/$program.product/Objects.LinkFileList" ] || {
-        echo "build-deb: $release/$program.product/Objects.LinkFileList missing: run the release build first" >&2
-        exit 1
-    }
+    [ -x "$release/$program" ] || { echo "build-deb: $release/$program missing: run the release build first" >&2; exit 1; }
 done
-cc -O2 -Wall -Werror -fstack-protector-strong -D_FORTIFY_SOURCE=2 -c "$here/multicall.c" -o "$work/multicall.o"
-sort -u "$release/aggregatord.product/Objects.LinkFileList" "$release/aggregatorctl.product/Objects.LinkFileList" \
-    > "$work/objects.txt"
-# The libraries the modules' module maps name are linked through their autolink entries; pkg-config
-# adds those SwiftPM passes itself. --gc-sections as SwiftPM links; RELRO read-only after start-up.
-# shellcheck disable=SC2046  # one word per object file and flag
-swiftc -static-stdlib -emit-executable -o "$work/aggregatord" $(cat "$work/objects.txt") "$work/multicall.o" \
-    $(pkg-config --libs libxml-2.0 sqlite3 libcurl libmicrohttpd libsodium zlib) \
-    -Xlinker --gc-sections -Xlinker -z -Xlinker relro 2> "$work/link.log" \
-    || { cat "$work/link.log" >&2; exit 1; }
+if nm "$release/aggregatorctl" 2>/dev/null | grep -q icudt; then
+    echo "build-deb: aggregatorctl links ICU's data: a module it uses imports Foundation, not FoundationEssentials" >&2
+    exit 1
+fi
 
 install -d "$root/usr/bin" "$root/usr/share/aggregator" "$root/usr/share/man/man1" "$root/usr/share/man/man8" \
     "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
     "$root/lib/systemd/system" "$root/usr/lib/sysusers.d" "$root/etc/aggregator" \
     "$root/usr/share/doc/aggregatord" "$root/DEBIAN"
-install -m 0755 "$work/aggregatord" "$root/usr/bin/aggregatord"
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/aggregatord"
-ln -s aggregatord "$root/usr/bin/aggregatorctl"
+for program in aggregatord aggregatorctl; do
+    install -m 0755 "$release/$program" "$root/usr/bin/$program"
+    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/$program"
+done
 install -m 0644 feeds.opml "$root/usr/share/aggregator/feeds.opml"
 gzip -9n < man/aggregatorctl.1 > "$root/usr/share/man/man1/aggregatorctl.1.gz"
 gzip -9n < man/aggregatord.8 > "$root/usr/share/man/man8/aggregatord.8.gz"
@@ -77,7 +70,7 @@ install -m 0755 "$here/postinst" "$here/prerm" "$here/postrm" "$root/DEBIAN/"
 install -m 0644 "$here/conffiles" "$root/DEBIAN/conffiles"
 (
     cd "$work"
-    dpkg-shlibdeps -Tdebian/substvars root/usr/bin/aggregatord
+    dpkg-shlibdeps -Tdebian/substvars root/usr/bin/aggregatord root/usr/bin/aggregatorctl
     dpkg-gencontrol -v"$version" -Proot -Tdebian/substvars -paggregatord
 )
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) \

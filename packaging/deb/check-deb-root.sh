@@ -27,11 +27,15 @@ answer=$(in_root timeout 20 aggregatord --version) || fail "aggregatord --versio
 [ "$answer" = "aggregatord $project_version" ] || fail "aggregatord --version: $answer"
 answer=$(in_root timeout 20 aggregatorctl --version) || fail "aggregatorctl --version"
 [ "$answer" = "aggregatorctl $project_version" ] || fail "aggregatorctl --version: $answer"
-libraries=$(in_root ldd /usr/bin/aggregatord)
-if grep -qi swift <<< "$libraries" || grep -q 'not found' <<< "$libraries"; then
-    echo "$libraries" >&2; fail "ldd: a Swift library or a missing one"
-fi
-step "--version answers; ldd: $(grep -c '=>' <<< "$libraries") libraries, none of Swift's, none missing"
+counts=""
+for program in aggregatord aggregatorctl; do
+    libraries=$(in_root ldd /usr/bin/$program)
+    if grep -qi swift <<< "$libraries" || grep -q 'not found' <<< "$libraries"; then
+        echo "$libraries" >&2; fail "ldd $program: a Swift library or a missing one"
+    fi
+    counts+="$program $(grep -c '=>' <<< "$libraries"), "
+done
+step "--version answers; ldd: ${counts%, } libraries, none of Swift's, none missing"
 [ "$(in_root getent passwd aggregator | cut -d: -f6,7)" = "/var/lib/aggregator:/usr/sbin/nologin" ] \
     || fail "user aggregator: $(in_root getent passwd aggregator)"
 [ "$(in_root stat -c '%U:%G %a' /var/lib/aggregator)" = "aggregator:aggregator 750" ] || fail "/var/lib/aggregator"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension FeedDateParser {
     // MARK: - Partial ISO 8601: "20030610", "03-12-31", "2003335", "-0312", with an optional time

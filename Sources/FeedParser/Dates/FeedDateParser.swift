@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Parses the date syntaxes found in real feeds: W3C-DTF, RFC 822 and its
 /// corruptions, partial ISO 8601, asctime, Perforce, Greek and Hungarian forms, and the numeric
@@ -118,17 +118,17 @@ public enum FeedDateParser {
         guard parts.count >= 5 else { return nil }
         var month = months[String(parts[1].prefix(3))]
         let day: Int
-        if let number = Int(parts[0].trimmingCharacters(in: [","])) {
+        if let number = Int(parts[0].trimming { $0 == "," }) {
             day = number
         } else if let swapped = months[String(parts[0].prefix(3))] {
-            guard let number = Int(parts[1].trimmingCharacters(in: [","])) else { return nil }
+            guard let number = Int(parts[1].trimming { $0 == "," }) else { return nil }
             day = number
             month = swapped
         } else {
             return nil
         }
         guard let month else { return nil }
-        let yearText = parts[2].trimmingCharacters(in: [","])
+        let yearText = parts[2].trimming { $0 == "," }
         guard var year = Int(yearText) else { return nil }
         if yearText.count <= 2 { year += year < 90 ? 2000 : 1900 }
         var clock = parts[3].split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
@@ -137,7 +137,7 @@ public enum FeedDateParser {
         var zone = parts[4]
         if zone.hasPrefix("etc/") { zone.removeFirst(4) }
         if zone.hasPrefix("gmt") {
-            let rest = zone.dropFirst(3).replacingOccurrences(of: ":", with: "")
+            let rest = String(zone.dropFirst(3).replacing(":", with: ""))
             zone = rest.isEmpty ? "gmt" : rest
         }
         var offsetMinutes: Int

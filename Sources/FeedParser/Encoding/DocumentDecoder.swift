@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Turns a document's bytes into UTF-8: its BOM, XML declaration and HTTP charset give the
 /// candidate encodings; the first that decodes the whole document wins, with
@@ -92,7 +92,7 @@ enum DocumentDecoder {
         for parameter in parts.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2, pair[0].trimmingWhitespace.lowercased() == "charset" else { continue }
-            let value = pair[1].trimmingWhitespace.trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            let value = pair[1].trimmingWhitespace.trimming { $0 == "\"" || $0 == "'" }
             if !value.isEmpty { charset = value }
         }
         let isXMLApplication = mediaType == "application/xml" || mediaType == "application/xml-dtd"
@@ -110,7 +110,7 @@ enum DocumentDecoder {
     /// Lower-cased, with the aliases Python (and so feeds' authors) use mapped to iconv's names.
     static func normalize(_ name: String) -> String {
         var lowered = name.trimmingWhitespace.lowercased()
-        if lowered.utf8.contains(UInt8(ascii: "_")) { lowered = lowered.replacingOccurrences(of: "_", with: "-") }
+        if lowered.utf8.contains(UInt8(ascii: "_")) { lowered = lowered.replacing("_", with: "-") }
         switch lowered {
         case "gb2312", "gb-2312", "csgb2312": return "gb18030"
         case "utf8": return "utf-8"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Single-byte Mac encodings that glibc's iconv lacks (feeds declare them; feedparser reads them):
 /// the upper half of each as Unicode code points, from Apple's published mapping tables.

@@ -1,5 +1,5 @@
 import CLibXML2
-import Foundation
+import FoundationEssentials
 
 /// The readable structure of an article's HTML, for a text view: headings, paragraphs, list items,
 /// quotes, code and rules, in order, each with its inline text, and the links as footnotes.
@@ -152,7 +152,7 @@ private struct Reader {
                 pending.inlines.append(.text(text))
                 return
             }
-            let shown = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let shown = text.trimmingWhitespaceAndNewlines
             // A link that shows its own address needs no footnote.
             if shown.isEmpty || shown == target || "http://" + shown == target || "https://" + shown == target {
                 pending.inlines.append(.text(shown.isEmpty ? target : text))
@@ -160,7 +160,7 @@ private struct Reader {
                 pending.inlines.append(.link(text, footnote: footnote(target)))
             }
         case "img":
-            let alt = Self.attribute("alt", of: node)?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let alt = Self.attribute("alt", of: node)?.trimmingWhitespaceAndNewlines ?? ""
             let label = alt.isEmpty ? "[image]" : "[image: \(alt)]"
             if let source = Self.attribute("src", of: node).flatMap(resolved) {
                 pending.inlines.append(.link(label, footnote: footnote(source)))
@@ -202,7 +202,7 @@ private struct Reader {
     }
 
     private func resolved(_ reference: String) -> String? {
-        let trimmed = reference.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = reference.trimmingWhitespaceAndNewlines
         guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !trimmed.lowercased().hasPrefix("javascript:") else { return nil }
         return URLResolver.resolve(trimmed, against: baseURL)
     }

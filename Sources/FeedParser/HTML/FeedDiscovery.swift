@@ -1,5 +1,5 @@
 import CLibXML2
-import Foundation
+import FoundationEssentials
 
 /// A feed an HTML page advertises with `<link rel="alternate" type="application/rss+xml" href="…">`.
 public struct DiscoveredFeed: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Turns HTML into plain text for the full-text index and snippets.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads the subscriptions of an OPML 1.0 or 2.0 document (nested outlines become categories).
 public enum OPMLReader {
@@ -57,7 +57,7 @@ private final class OutlineCollector: SAXHandler {
     func undeclaredEntity(named name: String) {}
 
     private func nonEmpty(_ value: String?) -> String? {
-        guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else {
+        guard let trimmed = value?.trimmingWhitespaceAndNewlines, !trimmed.isEmpty else {
             return nil
         }
         return trimmed

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Writes subscriptions as an OPML 2.0 document, one folder outline per category.
 public enum OPMLWriter {
@@ -37,11 +37,17 @@ public enum OPMLWriter {
         return "<outline \(attributes)/>"
     }
 
-    private static func rfc822(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
+    /// `EEE, dd MMM yyyy HH:mm:ss GMT` in UTC, with English names.
+    static func rfc822(_ date: Date) -> String {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let (year, month, day) = CivilTime.civilFromDays(days)
+        let inDay = Int(seconds - days * 86_400)
+        let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ number: Int) -> String { number < 10 ? "0\(number)" : String(number) }
+        let weekday = weekdays[Int(((days % 7) + 7) % 7)]
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        return "\(weekday), \(two(day)) \(months[month - 1]) \(yearText) \(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)) GMT"
     }
 }

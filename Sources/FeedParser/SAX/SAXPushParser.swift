@@ -1,5 +1,5 @@
 import CLibXML2
-import Foundation
+import FoundationEssentials
 
 /// A libxml2 SAX2 push parser with a minimal handler: bytes go in chunk by chunk, events come out.
 ///
@@ -51,7 +51,7 @@ final class SAXPushParser {
             if box.firstError == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue {
                 let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
                 box.firstError = "line \(error.pointee.line): "
-                    + message.trimmingCharacters(in: .whitespacesAndNewlines)
+                    + message.trimmingWhitespaceAndNewlines
             }
         }
         let userData = Unmanaged.passUnretained(box).toOpaque()

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension FeedBuilder {
     /// Stores the text of a finished element (trimmed) according to its role.
@@ -137,7 +137,7 @@ extension FeedBuilder {
     /// feedparser's repairs of `<link>` text: `&amp;` in entries, and `&name;` losing its `;`.
     static func repairLink(_ link: String, inEntry: Bool) -> String {
         guard FastText.contains(UInt8(ascii: "&"), in: link) else { return link }
-        var value = inEntry ? link.replacingOccurrences(of: "&amp;", with: "&") : link
+        var value = inEntry ? link.replacing("&amp;", with: "&") : link
         var result = ""
         while let ampersand = value.firstIndex(of: "&") {
             result += value[..<ampersand]

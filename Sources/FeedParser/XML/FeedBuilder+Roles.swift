@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension FeedBuilder {
     /// What the text of an element becomes.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Builds a `ParsedFeed` from SAX events of an RSS, RDF, Atom or CDF document.
 ///
@@ -410,7 +410,7 @@ final class FeedBuilder: SAXHandler {
     }
 
     static func language(_ value: String) -> String? {
-        let trimmed = value.trimmingWhitespace.replacingOccurrences(of: "_", with: "-")
+        let trimmed = value.trimmingWhitespace.replacing("_", with: "-")
         return trimmed.isEmpty ? nil : trimmed
     }
 }

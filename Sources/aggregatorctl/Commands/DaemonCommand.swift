@@ -1,6 +1,7 @@
 import ControlProtocol
 import FeedParser
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The commands that talk to the daemon: each turns its arguments into one JSON-RPC call and
 /// prints the result, as JSON with `--json` or as aligned text.

@@ -1,11 +1,13 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Runs `work` for indices 0..<count on worker threads (one per core) and hands the results to the
 /// caller's thread strictly in index order, at most `window` ahead of what was consumed: both cores
 /// parse while output keeps the order of the arguments and memory stays bounded.
 final class OrderedWorkQueue<Output>: @unchecked Sendable {
     // Every mutable field below is guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var finished: [Int: Output] = [:]
     private var nextToClaim = 0
     private var nextToConsume = 0
@@ -26,7 +28,8 @@ final class OrderedWorkQueue<Output>: @unchecked Sendable {
     /// Calls `consume` with each result in order; returns when all are consumed.
     func run(workers: Int = ProcessInfo.processInfo.activeProcessorCount, consume: (Int, Output) -> Void) {
         for _ in 0..<max(1, min(workers, count)) {
-            Thread { self.workerLoop() }.start()
+            // Dispatch threads (no Foundation `Thread` in the client): each blocks only on `condition`.
+            DispatchQueue.global().async { self.workerLoop() }
         }
         for index in 0..<count {
             condition.lock()

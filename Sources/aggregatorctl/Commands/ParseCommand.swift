@@ -1,6 +1,7 @@
 import Dispatch
 import FeedParser
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `aggregatorctl parse FILE...|- [--json] [--url U] [--content-type T] [--content-language L]`:
 /// parses feed files locally, no daemon needed.
@@ -84,7 +85,7 @@ struct ParseCommand {
     private static func parse(_ file: String, source: ParsedFeed.Source) -> Result<ParsedFeed, ParseFailure> {
         let data: Data
         if file == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            data = Data(StandardStreams.readAllInput())
         } else {
             guard let contents = FileManager.default.contents(atPath: file) else {
                 return .failure(ParseFailure(description: "cannot read the file"))

@@ -1,6 +1,7 @@
 import ControlProtocol
 import FeedParser
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `show ID`: one article as text wrapped to `width`, for a terminal or a pager: a header (title;
 /// feed, author, date; link), the body's headings, paragraphs, lists, quotes and code, then the
@@ -128,10 +129,7 @@ struct ArticleView {
     /// An RFC 3339 moment as local date and time, e.g. "2024-06-01 14:00".
     static func localDate(_ timestamp: String) -> String {
         guard let date = FeedDateParser.date(from: timestamp) else { return timestamp }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .current
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        return String(format: "%04d-%02d-%02d %02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
-                      parts.hour ?? 0, parts.minute ?? 0)
+        let parts = LocalTime.fields(of: date)
+        return printf("%04d-%02d-%02d %02d:%02d", parts.year, parts.month, parts.day, parts.hour, parts.minute)
     }
 }

@@ -1,6 +1,7 @@
 import ControlProtocol
 import FeedParser
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Aligned, readable text for each command's result. Colour and bold only on a terminal without NO_COLOR;
 /// on a terminal, tables and listings fit its width (a pipe gets every line whole, for scripts).
@@ -39,7 +40,7 @@ struct HumanOutput {
             if let queued = result["queued"] { "Refresh of \(count(queued, "feed")) started (add --wait to wait for it)\n" }
             else { "Refreshed \(count(result["feeds"], "feed")): \(number(result["ok"])) ok, \(number(result["not_modified"])) "
                 + "not modified, \(number(result["failed"])) failed, \(count(result["new_entries"], "new entry", "new entries")) "
-                + "in \(String(format: "%.1f", result["seconds"]?.number ?? 0)) s\n" }
+                + "in \(printf("%.1f", result["seconds"]?.number ?? 0)) s\n" }
         case "articles", "search": articles(result)
         case "show": article(result["article"] ?? .null)
         case "read", "unread", "star", "unstar": "Marked \(count(result["changed"], "article")) \(command == "star" ? "starred" : command == "unstar" ? "unstarred" : command)\n"
@@ -96,7 +97,7 @@ struct HumanOutput {
             lines.append(("Last round", "\(relative(round["finished"]?.string)): \(count(round["feeds"], "feed")), "
                           + "\(number(round["ok"])) ok, \(number(round["not_modified"])) not modified, "
                           + "\(number(round["failed"])) failed, \(number(round["new_entries"])) new, "
-                          + String(format: "%.1f s", round["seconds"]?.number ?? 0)))
+                          + printf("%.1f s", round["seconds"]?.number ?? 0)))
         } else {
             lines.append(("Last round", "none yet"))
         }
@@ -240,7 +241,7 @@ struct HumanOutput {
     }
 
     private func bytes(_ count: Double) -> String {
-        count >= 1_048_576 ? String(format: "%.1f MB", count / 1_048_576) : String(format: "%.0f KB", count / 1024)
+        count >= 1_048_576 ? printf("%.1f MB", count / 1_048_576) : printf("%.0f KB", count / 1024)
     }
 
     private func bold(_ text: String) -> String { paint(text, code: "1") }
@@ -251,7 +252,7 @@ struct HumanOutput {
 
     /// Search matches: bold on a terminal, [brackets] otherwise.
     private func highlight(_ snippet: String) -> String {
-        snippet.replacingOccurrences(of: SnippetMarker.matchStart, with: styled ? "\u{1B}[1m" : "[")
-            .replacingOccurrences(of: SnippetMarker.matchEnd, with: styled ? "\u{1B}[0m" : "]")
+        snippet.replacing(SnippetMarker.matchStart, with: styled ? "\u{1B}[1m" : "[")
+            .replacing(SnippetMarker.matchEnd, with: styled ? "\u{1B}[0m" : "]")
     }
 }

@@ -1,5 +1,6 @@
 import FeedParser
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension ParsedFeed {
     /// The normalized JSON the README describes (feedparser's conformance suite's schema), on one line (ended by a newline),

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Any JSON value, as protocol messages carry them.
 public enum JSONValue: Sendable, Equatable {
@@ -9,21 +9,10 @@ public enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses one JSON text.
-    public init(parsing data: Data) throws {
-        self = JSONValue(any: try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
-    }
-
-    init(any value: Any) {
-        switch value {
-        case let number as NSNumber:
-            // JSONSerialization gives booleans as NSNumber too; their Objective-C type is "c".
-            if String(cString: number.objCType) == "c" { self = .bool(number.boolValue) } else { self = .number(number.doubleValue) }
-        case let string as String: self = .string(string)
-        case let array as [Any]: self = .array(array.map(JSONValue.init(any:)))
-        case let object as [String: Any]: self = .object(object.mapValues(JSONValue.init(any:)))
-        default: self = .null
-        }
+    /// Parses one JSON text (UTF-8; any value at the top).
+    public init(parsing data: some Collection<UInt8>) throws(JSONParseError) {
+        var parser = JSONParser(Array(data))
+        self = try parser.document()
     }
 
     // MARK: - Reading
