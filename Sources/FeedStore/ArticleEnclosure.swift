@@ -7,6 +7,8 @@ public struct ArticleEnclosure: Sendable, Equatable {
     public var type: String?
     /// Its size in bytes, when the feed says.
     public var length: Int?
+    /// Seconds into it where the account reading stopped (0: not started); never in the column text.
+    public var mediaProgression: Int64 = 0
 
     public init(url: String, type: String? = nil, length: Int? = nil) {
         (self.url, self.type, self.length) = (url, type, length)

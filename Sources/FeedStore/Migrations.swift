@@ -285,6 +285,48 @@ enum Migrations {
         ALTER TABLE feeds ADD COLUMN image_url TEXT;
         CREATE INDEX feeds_by_icon ON feeds(icon_id) WHERE icon_id IS NOT NULL;
         """),
+        // 16: where each account stopped in an enclosure (Miniflux's `media_progression`, seconds into a
+        // podcast), a row only once it is past the start.
+        Step(sql: """
+        CREATE TABLE media_progress (
+            account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            entry_id   INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            enclosure  INTEGER NOT NULL,
+            seconds    INTEGER NOT NULL,
+            PRIMARY KEY (account_id, entry_id, enclosure)
+        ) WITHOUT ROWID;
+        """),
+        // 17: an entry's id is never given out again (apps cache ids; issue 29): removing a feed deletes
+        // the entries only it carried, and SQLite reused the highest of those for the next entry. The
+        // rebuild keeps every id (a minute or two at a million entries, once).
+        Step(sql: """
+        CREATE TABLE entries_v17 (
+            id            INTEGER PRIMARY KEY AUTOINCREMENT,
+            key           TEXT NOT NULL UNIQUE,
+            sort_at       INTEGER NOT NULL,
+            first_seen_at INTEGER NOT NULL,
+            published_at  INTEGER,
+            updated_at    INTEGER,
+            fingerprint   INTEGER NOT NULL,
+            url           TEXT,
+            guid          TEXT,
+            title         TEXT,
+            author        TEXT,
+            image_url     TEXT,
+            enclosures    TEXT,
+            summary       TEXT,
+            content       TEXT,
+            search_text   TEXT
+        );
+        INSERT INTO entries_v17(id, key, sort_at, first_seen_at, published_at, updated_at, fingerprint, url, guid,
+                                title, author, image_url, enclosures, summary, content, search_text)
+            SELECT id, key, sort_at, first_seen_at, published_at, updated_at, fingerprint, url, guid,
+                   title, author, image_url, enclosures, summary, content, search_text
+            FROM entries ORDER BY id;
+        DROP TABLE entries;
+        ALTER TABLE entries_v17 RENAME TO entries;
+        CREATE INDEX entries_by_sort ON entries(sort_at, id);
+        """, rebuildsTables: true),
     ]
 
     /// The schema version this build writes.

@@ -27,4 +27,20 @@ import Testing
         #expect(try reader.feeds().map(\.url) == ["https://b.example/feed"])
         await #expect(throws: StoreError.self) { try await fixture.store.removeFeed(id: a) }
     }
+
+    /// Apps cache ids: the entries a removed feed took with it leave their ids unused for good.
+    @Test func theIdsOfRemovedEntriesAreNeverGivenOutAgain() async throws {
+        let fixture = try StoreFixture()
+        let a = try await fixture.feed("https://a.example/feed")
+        let b = try await fixture.feed("https://b.example/feed")
+        try await fixture.store.ingest([IncomingFeed(feedID: a, entries: [entry("https://a.example/1", title: "A1")])], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: b, entries: [entry("https://b.example/1", title: "B1"),
+                                                                          entry("https://b.example/2", title: "B2")])], now: now)
+        let reader = try fixture.reader()
+        let removed = try reader.articles().articles.filter { $0.feedID == b }.map(\.id)
+        try await fixture.store.removeFeed(id: b)
+        try await fixture.store.ingest([IncomingFeed(feedID: a, entries: [entry("https://a.example/2", title: "A2")])], now: now)
+        let next = try #require(try reader.articles().articles.first { $0.title == "A2" }?.id)
+        #expect(next > removed.max() ?? .max, "\(next) reuses one of \(removed)")
+    }
 }

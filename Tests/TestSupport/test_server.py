@@ -56,6 +56,12 @@ PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4
 GIF = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")
 ICON_FEED = """<?xml version="1.0"?><rss version="2.0"><channel><title>{title}</title><link>{site}</link>{image}
 <item><title>{title} item</title><link>{site}#1</link></item></channel></rss>"""
+# A podcast: one episode with two files, one with none.
+PODCAST = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Podcast</title><link>http://example.org/pod/</link>
+<item><title>Episode 1</title><link>http://example.org/pod/1</link>
+<enclosure url="http://example.org/pod/1.mp3" type="audio/mpeg" length="1234567"/>
+<enclosure url="http://example.org/pod/1.ogg" type="audio/ogg" length="999"/></item>
+<item><title>Notes</title><link>http://example.org/pod/notes</link></item></channel></rss>"""
 BEACONS = []
 RUNNING = [0, 0]  # requests to /concurrent/ now, and the most at once
 COUNT = threading.Lock()
@@ -101,6 +107,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             image = f"<image><url>{origin}/icons/logo.gif</url></image>" if path == "/imaged.xml" else ""
             return self.send(200, ICON_FEED.format(title=path[1:-4], site=origin + site, image=image).encode(),
                              [("Content-Type", "application/rss+xml")])
+        if path == "/podcast.xml":
+            return self.send(200, PODCAST, [("Content-Type", "application/rss+xml")])
         if path == "/site.html":
             return self.send(200, b'<html><head><link rel="shortcut icon" href="icons/site.png"></head><body>Hi</body></html>',
                              [("Content-Type", "text/html")])

@@ -77,7 +77,7 @@ extension MinifluxAPI {
 
     func categoryEntry(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let category = try await categoryID(request)
-        let entry = try await service.entry(id: try request.id("entryID"))
+        let entry = try await shownEntry(request)
         let feeds = try await service.feeds()
         let members = Set(feeds.filter { ($0.categoryID ?? MinifluxJSON.uncategorizedID) == category }.map(\.id))
         guard let feedID = entry.article.feedID, members.contains(feedID) else {

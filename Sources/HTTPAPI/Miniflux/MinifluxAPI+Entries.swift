@@ -12,7 +12,7 @@ extension MinifluxAPI {
     }
 
     func entry(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        let entry = try await service.entry(id: try request.id("entryID"))
+        let entry = try await shownEntry(request)
         let feed = try await entry.article.feedID.asyncMap { try await service.feed(.id($0)) }
         return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feed))
     }
@@ -24,6 +24,30 @@ extension MinifluxAPI {
         let ids = try await service.entryIDs(listing)
         let page = ids.dropFirst(listing.offset).prefix(listing.limit)
         return MinifluxJSON.response(["total": .from(ids.count), "entry_ids": .array(page.map { .from($0) })])
+    }
+
+    /// The route's entry as the account sees it (where it stopped in the enclosures).
+    func shownEntry(_ request: MinifluxRequest) async throws -> ListedEntry {
+        let entry = try await service.entry(id: try request.id("entryID"))
+        return try await service.withMediaProgressions([entry], for: request.account).first ?? entry
+    }
+
+    // MARK: - Enclosures
+
+    func enclosure(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        MinifluxJSON.response(MinifluxJSON.enclosure(try await service.enclosure(id: try request.id("enclosureID"),
+                                                                                 for: request.account)))
+    }
+
+    /// `{"media_progression": seconds}`: where the account stopped in it (Miniflux answers 204).
+    func updateEnclosure(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let id = try request.id("enclosureID")
+        let seconds = try request.jsonObject()["media_progression"]?.number ?? -1
+        guard seconds >= 0, seconds.rounded() == seconds, let whole = Int64(exactly: seconds) else {
+            throw MinifluxError("media_progression must be a whole number of seconds, not negative")
+        }
+        try await service.setMediaProgression(whole, enclosureID: id, for: request.account)
+        return MinifluxJSON.noContent
     }
 
     /// `{"entry_ids": [...], "status": "read"|"unread"}` and/or `"starred": bool`.
@@ -70,7 +94,8 @@ extension MinifluxAPI {
         guard let listing = try await listing(request, feed: feed, category: category) else {
             return MinifluxJSON.response(["total": 0, "entries": []])  // status=removed: we keep none
         }
-        let (entries, total) = try await service.entries(listing)
+        let (listed, total) = try await service.entries(listing)
+        let entries = try await service.withMediaProgressions(listed, for: request.account)
         // Only the page's feeds: reading all 5,000 of a large subscription list cost more than the page.
         let feedIDs = Set(entries.compactMap(\.article.feedID) + [listing.filter.feedID].compactMap { $0 })
         let feeds = Dictionary(try await service.feeds(ids: feedIDs).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

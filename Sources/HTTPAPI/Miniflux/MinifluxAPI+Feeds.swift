@@ -124,7 +124,7 @@ extension MinifluxAPI {
 
     func feedEntry(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let feed = try await service.feed(.id(try request.id("feedID")))
-        let entry = try await service.entry(id: try request.id("entryID"))
+        let entry = try await shownEntry(request)
         // A cross-posted entry is listed under each feed that carries it.
         var listing = EntryListing()
         listing.filter.feedID = feed.id

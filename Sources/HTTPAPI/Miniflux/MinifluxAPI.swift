@@ -43,6 +43,8 @@ struct MinifluxAPI: Sendable {
         ("PUT", "/v1/feeds/{feedID}/refresh", { api, request in try await api.refreshFeed(request) }),
         ("GET", "/v1/feeds/{feedID}/icon", { api, request in try await api.feedIcon(request) }),
         ("GET", "/v1/icons/{iconID}", { api, request in try await api.icon(request) }),
+        ("GET", "/v1/enclosures/{enclosureID}", { api, request in try await api.enclosure(request) }),
+        ("PUT", "/v1/enclosures/{enclosureID}", { api, request in try await api.updateEnclosure(request) }),
         ("PUT", "/v1/feeds/{feedID}/mark-all-as-read", { api, request in try await api.markFeedRead(request) }),
         ("GET", "/v1/feeds/{feedID}/entries", { api, request in try await api.feedEntries(request) }),
         ("GET", "/v1/feeds/{feedID}/entries/{entryID}", { api, request in try await api.feedEntry(request) }),

@@ -59,6 +59,13 @@ enum MinifluxJSON {
         ]
     }
 
+    /// An enclosure, in an entry and at `GET /v1/enclosures/{id}`.
+    static func enclosure(_ item: EnclosureItem) -> JSONValue {
+        ["id": .from(item.id), "user_id": 1, "entry_id": .from(item.entryID), "url": .string(item.enclosure.url),
+         "mime_type": .string(item.enclosure.type ?? "application/octet-stream"), "size": .from(item.enclosure.length ?? 0),
+         "media_progression": .number(Double(item.enclosure.mediaProgression))]
+    }
+
     /// `GET /v1/icons/{id}` and `/v1/feeds/{id}/icon`.
     static func icon(_ icon: FeedIcon) -> JSONValue {
         ["id": .from(icon.id), "data": .string(FeedIcons.dataText(icon)), "mime_type": .string(icon.mimeType)]
@@ -78,9 +85,7 @@ enum MinifluxJSON {
             "share_code": "", "starred": .bool(article.isStarred), "reading_time": .from(readingTime(of: content)),
             "tags": [],
             "enclosures": article.enclosures.isEmpty ? .null : .array(article.enclosures.enumerated().map { index, enclosure in
-                ["id": .from(article.id * 1000 + Int64(index)), "user_id": 1, "entry_id": .from(article.id),
-                 "url": .string(enclosure.url), "mime_type": .string(enclosure.type ?? "application/octet-stream"),
-                 "size": .from(enclosure.length ?? 0), "media_progression": 0]
+                Self.enclosure(EnclosureItem(entryID: article.id, index: index, enclosure: enclosure))
             }),
         ]
         // Apps read entry.feed without checking it is there: a starred entry kept after its feed was

@@ -1,0 +1,61 @@
+import FeedStore
+import Foundation
+
+/// One enclosure of an entry, as the reader APIs name it: `id` is the entry's id × 1000 plus the
+/// enclosure's position in the entry (the ids Miniflux clients are given in entries' `enclosures`).
+public struct EnclosureItem: Sendable, Equatable {
+    public var entryID: Int64
+    public var index: Int
+    /// With the asking account's `mediaProgression`.
+    public var enclosure: ArticleEnclosure
+
+    public init(entryID: Int64, index: Int, enclosure: ArticleEnclosure) {
+        (self.entryID, self.index, self.enclosure) = (entryID, index, enclosure)
+    }
+
+    public var id: Int64 { entryID * Self.idsPerEntry + Int64(index) }
+    public static let idsPerEntry: Int64 = 1000
+}
+
+extension AggregatorService {
+    // MARK: - Enclosures and where each account stopped in them
+
+    /// The enclosure with this id, with where `account` stopped in it.
+    /// - Throws: not found when there is no such entry or the entry has no such enclosure.
+    public func enclosure(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> EnclosureItem {
+        let (entryID, index) = (id / EnclosureItem.idsPerEntry, Int(id % EnclosureItem.idsPerEntry))
+        guard id > 0, let entry = try? await self.entry(id: entryID),
+              let enclosure = try await withMediaProgressions([entry], for: account).first?.article.enclosures,
+              index < enclosure.count else {
+            throw .notFound("no enclosure with id \(id)")
+        }
+        return EnclosureItem(entryID: entryID, index: index, enclosure: enclosure[index])
+    }
+
+    /// Records where `account` stopped in an enclosure (seconds from its start; 0 forgets it).
+    public func setMediaProgression(_ seconds: Int64, enclosureID: Int64, for account: AccountIdentity)
+        async throws(AggregatorError) {
+        guard seconds >= 0 else { throw .invalidArgument("media_progression must be a number of seconds, not negative") }
+        let item = try await enclosure(id: enclosureID, for: account)
+        guard try await write({ try await $0.setMediaProgression(seconds, account: account.id, entryID: item.entryID,
+                                                                  index: item.index) }) else {
+            throw .notFound("no enclosure with id \(enclosureID)")
+        }
+    }
+
+    /// `entries` with `account`'s positions in their enclosures filled in.
+    public func withMediaProgressions(_ entries: [ListedEntry], for account: AccountIdentity)
+        async throws(AggregatorError) -> [ListedEntry] {
+        let ids = entries.filter { !$0.article.enclosures.isEmpty }.map(\.article.id)
+        guard !ids.isEmpty else { return entries }
+        let positions = try await read { try $0.mediaProgressions(account: account.id, entryIDs: ids) }
+        guard !positions.isEmpty else { return entries }
+        return entries.map { entry in
+            var entry = entry
+            for index in entry.article.enclosures.indices {
+                entry.article.enclosures[index].mediaProgression = positions[entry.article.id]?[index] ?? 0
+            }
+            return entry
+        }
+    }
+}

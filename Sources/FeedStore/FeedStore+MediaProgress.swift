@@ -1,0 +1,46 @@
+import Foundation
+
+extension FeedStore {
+    /// Records where `account` stopped in an entry's enclosure (`index`: its position in the entry);
+    /// 0 forgets it. - Returns: false when there is no such entry.
+    public func setMediaProgression(_ seconds: Int64, account: Int64, entryID: Int64, index: Int) throws(StoreError) -> Bool {
+        try database.transaction { () throws(StoreError) -> Bool in
+            var exists = false
+            try database.statement("SELECT 1 FROM entries WHERE id = ?1").query([.integer(entryID)]) { _ in exists = true }
+            guard exists else { return false }
+            if seconds == 0 {
+                try database.statement("DELETE FROM media_progress WHERE account_id = ?1 AND entry_id = ?2 AND enclosure = ?3")
+                    .run([.integer(account), .integer(entryID), .integer(Int64(index))])
+            } else {
+                try database.statement("""
+                    INSERT INTO media_progress(account_id, entry_id, enclosure, seconds) VALUES (?1, ?2, ?3, ?4)
+                    ON CONFLICT DO UPDATE SET seconds = excluded.seconds
+                    """).run([.integer(account), .integer(entryID), .integer(Int64(index)), .integer(seconds)])
+            }
+            return true
+        }
+    }
+}
+
+extension StoreReader {
+    /// Where `account` stopped in the enclosures of `entryIDs`: entry id → enclosure index → seconds.
+    public func mediaProgressions(account: Int64, entryIDs: [Int64]) throws(StoreError) -> [Int64: [Int: Int64]] {
+        guard !entryIDs.isEmpty else { return [:] }
+        var found: [Int64: [Int: Int64]] = [:]
+        for start in stride(from: 0, to: entryIDs.count, by: 10_000) {
+            let chunk = entryIDs[start..<min(start + 10_000, entryIDs.count)]
+            var values: [SQLValue] = [.integer(account)]
+            let placeholders = chunk.map { id -> String in
+                values.append(.integer(id))
+                return "?\(values.count)"
+            }
+            try database.statement("""
+                SELECT entry_id, enclosure, seconds FROM media_progress
+                WHERE account_id = ?1 AND entry_id IN (\(placeholders.joined(separator: ",")))
+                """).query(values) { row in
+                found[row.int64(at: 0), default: [:]][Int(row.int64(at: 1))] = row.int64(at: 2)
+            }
+        }
+        return found
+    }
+}
