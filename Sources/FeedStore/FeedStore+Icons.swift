@@ -22,6 +22,8 @@ public struct IconCandidate: Sendable, Equatable {
     public var siteURL: String?
     /// The image the feed's document names (`<image>`, `<icon>`, `<logo>`, JSON Feed's icon).
     public var imageURL: String?
+    /// Where its icon was found last time, if it has one.
+    public var iconURL: String?
 }
 
 extension FeedStore {
@@ -29,29 +31,29 @@ extension FeedStore {
     public func feedsNeedingIcons(checkedBefore: Date, limit: Int) throws(StoreError) -> [IconCandidate] {
         var found: [IconCandidate] = []
         try database.statement("""
-            SELECT id, url, site_url, image_url FROM feeds
+            SELECT id, url, site_url, image_url, icon_url FROM feeds
             WHERE status = 'ok' AND checked_at IS NOT NULL AND coalesce(icon_checked_at, 0) < ?1
             ORDER BY coalesce(icon_checked_at, 0), id LIMIT ?2
             """).query([.integer(Int64(checkedBefore.timeIntervalSince1970)), .integer(Int64(limit))]) { row in
             found.append(IconCandidate(feedID: row.int64(at: 0), feedURL: row.text(at: 1) ?? "", siteURL: row.text(at: 2),
-                                       imageURL: row.text(at: 3)))
+                                       imageURL: row.text(at: 3), iconURL: row.text(at: 4)))
         }
         return found
     }
 
     /// Records what looking for a feed's icon found: the image (kept once by `digest`, its lower-case hex
     /// SHA-256), or nothing (nil), which keeps the icon it had. Icons no feed shows any more are deleted.
-    public func setIcon(feedID: Int64, image: (data: Data, mimeType: String, digest: String)?,
+    public func setIcon(feedID: Int64, image: (data: Data, mimeType: String, digest: String, url: String)?,
                         now: Date = Date()) throws(StoreError) {
         let seconds = Int64(now.timeIntervalSince1970)
         try database.transaction { () throws(StoreError) in
             try database.statement("UPDATE feeds SET icon_checked_at = ?2 WHERE id = ?1").run([.integer(feedID), .integer(seconds)])
-            guard let (data, mimeType, digest) = image else { return }
+            guard let (data, mimeType, digest, url) = image else { return }
             try database.statement("""
                 INSERT INTO icons(digest, mime_type, data, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(digest) DO NOTHING
                 """).run([.text(digest), .text(mimeType), .blob(data), .integer(seconds)])
-            try database.statement("UPDATE feeds SET icon_id = (SELECT id FROM icons WHERE digest = ?2) WHERE id = ?1")
-                .run([.integer(feedID), .text(digest)])
+            try database.statement("UPDATE feeds SET icon_id = (SELECT id FROM icons WHERE digest = ?2), icon_url = ?3 WHERE id = ?1")
+                .run([.integer(feedID), .text(digest), .text(url)])
             try database.execute("DELETE FROM icons WHERE id NOT IN (SELECT icon_id FROM feeds WHERE icon_id IS NOT NULL)")
         }
     }

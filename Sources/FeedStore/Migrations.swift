@@ -327,6 +327,10 @@ enum Migrations {
         ALTER TABLE entries_v17 RENAME TO entries;
         CREATE INDEX entries_by_sort ON entries(sort_at, id);
         """, rebuildsTables: true),
+        // 18: where each feed's icon was found: looked at again first, one request a fortnight.
+        Step(sql: """
+        ALTER TABLE feeds ADD COLUMN icon_url TEXT;
+        """),
     ]
 
     /// The schema version this build writes.

@@ -4,14 +4,15 @@ import FeedParser
 import FeedStore
 import Foundation
 
-/// Finds feeds' icons (DESIGN §15) between rounds, never during one: the image the feed's document
-/// names, else the icons its site's home page links to, else the site's `/favicon.ico`. The first
-/// that is an image of an allowed type and size wins. Each feed is looked at again after
-/// `recheckInterval`; a feed whose site has no icon keeps the one it had.
+/// Finds feeds' icons (DESIGN §15) between rounds, never during one: where its icon was found last
+/// time (one request a fortnight once found), else the image the feed's document names, else the
+/// icons its site's home page links to, else the site's `/favicon.ico`. The first that is an image
+/// of an allowed type and size wins. Each feed is looked at again after `recheckInterval`; a feed
+/// whose site has no icon keeps the one it had.
 struct IconFinder: Sendable {
     static let recheckInterval: TimeInterval = 14 * 86_400
-    /// Feeds looked at after one round, at most: the rest wait for the next rounds.
-    static let feedsPerPass = 50
+    /// Feeds read from the store at a time; a pass goes on until none is due.
+    static let batchSize = 200
     /// A home page is read up to this size for its `<link rel="icon">`.
     static let maximumPageBytes = 2 << 20
 
@@ -20,44 +21,54 @@ struct IconFinder: Sendable {
     let logger: Logger
     let limits: FetchLimits
 
-    /// Looks for the icons of the feeds due for it, four at a time and one per host. - Returns: how many got one.
+    /// Looks for the icons of every feed due for it, four at a time and one per host. - Returns: how many got one.
     @discardableResult
     func run(now: Date = Date()) async -> Int {
-        let due: [IconCandidate]
-        do {
-            due = try await store.feedsNeedingIcons(checkedBefore: now.addingTimeInterval(-Self.recheckInterval),
-                                                     limit: Self.feedsPerPass)
-        } catch {
-            logger.warning("Cannot read the feeds whose icons are due", ["error": error.description])
-            return 0
-        }
-        var found = 0
-        await withTaskGroup(of: Bool.self) { group in
-            for (index, feed) in due.enumerated() {
-                if index >= 4, await group.next() == true { found += 1 }
-                group.addTask { await look(for: feed) }
+        var found = 0, looked = 0
+        var seen: Set<Int64> = []  // a feed whose result could not be stored stays due: not twice a pass
+        while !Task.isCancelled {
+            var due: [IconCandidate]
+            do {
+                due = try await store.feedsNeedingIcons(checkedBefore: now.addingTimeInterval(-Self.recheckInterval),
+                                                         limit: Self.batchSize)
+            } catch {
+                logger.warning("Cannot read the feeds whose icons are due", ["error": error.description])
+                break
             }
-            for await got in group where got { found += 1 }
+            due.removeAll { !seen.insert($0.feedID).inserted }
+            guard !due.isEmpty else { break }
+            await withTaskGroup(of: Bool.self) { group in
+                for (index, feed) in due.enumerated() {
+                    if index >= 4, await group.next() == true { found += 1 }
+                    group.addTask { await look(for: feed, now: now) }
+                }
+                for await got in group where got { found += 1 }
+            }
+            looked += due.count
         }
-        if !due.isEmpty { logger.debug("Looked for feed icons", ["feeds": due.count, "found": found]) }
+        if looked > 0 { logger.debug("Looked for feed icons", ["feeds": looked, "found": found]) }
         return found
     }
 
     /// Finds and records one feed's icon. - Returns: whether one was found.
-    private func look(for feed: IconCandidate) async -> Bool {
+    private func look(for feed: IconCandidate, now: Date) async -> Bool {
         let image = await find(feed)
         do {
-            try await store.setIcon(feedID: feed.feedID, image: image.map { ($0.data, $0.mimeType, SecretToken.hexDigest($0.data)) })
+            // Marked looked-at as of the pass's start: a feed is never taken twice in one pass.
+            try await store.setIcon(feedID: feed.feedID,
+                                    image: image.map { ($0.data, $0.mimeType, SecretToken.hexDigest($0.data), $0.url) },
+                                    now: now)
         } catch {
             logger.warning("Cannot store a feed's icon", ["feed_id": feed.feedID, "error": error.description])
         }
         return image != nil
     }
 
-    func find(_ feed: IconCandidate) async -> (data: Data, mimeType: String)? {
-        if let imageURL = feed.imageURL, let image = await image(at: imageURL) { return image }
+    func find(_ feed: IconCandidate) async -> (data: Data, mimeType: String, url: String)? {
+        if let known = feed.iconURL, let image = await image(at: known) { return image }
+        if let imageURL = feed.imageURL, imageURL != feed.iconURL, let image = await image(at: imageURL) { return image }
         let site = feed.siteURL.flatMap { Self.isWeb($0) ? $0 : nil } ?? feed.feedURL
-        var tried: Set<String> = []
+        var tried: Set<String> = Set([feed.iconURL, feed.imageURL].compactMap { $0 })
         if let page = try? await fetch(site, maximumBytes: Self.maximumPageBytes) {
             for link in FeedDiscovery.iconLinks(in: page.body, pageURL: page.finalURL).prefix(4) where tried.insert(link).inserted {
                 if let image = await image(at: link) { return image }
@@ -67,10 +78,10 @@ struct IconFinder: Sendable {
         return await image(at: root + "/favicon.ico")
     }
 
-    private func image(at url: String) async -> (data: Data, mimeType: String)? {
+    private func image(at url: String) async -> (data: Data, mimeType: String, url: String)? {
         guard Self.isWeb(url), let response = try? await fetch(url, maximumBytes: IconImage.maximumBytes),
               let type = IconImage.mimeType(of: response.body) else { return nil }
-        return (response.body, type)
+        return (response.body, type, url)
     }
 
     /// A plain GET under the feeds' limits (and the fetcher's address rule), one at a time per host.
