@@ -28,8 +28,10 @@ extension AggregatorService {
         try await read { try $0.icons() }
     }
 
-    /// Each feed's icon digest, for feeds that have one (the web page's icons).
-    public func feedIconDigests() async throws(AggregatorError) -> [Int64: String] {
-        try await read { try $0.feedIconDigests() }
+    /// The icon digests of `feedIDs` that have one (the web page's icons).
+    public func feedIconDigests(of feedIDs: some Collection<Int64>) async throws(AggregatorError) -> [Int64: String] {
+        guard !feedIDs.isEmpty else { return [:] }
+        let ids = Array(feedIDs.prefix(10_000))
+        return try await read { try $0.feedIconDigests(feedIDs: ids) }
     }
 }

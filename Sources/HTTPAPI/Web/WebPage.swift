@@ -33,12 +33,16 @@ struct WebPage {
     /// The navigation entry to mark as the current page ("unread", "starred", …).
     var section = ""
     var search = ""
-    /// Each feed's icon digest, for the icons beside feeds and articles.
+    /// The icon digests of the feeds a page shows articles of (the listing fills it in).
     var feedIcons: [Int64: String] = [:]
 
     /// A feed's icon as a 16-pixel image (decorative: the feed's name is beside it), or "".
     func icon(ofFeed feedID: Int64?) -> String {
-        guard let feedID, let digest = feedIcons[feedID] else { return "" }
+        icon(digest: feedID.flatMap { feedIcons[$0] })
+    }
+
+    func icon(digest: String?) -> String {
+        guard let digest else { return "" }
         return "<img class=\"feed-icon\" src=\"\(FeedIcons.path(digest, basePath: base))\" alt=\"\" width=\"16\" height=\"16\" "
             + "loading=\"lazy\"> "
     }

@@ -63,7 +63,7 @@ extension WebUI {
     }
 
     private func feedRow(_ feed: FeedSummary, page: WebPage) -> String {
-        var html = "<tr><td><a href=\"\(link("/feed/\(feed.id)"))\">\(page.icon(ofFeed: feed.id))\(escaped(feed.title ?? feed.url))</a>"
+        var html = "<tr><td><a href=\"\(link("/feed/\(feed.id)"))\">\(page.icon(digest: feed.icon?.digest))\(escaped(feed.title ?? feed.url))</a>"
             + "<br><span class=\"muted address\">\(escaped(feed.url))</span></td>"
         html += "<td>\(escaped(feed.category ?? "—"))</td><td>\(feed.unread) / \(feed.total)</td><td class=\"state\">"
         switch feed.status {

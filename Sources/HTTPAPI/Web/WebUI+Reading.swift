@@ -71,6 +71,8 @@ extension WebUI {
             return Self.html(page.document(title: title, main: main))
         }
         let result = try await service.articles(query, limit: Self.pageSize, cursor: http.queryValue("cursor"))
+        // The icons of the page's feeds only (all 5,000 feeds' cost 4 ms a page at a million entries).
+        page.feedIcons = try await service.feedIconDigests(of: Set(result.articles.compactMap(\.feedID)))
         let back = Self.pathWithQuery(http)
         var main = heading
         let ids = result.articles.map(\.id)
@@ -157,7 +159,8 @@ extension WebUI {
             _ = try await service.mark(.ids([id]), read: true, starred: nil)
             article.isRead = true
         }
-        let page = try await self.page(request, section: "")
+        var page = try await self.page(request, section: "")
+        page.feedIcons = try await service.feedIconDigests(of: [article.feedID].compactMap { $0 })
         let back = Self.pathWithQuery(request.http)
         let title = article.title.flatMap { $0.isEmpty ? nil : $0 } ?? article.url ?? "(untitled)"
         var main = "<article class=\"article read\" id=\"entry-\(id)\"><header>"

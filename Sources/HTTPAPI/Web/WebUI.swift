@@ -207,7 +207,6 @@ struct WebUI: Sendable {
         page.categories = counts.categories
         page.uncategorizedUnread = counts.uncategorizedFeeds == 0 ? nil : counts.uncategorizedUnread
         page.unread = counts.unread
-        page.feedIcons = try await service.feedIconDigests()
         return page
     }
 
