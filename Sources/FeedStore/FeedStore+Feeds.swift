@@ -34,6 +34,8 @@ public struct FeedSummary: Sendable, Equatable {
     public var newestEntryAt: Date?
     /// Its icon (id, and the digest public URLs name it by), once one was found.
     public var icon: IconReference?
+    /// Whether its category is hidden from the global listings (Miniflux's category `hide_globally`).
+    public var isCategoryHidden = false
 
     public init(id: Int64, url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil,
                 categoryID: Int64? = nil, status: FeedStatus = .ok, lastError: String? = nil, errorCount: Int = 0,
@@ -101,7 +103,7 @@ extension StoreReader {
         let sql = """
             SELECT f.id, f.url, f.title, f.site_url, c.name, f.status, f.last_error, f.error_count,
                    f.unread_count, f.entry_count, f.checked_at, f.next_check_at, f.category_id, f.newest_entry_at,
-                   i.id, i.digest
+                   i.id, i.digest, coalesce(c.hide_globally, 0)
             FROM feeds f LEFT JOIN categories c ON c.id = f.category_id LEFT JOIN icons i ON i.id = f.icon_id
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY c.name COLLATE NOCASE, f.title COLLATE NOCASE, f.id
@@ -116,6 +118,7 @@ extension StoreReader {
                 nextCheckAt: row.optionalInt64(at: 11).map { Date(timeIntervalSince1970: TimeInterval($0)) },
                 newestEntryAt: row.optionalInt64(at: 13).map { Date(timeIntervalSince1970: TimeInterval($0)) }))
             if let iconID = row.optionalInt64(at: 14) { feeds[feeds.count - 1].icon = IconReference(id: iconID, digest: row.text(at: 15) ?? "") }
+            feeds[feeds.count - 1].isCategoryHidden = row.int64(at: 16) != 0
         }
         return feeds
     }

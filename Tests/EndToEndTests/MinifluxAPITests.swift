@@ -93,6 +93,10 @@ import Testing
         let inNews = try json("/v1/categories/\(news)/entries?limit=1").1["total"] as? Int
         // Visible: the crosspost feed's own entry, and the entry it shares with a News feed.
         #expect(everything == 251 && inNews == 250 && visible == 2, "\(String(describing: (everything, visible, inNews)))")
+        // The feeds (and entries) of the hidden category embed it as hidden.
+        let feeds = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/categories/\(news)/feeds", auth).body.utf8))
+        let embedded = try #require((feeds as? [[String: Any]])?.first?["category"] as? [String: Any])
+        #expect(embedded["hide_globally"] as? Bool == true, "\(embedded)")
         let (_, renamed) = try json("/v1/categories/\(news)", ["-X", "PUT", "-d", #"{"title": "Later"}"#])
         #expect(renamed["title"] as? String == "Later" && renamed["hide_globally"] as? Bool == true, "\(renamed)")
         #expect(try json("/v1/categories/\(news)", ["-X", "PUT", "-d", "{}"]).0 == 400)

@@ -53,7 +53,8 @@ enum MinifluxJSON {
             "disable_http2": false, "pushover_enabled": false, "ntfy_enabled": false, "crawler": false,
             "ignore_entry_updates": false, "apprise_service_urls": "", "webhook_url": "", "ntfy_priority": 0,
             "ntfy_topic": "", "pushover_priority": 0, "proxy_url": "",
-            "category": category(id: feed.categoryID ?? uncategorizedID, title: feed.category ?? uncategorizedTitle),
+            "category": category(id: feed.categoryID ?? uncategorizedID, title: feed.category ?? uncategorizedTitle,
+                                 hidden: feed.isCategoryHidden),
             "icon": feed.icon.map { ["feed_id": .from(feed.id), "icon_id": .from($0.id), "external_icon_id": .string($0.digest)] }
                 ?? .null,
         ]
