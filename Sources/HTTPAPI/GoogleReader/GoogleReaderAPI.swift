@@ -251,12 +251,12 @@ struct GoogleReaderAPI: Sendable {
 
     // MARK: - Streams
 
-    /// `{"itemRefs": [{"id": "<decimal>"}], "continuation"}` (continuation left out at the end).
+    /// `{"itemRefs": [{"id": "<16-digit decimal>"}], "continuation"}` (continuation left out at the end).
     private func itemIDs(_ request: ReaderRequest) async throws -> HTTPResponse {
         let (listing, count) = try await streamListing(request, stream: request.value("s") ?? ReaderStream.readingListID,
                                                        maximum: 10_000)
         let ids = try await service.entryIDs(listing)
-        var answer: [String: JSONValue] = ["itemRefs": .array(ids.prefix(count).map { ["id": .string(String($0))] })]
+        var answer: [String: JSONValue] = ["itemRefs": .array(ids.prefix(count).map { ["id": .string(ReaderItemID.short($0))] })]
         if ids.count > count, let last = ids.prefix(count).last { answer["continuation"] = .string(String(last)) }
         return MinifluxJSON.response(.object(answer))
     }

@@ -63,13 +63,23 @@ enum ReaderItemID {
         return longPrefix + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
     }
 
-    /// An entry id from the long form (padded or not), bare hex, or decimal: all digits with no
-    /// leading zero is decimal, anything else hex. Nil for what is none of these, or not below 2^63.
+    /// The short form `stream/items/ids` gives: decimal, zero-padded to 16 digits as FreshRSS's ids
+    /// are (Readrops turns it into the long form by converting it to hex padded to the decimal's own
+    /// length: "26" became "…/item/1a" and matched no item, "0000000000000026" gives "…/item/000000000000001a").
+    static func short(_ id: Int64) -> String {
+        let decimal = String(id)
+        return String(repeating: "0", count: max(0, 16 - decimal.count)) + decimal
+    }
+
+    /// An entry id from the long form (padded or not), the short form (decimal, padded or not), or
+    /// bare hex: all digits is decimal, as FreshRSS reads it; anything else hex. Nil for what is none
+    /// of these, or not below 2^63.
     static func parse(_ text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.hasPrefix(longPrefix) { return hex(String(trimmed.dropFirst(longPrefix.count))) }
-        if !trimmed.isEmpty, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber), !trimmed.hasPrefix("0") {
-            return Int64(trimmed)
+        if !trimmed.isEmpty, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber) {
+            guard let value = Int64(trimmed), value > 0 else { return nil }
+            return value
         }
         return hex(trimmed)
     }

@@ -129,10 +129,12 @@ check(isinstance(first["published"], int) and isinstance(first["timestampUsec"],
 item1 = next(i for i in items if i["title"] == "Item 1")
 check("<script" not in item1["summary"]["content"] and "onclick" not in item1["summary"]["content"], "sanitized")
 
-# The four forms of an item id: long padded, long unpadded, bare hex, decimal.
-target = int(ids[0])
+# Item refs are 16-digit decimals (as FreshRSS's), and every form of an id is read back: long padded,
+# long unpadded, bare hex (a letter in it: all digits is decimal), decimal padded and not.
+check(all(len(i) == 16 and i.isdigit() for i in ids), f"short ids {ids[:3]}")
+target = next(int(i) for i in ids if any(c in "abcdef" for c in f"{int(i):x}"))
 for form in (f"tag:google.com,2005:reader/item/{target:016x}", f"tag:google.com,2005:reader/item/{target:x}",
-             f"{target:016x}", str(target)):
+             f"{target:016x}", str(target), f"{target:016d}"):
     got = session.post(api + "/stream/items/contents", data={"i": form}, timeout=30).json()["items"]
     check(len(got) == 1 and got[0]["id"].endswith(f"{target:016x}"), f"item id form {form}")
 
@@ -151,7 +153,7 @@ check(response.text == "OK", f"edit-tag: {response.text}")
 check(session.post(api + "/edit-tag", data={"i": item1_id, "a": "user/-/state/com.google/starred", "T": ""},
                    timeout=30).text == "OK", "star")
 starred = get("/stream/items/ids", s="user/-/state/com.google/starred", output="json").json()["itemRefs"]
-check([r["id"] for r in starred] == [str(int(item1_id[-16:], 16))], "starred stream")
+check([r["id"] for r in starred] == [f"{int(item1_id[-16:], 16):016d}"], "starred stream")
 check(session.post(api + "/mark-all-as-read", data={"s": crosspost["id"], "ts": "9999999999000000"},
                    timeout=30).text == "OK", "mark-all-as-read")
 counts = {c["id"]: c["count"] for c in get("/unread-count", output="json").json()["unreadcounts"]}
