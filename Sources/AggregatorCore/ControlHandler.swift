@@ -85,11 +85,11 @@ public struct ControlHandler: Sendable {
                 return sort
             }
             let page = try await service.articles(try params.query(), sort: sort, limit: params.int("limit") ?? 50,
-                                                  cursor: params.string("cursor"))
+                                                  cursor: params.string("cursor"), for: try await actingAccount(params))
             return ["articles": .array(page.articles.map { Self.json($0, full: false) }), "next_cursor": .from(page.nextCursor)]
         case .articlesGet:
             guard let id = params.int("id") else { throw JSONRPCError.invalidParams("\"id\" must be an article id") }
-            return ["article": Self.json(try await service.article(id: Int64(id)), full: true)]
+            return ["article": Self.json(try await service.article(id: Int64(id), for: try await actingAccount(params)), full: true)]
         case .articlesMark:
             let selection: MarkSelection
             if let ids = params.value("ids")?.array {

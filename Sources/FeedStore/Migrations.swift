@@ -331,6 +331,18 @@ enum Migrations {
         Step(sql: """
         ALTER TABLE feeds ADD COLUMN icon_url TEXT;
         """),
+        // 19: an account's own title or content for an entry (Miniflux's `PUT /v1/entries/{id}`),
+        // shown to that account only; the entry stays as its feed wrote it for everyone else.
+        Step(sql: """
+        CREATE TABLE entry_edits (
+            account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            entry_id   INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            title      TEXT,
+            content    TEXT,
+            edited_at  INTEGER NOT NULL,
+            PRIMARY KEY (account_id, entry_id)
+        ) WITHOUT ROWID;
+        """),
     ]
 
     /// The schema version this build writes.

@@ -47,12 +47,12 @@ import Testing
         await #expect(throws: AggregatorError.notFound("no feed with URL http://nowhere.example/")) {
             try await service.removeFeed(.url("http://nowhere.example/"))
         }
-        await #expect(throws: AggregatorError.notFound("no article with id 5")) { try await service.article(id: 5) }
+        await #expect(throws: AggregatorError.notFound("no article with id 5")) { try await service.article(id: 5, for: try await service.account(named: nil)) }
         await #expect(throws: AggregatorError.invalidArgument("say read and/or starred")) {
             try await service.mark(.ids([1]), read: nil, starred: nil)
         }
         await #expect(throws: AggregatorError.invalidArgument("the limit must be 1 to 1000, not 0")) {
-            try await service.articles(ArticleQuery(), limit: 0)
+            try await service.articles(ArticleQuery(), limit: 0, for: try await service.account(named: nil))
         }
         await #expect(throws: AggregatorError.self) { try await service.backup(to: "relative/path.db") }
     }
@@ -75,7 +75,7 @@ import Testing
             #expect(await events.next() == .entriesStored(count: 1))
             #expect(await events.next() == .roundFinished(summary))
         }
-        let page = try await service.articles(ArticleQuery(unreadOnly: true))
+        let page = try await service.articles(ArticleQuery(unreadOnly: true), for: try await service.account(named: nil))
         #expect(page.articles.map(\.title) == ["One"])
         #expect(try await service.mark(.matching(ArticleQuery()), read: true, starred: nil) == 1)
         #expect(try await service.status().totals.unread == 0)

@@ -9,20 +9,23 @@ extension AggregatorService {
 
     /// A page of the articles `query` selects, in `sort` order (newest first; by relevance when
     /// searching), after `cursor` (a previous page's `nextCursor`).
-    public func articles(_ query: ArticleQuery, sort: ArticleSort? = nil, limit: Int = 50, cursor: String? = nil)
-        async throws(AggregatorError) -> ArticlePage {
+    /// `account`'s own edits replace what the feed wrote (they do not change matching or order).
+    public func articles(_ query: ArticleQuery, sort: ArticleSort? = nil, limit: Int = 50, cursor: String? = nil,
+                         for account: AccountIdentity) async throws(AggregatorError) -> ArticlePage {
         guard (1...Self.maximumPageSize).contains(limit) else {
             throw .invalidArgument("the limit must be 1 to \(Self.maximumPageSize), not \(limit)")
         }
         let filter = try await filter(query)
         let order = sort ?? (filter.search == nil ? .newest : .relevance)
-        return try await read { try $0.articles(filter, sort: order, limit: limit, cursor: cursor) }
+        var page = try await read { try $0.articles(filter, sort: order, limit: limit, cursor: cursor) }
+        page.articles = try await seen(by: account, page.articles)
+        return page
     }
 
-    /// One article with its content and enclosures.
-    public func article(id: Int64) async throws(AggregatorError) -> Article {
+    /// One article with its content and enclosures, as `account` sees it.
+    public func article(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> Article {
         guard let article = try await read({ try $0.article(id: id) }) else { throw .notFound("no article with id \(id)") }
-        return article
+        return try await seen(by: account, [article])[0]
     }
 
     /// Marks the selected articles read or unread, starred or not (nil leaves that state alone).

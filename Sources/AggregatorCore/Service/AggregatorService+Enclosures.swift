@@ -24,12 +24,11 @@ extension AggregatorService {
     /// - Throws: not found when there is no such entry or the entry has no such enclosure.
     public func enclosure(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> EnclosureItem {
         let (entryID, index) = (id / EnclosureItem.idsPerEntry, Int(id % EnclosureItem.idsPerEntry))
-        guard id > 0, let entry = try? await self.entry(id: entryID),
-              let enclosure = try await withMediaProgressions([entry], for: account).first?.article.enclosures,
-              index < enclosure.count else {
+        guard id > 0, let enclosures = try? await self.entry(id: entryID, for: account).article.enclosures,
+              index < enclosures.count else {
             throw .notFound("no enclosure with id \(id)")
         }
-        return EnclosureItem(entryID: entryID, index: index, enclosure: enclosure[index])
+        return EnclosureItem(entryID: entryID, index: index, enclosure: enclosures[index])
     }
 
     /// Records where `account` stopped in an enclosure (seconds from its start; 0 forgets it).
@@ -44,7 +43,7 @@ extension AggregatorService {
     }
 
     /// `entries` with `account`'s positions in their enclosures filled in.
-    public func withMediaProgressions(_ entries: [ListedEntry], for account: AccountIdentity)
+    func withMediaProgressions(_ entries: [ListedEntry], for account: AccountIdentity)
         async throws(AggregatorError) -> [ListedEntry] {
         let ids = entries.filter { !$0.article.enclosures.isEmpty }.map(\.article.id)
         guard !ids.isEmpty else { return entries }

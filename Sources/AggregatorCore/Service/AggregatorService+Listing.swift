@@ -5,12 +5,15 @@ extension AggregatorService {
     // MARK: - Listings paged by offset (the reader-app APIs)
 
     /// A page of `listing` (its limit capped at `maximumPageSize`) and the number of matches.
-    public func entries(_ listing: EntryListing) async throws(AggregatorError) -> (entries: [ListedEntry], total: Int) {
+    /// As `account` sees them: its own edits, and where it stopped in their enclosures.
+    public func entries(_ listing: EntryListing, for account: AccountIdentity) async throws(AggregatorError)
+        -> (entries: [ListedEntry], total: Int) {
         var listing = listing
         guard listing.limit >= 0, listing.offset >= 0 else { throw .invalidArgument("limit and offset cannot be negative") }
         listing.limit = min(listing.limit, Self.maximumPageSize)
         if let feedID = listing.filter.feedID { _ = try await feed(.id(feedID)) }  // 404 for a feed that is not there
-        return try await read { [listing] in try $0.entries(listing) }
+        let (entries, total) = try await read { [listing] in try $0.entries(listing) }
+        return (try await seen(by: account, entries), total)
     }
 
     /// The ids of the entries `listing` matches, in its order, within its limit and offset (unlike
@@ -20,10 +23,10 @@ extension AggregatorService {
     }
 
     /// One entry with the dates apps sync by.
-    public func entry(id: Int64) async throws(AggregatorError) -> ListedEntry {
+    public func entry(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> ListedEntry {
         var listing = EntryListing()
         (listing.ids, listing.limit) = ([id], 1)  // not a range around it: id + 1 overflowed at Int64.max
-        guard let entry = try await entries(listing).entries.first else { throw .notFound("no entry with id \(id)") }
+        guard let entry = try await entries(listing, for: account).entries.first else { throw .notFound("no entry with id \(id)") }
         return entry
     }
 

@@ -28,9 +28,10 @@ struct FeverAPI: Sendable {
 
         let verdict = await service.authenticate(.feverKey(value("api_key") ?? ""), from: request.clientAddress)
         var answer: [String: JSONValue] = ["api_version": 3, "auth": verdict.account != nil ? 1 : 0]
+        let account: AccountIdentity
         switch verdict {
-        case .granted:
-            break
+        case .granted(let granted):
+            account = granted
         case .throttled:
             return ("/fever", Login.refusal(verdict))
         case .unavailable:
@@ -65,7 +66,7 @@ struct FeverAPI: Sendable {
             }
             if has("links") { answer["links"] = [] }  // Fever's "hot links": not kept
             if has("items") {
-                let (items, total) = try await self.items(request)
+                let (items, total) = try await self.items(request, for: account)
                 answer["items"] = .array(items)
                 answer["total_items"] = .from(total)
             }
@@ -83,7 +84,7 @@ struct FeverAPI: Sendable {
 
     /// 50 items: after `since_id` (oldest first), before `max_id` (newest first; 0: the newest), the
     /// ones `with_ids` names (at most 50), or the oldest.
-    private func items(_ request: HTTPRequest) async throws -> ([JSONValue], Int) {
+    private func items(_ request: HTTPRequest, for account: AccountIdentity) async throws -> ([JSONValue], Int) {
         var listing = EntryListing()
         (listing.order, listing.limit) = (.id, Self.pageSize)
         if let since = request.queryValue("since_id").flatMap({ Int64($0) }) {
@@ -95,7 +96,7 @@ struct FeverAPI: Sendable {
             listing.ids = wanted.split(separator: ",").prefix(Self.pageSize)
                 .compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         }
-        let (entries, _) = try await service.entries(listing)
+        let (entries, _) = try await service.entries(listing, for: account)
         return (entries.map(Self.item), try await service.status().totals.entries)
     }
 

@@ -275,7 +275,7 @@ struct GoogleReaderAPI: Sendable {
             var listing = EntryListing()
             listing.ids = Array(ids[first..<min(first + AggregatorService.maximumPageSize, ids.count)])
             (listing.order, listing.ascending, listing.limit) = (.id, false, AggregatorService.maximumPageSize)
-            entries += try await service.entries(listing).entries
+            entries += try await service.entries(listing, for: request.account).entries
         }
         return MinifluxJSON.response(["id": .string(ReaderStream.readingListID), "updated": .from(Int64(Date().timeIntervalSince1970)),
                                       "items": .array(try await items(entries))])
@@ -299,7 +299,7 @@ struct GoogleReaderAPI: Sendable {
         var entries: [ListedEntry] = []
         while entries.count <= count {
             listing.limit = min(AggregatorService.maximumPageSize, count + 1 - entries.count)
-            let batch = try await service.entries(listing).entries
+            let batch = try await service.entries(listing, for: request.account).entries
             entries += batch
             guard batch.count == listing.limit, let last = batch.last?.article.id else { break }
             if listing.ascending { listing.afterID = last } else { listing.beforeID = last }

@@ -26,10 +26,31 @@ extension MinifluxAPI {
         return MinifluxJSON.response(["total": .from(ids.count), "entry_ids": .array(page.map { .from($0) })])
     }
 
-    /// The route's entry as the account sees it (where it stopped in the enclosures).
+    /// `{"title", "content"}` (either or both): the account's own version of the entry, which only it
+    /// sees; answered 201 with the entry as it now is, as Miniflux answers.
+    func editEntry(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let id = try request.id("entryID")
+        let body = try request.jsonObject()
+        func text(_ name: String) throws -> String? {
+            guard let value = body[name], !value.isNull else { return nil }
+            guard let text = value.string else { throw MinifluxError("\(name) must be a string") }
+            return text
+        }
+        let edited: ListedEntry
+        do {
+            edited = try await service.editEntry(id: id, title: try text("title"), content: try text("content"),
+                                                 for: request.account)
+        } catch let error as AggregatorError {
+            if case .notFound = error { throw error }
+            throw MinifluxError(error.description)
+        }
+        let feed = try await edited.article.feedID.asyncMap { try await service.feed(.id($0)) }
+        return MinifluxJSON.response(MinifluxJSON.entry(edited, feed: feed), status: 201)
+    }
+
+    /// The route's entry as the account sees it (its edits, where it stopped in the enclosures).
     func shownEntry(_ request: MinifluxRequest) async throws -> ListedEntry {
-        let entry = try await service.entry(id: try request.id("entryID"))
-        return try await service.withMediaProgressions([entry], for: request.account).first ?? entry
+        try await service.entry(id: try request.id("entryID"), for: request.account)
     }
 
     // MARK: - Enclosures
@@ -76,7 +97,7 @@ extension MinifluxAPI {
     }
 
     func toggleStar(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        let entry = try await service.entry(id: try request.id("entryID"))
+        let entry = try await shownEntry(request)
         _ = try await service.mark(.ids([entry.article.id]), read: nil, starred: !entry.article.isStarred)
         return MinifluxJSON.noContent
     }
@@ -94,8 +115,7 @@ extension MinifluxAPI {
         guard let listing = try await listing(request, feed: feed, category: category) else {
             return MinifluxJSON.response(["total": 0, "entries": []])  // status=removed: we keep none
         }
-        let (listed, total) = try await service.entries(listing)
-        let entries = try await service.withMediaProgressions(listed, for: request.account)
+        let (entries, total) = try await service.entries(listing, for: request.account)
         // Only the page's feeds: reading all 5,000 of a large subscription list cost more than the page.
         let feedIDs = Set(entries.compactMap(\.article.feedID) + [listing.filter.feedID].compactMap { $0 })
         let feeds = Dictionary(try await service.feeds(ids: feedIDs).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -70,7 +70,8 @@ extension WebUI {
                 + "(<code>\"a phrase\"</code>, <code>word*</code> and <code>-word</code> work too).</p>"
             return Self.html(page.document(title: title, main: main))
         }
-        let result = try await service.articles(query, limit: Self.pageSize, cursor: http.queryValue("cursor"))
+        let result = try await service.articles(query, limit: Self.pageSize, cursor: http.queryValue("cursor"),
+                                                for: request.account)
         // The icons of the page's feeds only (all 5,000 feeds' cost 4 ms a page at a million entries).
         page.feedIcons = try await service.feedIconDigests(of: Set(result.articles.compactMap(\.feedID)))
         let back = Self.pathWithQuery(http)
@@ -154,7 +155,7 @@ extension WebUI {
     /// The article, marked read as it is opened.
     func entryPage(_ request: WebRequest) async throws -> HTTPResponse {
         let id = try request.id()
-        var article = try await service.article(id: id)
+        var article = try await service.article(id: id, for: request.account)
         if !article.isRead {
             _ = try await service.mark(.ids([id]), read: true, starred: nil)
             article.isRead = true

@@ -1,0 +1,41 @@
+import Foundation
+
+extension FeedStore {
+    /// Records `account`'s own title and/or content for entry `id` (nil keeps what it had, if any).
+    /// - Returns: false when there is no such entry.
+    public func editEntry(id: Int64, title: String?, content: String?, account: Int64, now: Date = Date()) throws(StoreError) -> Bool {
+        try database.transaction { () throws(StoreError) -> Bool in
+            var exists = false
+            try database.statement("SELECT 1 FROM entry_state WHERE entry_id = ?1 AND removed = 0").query([.integer(id)]) { _ in
+                exists = true
+            }
+            guard exists else { return false }
+            try database.statement("""
+                INSERT INTO entry_edits(account_id, entry_id, title, content, edited_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT DO UPDATE SET title = coalesce(excluded.title, title), content = coalesce(excluded.content, content),
+                    edited_at = excluded.edited_at
+                """).run([.integer(account), .integer(id), SQLValue(title), SQLValue(content),
+                          .integer(Int64(now.timeIntervalSince1970))])
+            return true
+        }
+    }
+}
+
+extension StoreReader {
+    /// `account`'s own titles and contents of those of `entryIDs` it edited.
+    public func entryEdits(account: Int64, entryIDs: [Int64]) throws(StoreError) -> [Int64: (title: String?, content: String?)] {
+        var edits: [Int64: (title: String?, content: String?)] = [:]
+        for start in stride(from: 0, to: entryIDs.count, by: 10_000) {
+            var values: [SQLValue] = [.integer(account)]
+            let placeholders = entryIDs[start..<min(start + 10_000, entryIDs.count)].map { id -> String in
+                values.append(.integer(id))
+                return "?\(values.count)"
+            }
+            try database.statement("""
+                SELECT entry_id, title, content FROM entry_edits
+                WHERE account_id = ?1 AND entry_id IN (\(placeholders.joined(separator: ",")))
+                """).query(values) { row in edits[row.int64(at: 0)] = (row.text(at: 1), row.text(at: 2)) }
+        }
+        return edits
+    }
+}
