@@ -19,18 +19,17 @@ public enum SecretToken {
 
     /// Lower-case hex SHA-256 of `data` (what names a stored icon).
     public static func hexDigest(_ data: Data) -> String {
-        precondition(Sodium.ready, "libsodium could not start")
-        var out = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
-        let bytes = [UInt8](data)
-        crypto_hash_sha256(&out, bytes, UInt64(bytes.count))
-        return Sodium.hex(out)
+        sha256Hex([UInt8](data))
     }
 
     /// The digest stored in place of `token` and looked up when a client presents it.
     public static func digest(_ token: String) -> String {
+        sha256Hex(Array(token.utf8))
+    }
+
+    private static func sha256Hex(_ bytes: [UInt8]) -> String {
         precondition(Sodium.ready, "libsodium could not start")
         var out = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
-        let bytes = Array(token.utf8)
         crypto_hash_sha256(&out, bytes, UInt64(bytes.count))
         return Sodium.hex(out)
     }

@@ -27,13 +27,10 @@ extension StoreReader {
         var edits: [Int64: (title: String?, content: String?)] = [:]
         for start in stride(from: 0, to: entryIDs.count, by: 10_000) {
             var values: [SQLValue] = [.integer(account)]
-            let placeholders = entryIDs[start..<min(start + 10_000, entryIDs.count)].map { id -> String in
-                values.append(.integer(id))
-                return "?\(values.count)"
-            }
+            let placeholders = SQLValue.placeholders(for: entryIDs[start..<min(start + 10_000, entryIDs.count)], appendingTo: &values)
             try database.statement("""
                 SELECT entry_id, title, content FROM entry_edits
-                WHERE account_id = ?1 AND entry_id IN (\(placeholders.joined(separator: ",")))
+                WHERE account_id = ?1 AND entry_id IN (\(placeholders))
                 """).query(values) { row in edits[row.int64(at: 0)] = (row.text(at: 1), row.text(at: 2)) }
         }
         return edits

@@ -89,11 +89,7 @@ extension StoreReader {
         var values: [SQLValue] = []
         var conditions: [String] = []
         if let ids {
-            let placeholders = ids.map { id -> String in
-                values.append(.integer(id))
-                return "?\(values.count)"
-            }
-            conditions.append("f.id IN (\(placeholders.joined(separator: ",")))")
+            conditions.append("f.id IN (\(SQLValue.placeholders(for: ids, appendingTo: &values)))")
         }
         if let category {
             values.append(.text(category))

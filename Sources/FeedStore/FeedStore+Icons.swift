@@ -78,14 +78,11 @@ extension StoreReader {
     /// The icon digests of those of `feedIDs` (at most 10,000) that have an icon.
     public func feedIconDigests(feedIDs: [Int64]) throws(StoreError) -> [Int64: String] {
         var values: [SQLValue] = []
-        let placeholders = feedIDs.prefix(10_000).map { id -> String in
-            values.append(.integer(id))
-            return "?\(values.count)"
-        }
+        let placeholders = SQLValue.placeholders(for: feedIDs.prefix(10_000), appendingTo: &values)
         guard !placeholders.isEmpty else { return [:] }
         var digests: [Int64: String] = [:]
         try database.statement("""
-            SELECT f.id, i.digest FROM feeds f JOIN icons i ON i.id = f.icon_id WHERE f.id IN (\(placeholders.joined(separator: ",")))
+            SELECT f.id, i.digest FROM feeds f JOIN icons i ON i.id = f.icon_id WHERE f.id IN (\(placeholders))
             """).query(values) { row in digests[row.int64(at: 0)] = row.text(at: 1) ?? "" }
         return digests
     }

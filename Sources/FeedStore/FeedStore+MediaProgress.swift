@@ -28,15 +28,11 @@ extension StoreReader {
         guard !entryIDs.isEmpty else { return [:] }
         var found: [Int64: [Int: Int64]] = [:]
         for start in stride(from: 0, to: entryIDs.count, by: 10_000) {
-            let chunk = entryIDs[start..<min(start + 10_000, entryIDs.count)]
             var values: [SQLValue] = [.integer(account)]
-            let placeholders = chunk.map { id -> String in
-                values.append(.integer(id))
-                return "?\(values.count)"
-            }
+            let placeholders = SQLValue.placeholders(for: entryIDs[start..<min(start + 10_000, entryIDs.count)], appendingTo: &values)
             try database.statement("""
                 SELECT entry_id, enclosure, seconds FROM media_progress
-                WHERE account_id = ?1 AND entry_id IN (\(placeholders.joined(separator: ",")))
+                WHERE account_id = ?1 AND entry_id IN (\(placeholders))
                 """).query(values) { row in
                 found[row.int64(at: 0), default: [:]][Int(row.int64(at: 1))] = row.int64(at: 2)
             }

@@ -10,13 +10,9 @@ extension FeedStore {
         var changed = 0
         for start in stride(from: 0, to: ids.count, by: 10_000) {
             var values: [SQLValue] = []
-            let placeholders = ids[start..<min(start + 10_000, ids.count)].map { id -> String in
-                values.append(.integer(id))
-                return "?\(values.count)"
-            }
+            let placeholders = SQLValue.placeholders(for: ids[start..<min(start + 10_000, ids.count)], appendingTo: &values)
             changed += try setFlags(read: read, starred: starred, from: "entry_state st",
-                                    where: ["st.removed = 0", "st.entry_id IN (\(placeholders.joined(separator: ",")))"],
-                                    values: values)
+                                    where: ["st.removed = 0", "st.entry_id IN (\(placeholders))"], values: values)
         }
         return changed
     }

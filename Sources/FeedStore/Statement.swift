@@ -103,6 +103,15 @@ enum SQLValue {
     case text(String)
     case blob(Data)
 
+    /// The placeholders of an `IN (…)` list of `ids`, whose values are appended to `values` (bound,
+    /// never written into the SQL): `?3,?4,?5`.
+    static func placeholders(for ids: some Sequence<Int64>, appendingTo values: inout [SQLValue]) -> String {
+        ids.map { id -> String in
+            values.append(.integer(id))
+            return "?\(values.count)"
+        }.joined(separator: ",")
+    }
+
     init(_ text: String?) { self = text.map(SQLValue.text) ?? .null }
     init(_ number: Int64?) { self = number.map(SQLValue.integer) ?? .null }
     init(_ flag: Bool) { self = .integer(flag ? 1 : 0) }

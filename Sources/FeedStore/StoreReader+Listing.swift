@@ -237,11 +237,8 @@ extension StoreReader {
         compare("e.first_seen_at", ">", seconds(listing.createdAfter))
         compare("e.first_seen_at", "<", seconds(listing.createdBefore))
         if let ids = listing.ids {
-            let placeholders = ids.prefix(10_000).map { id -> String in
-                values.append(.integer(id))
-                return "?\(values.count)"
-            }
-            conditions.append(placeholders.isEmpty ? "0" : "e.id IN (\(placeholders.joined(separator: ",")))")
+            let placeholders = SQLValue.placeholders(for: ids.prefix(10_000), appendingTo: &values)
+            conditions.append(placeholders.isEmpty ? "0" : "e.id IN (\(placeholders))")
         }
         compare("e.id", ">", listing.afterID)
         compare("e.id", "<", listing.beforeID)

@@ -4,10 +4,8 @@ import Testing
 
 @Suite struct MigrationTests {
     @Test func aVersion3DatabaseKeepsEveryEntryAndItsStateAndGainsCounters() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("v3.db").path
+        let (path, remove) = try scratchDatabase("v3.db")
+        defer { remove() }
         do {
             // As version 3 stored them: read, starred, expired, and starred after its feed was removed;
             // story 1 is carried by feeds A and C (both Tech), story 2 by A (Tech) and B (World).
@@ -60,10 +58,8 @@ import Testing
 
     /// The owner, its tokens and its sessions become account 1's, an admin; ids are kept.
     @Test func aVersion13DatabaseMakesItsOwnerTheFirstAdmin() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("v13.db").path
+        let (path, remove) = try scratchDatabase("v13.db")
+        defer { remove() }
         do {
             let old = try Database(path: path, schemaVersion: 13)
             try old.execute("""
@@ -91,10 +87,8 @@ import Testing
     /// A database that never had an owner gets a first admin without a password, which owns what
     /// there is (tokens made before any account) and cannot log in with a password.
     @Test func aDatabaseWithoutAnOwnerGetsAFirstAdminWithoutAPassword() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("v13.db").path
+        let (path, remove) = try scratchDatabase("v13.db")
+        defer { remove() }
         do {
             let old = try Database(path: path, schemaVersion: 13)
             try old.execute("INSERT INTO api_tokens(id, label, digest, created_at) VALUES (3, 'script', 'd3', 300)")
@@ -104,5 +98,12 @@ import Testing
         let first = try #require(try reader.accounts().first)
         #expect(first.id == 1 && first.name == "admin" && first.isAdmin && !first.hasPassword)
         #expect(try reader.token(digest: "d3")?.accountID == 1)
+    }
+
+    /// A database path in a directory of its own, and how to remove the directory.
+    private func scratchDatabase(_ name: String) throws -> (path: String, remove: () -> Void) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (directory.appendingPathComponent(name).path, { try? FileManager.default.removeItem(at: directory) })
     }
 }

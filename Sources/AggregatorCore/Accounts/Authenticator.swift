@@ -47,9 +47,9 @@ final class Authenticator: Sendable {
     /// hash is part of the key, so changing the password forgets every remembered login at once.
     private let remembered = Mutex<[[UInt8]: Date]>([:])
     /// Token digests → last use, written out at most once a minute.
-    private let tokenUses = Mutex<(pending: [String: Date], lastWrite: Date)>(([:], .distantPast))
+    private let tokenUses = MinuteBatch<String>()
     /// Accounts' fresh logins → when, written out at most once a minute too.
-    private let logins = Mutex<(pending: [Int64: Date], lastWrite: Date)>(([:], .distantPast))
+    private let logins = MinuteBatch<Int64>()
 
     /// Password checks run here, one at a time: each takes ~20 MiB and tens of milliseconds of CPU,
     /// and must neither pile up in memory nor hold a thread of Swift's cooperative pool.
@@ -88,18 +88,24 @@ final class Authenticator: Sendable {
 
     /// Notes a token's use; returns the uses to write when a minute has passed since the last write.
     func tokenUsed(_ digest: String, now: Date = Date()) -> [String: Date]? {
-        tokenUses.withLock { state in
-            state.pending[digest] = now
-            guard now.timeIntervalSince(state.lastWrite) >= 60 else { return nil }
-            defer { state = ([:], now) }
-            return state.pending
-        }
+        tokenUses.note(digest, at: now)
     }
 
     /// Notes an account's login; returns the logins to write when a minute has passed since the last write.
     func accountLoggedIn(_ account: Int64, now: Date = Date()) -> [Int64: Date]? {
-        logins.withLock { state in
-            state.pending[account] = now
+        logins.note(account, at: now)
+    }
+}
+
+/// When each key was last seen, handed out to be written at most once a minute: bookkeeping that
+/// must not cost a write per request.
+private final class MinuteBatch<Key: Hashable & Sendable>: Sendable {
+    private let state = Mutex<(pending: [Key: Date], lastWrite: Date)>(([:], .distantPast))
+
+    /// Notes `key` at `now`; returns everything noted when a minute has passed since the last hand-out.
+    func note(_ key: Key, at now: Date) -> [Key: Date]? {
+        state.withLock { state in
+            state.pending[key] = now
             guard now.timeIntervalSince(state.lastWrite) >= 60 else { return nil }
             defer { state = ([:], now) }
             return state.pending
