@@ -42,8 +42,13 @@ public struct ControlHandler: Sendable {
     private static let serverWide: Set<ControlMethod> = [.status, .refresh, .backup, .userSet, .userList, .userRename, .userShow]
 
     private func answer(_ method: ControlMethod, _ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
-        // A `user` that names no account is refused before anything is done.
-        if params.string("user") != nil, !Self.serverWide.contains(method) { _ = try await actingAccount(params) }
+        // A `user` that names no account is refused before anything is done; the one it names is
+        // looked up once. Without one, the first admin is looked up by the methods that need it.
+        let named = params.string("user") != nil && !Self.serverWide.contains(method) ? try await actingAccount(params) : nil
+        func acting() async throws -> AccountIdentity {
+            if let named { return named }
+            return try await actingAccount(params)
+        }
         switch method {
         case .status:
             return Self.json(try await service.status())
@@ -85,11 +90,11 @@ public struct ControlHandler: Sendable {
                 return sort
             }
             let page = try await service.articles(try params.query(), sort: sort, limit: params.int("limit") ?? 50,
-                                                  cursor: params.string("cursor"), for: try await actingAccount(params))
+                                                  cursor: params.string("cursor"), for: try await acting())
             return ["articles": .array(page.articles.map { Self.json($0, full: false) }), "next_cursor": .from(page.nextCursor)]
         case .articlesGet:
             guard let id = params.int("id") else { throw JSONRPCError.invalidParams("\"id\" must be an article id") }
-            return ["article": Self.json(try await service.article(id: Int64(id), for: try await actingAccount(params)), full: true)]
+            return ["article": Self.json(try await service.article(id: Int64(id), for: try await acting()), full: true)]
         case .articlesMark:
             let selection: MarkSelection
             if let ids = params.value("ids")?.array {
@@ -128,16 +133,16 @@ public struct ControlHandler: Sendable {
             return ["user": Self.json(try await service.renameAccount(name, to: newName))]
         case .userFever:
             guard let enabled = params.bool("enabled") else { throw JSONRPCError.invalidParams("\"enabled\" (true or false) is required") }
-            let account = try await actingAccount(params)
+            let account = try await acting()
             return ["user": Self.json(try await service.setFever(account, enabled: enabled, password: params.value("password")?.string))]
         case .tokenCreate:
-            let made = try await service.createToken(for: try await actingAccount(params), label: params.string("label"))
+            let made = try await service.createToken(for: try await acting(), label: params.string("label"))
             return ["id": .from(made.token.id), "label": .string(made.token.label), "token": .string(made.secret)]
         case .tokenList:
-            return ["tokens": .array(try await service.tokens(for: try await actingAccount(params)).map(Self.json))]
+            return ["tokens": .array(try await service.tokens(for: try await acting()).map(Self.json))]
         case .tokenRevoke:
             guard let token = params.string("token") else { throw JSONRPCError.invalidParams("\"token\" (an id or label) is required") }
-            return ["revoked": Self.json(try await service.revokeToken(token, for: try await actingAccount(params)))]
+            return ["revoked": Self.json(try await service.revokeToken(token, for: try await acting()))]
         }
     }
 

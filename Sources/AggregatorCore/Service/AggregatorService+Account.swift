@@ -93,7 +93,6 @@ extension AggregatorService {
     public func setPassword(name: String, password: String, keepingSession: Int64? = nil)
         async throws(AggregatorError) -> AccountSummary {
         let name = try Self.validatedName(name)
-        let hash = try await hashedPassword(password)
         let accounts = try await read { try $0.accounts() }
         let target: StoredAccount
         if let named = accounts.first(where: { $0.name.lowercased() == name.lowercased() }) {
@@ -105,6 +104,8 @@ extension AggregatorService {
             throw .notFound("no user named \(name) (this server has \(names); rename one with "
                 + "'aggregatorctl user rename OLD NEW')")
         }
+        // Hashed once the account is known: a refused name costs no Argon2id run.
+        let hash = try await hashedPassword(password)
         // Sessions end first: if storing the password then fails, browsers log in again, no harm done.
         let changed = try await write { store in
             try await store.removeSessions(account: target.id, keeping: keepingSession)

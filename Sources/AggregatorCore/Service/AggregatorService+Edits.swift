@@ -32,15 +32,24 @@ extension AggregatorService {
         return try await entry(id: id, for: account)
     }
 
-    /// `entries` as `account` sees them: its edits, and where it stopped in their enclosures.
+    /// `entries` as `account` sees them: its edits, and where it stopped in their enclosures (one read).
     func seen(by account: AccountIdentity, _ entries: [ListedEntry]) async throws(AggregatorError) -> [ListedEntry] {
-        let edited = try await seen(by: account, entries.map(\.article))
-        let withEdits = zip(entries, edited).map { entry, article in
+        guard !entries.isEmpty else { return entries }
+        let ids = entries.map(\.article.id)
+        let withEnclosures = entries.filter { !$0.article.enclosures.isEmpty }.map(\.article.id)
+        let (edits, positions) = try await read { reader in
+            (try reader.entryEdits(account: account.id, entryIDs: ids),
+             try reader.mediaProgressions(account: account.id, entryIDs: withEnclosures))
+        }
+        guard !edits.isEmpty || !positions.isEmpty else { return entries }
+        return entries.map { entry in
             var entry = entry
-            entry.article = article
+            entry.article = Self.edited(entry.article, edits[entry.article.id])
+            for index in entry.article.enclosures.indices {
+                entry.article.enclosures[index].mediaProgression = positions[entry.article.id]?[index] ?? 0
+            }
             return entry
         }
-        return try await withMediaProgressions(withEdits, for: account)
     }
 
     /// `articles` with `account`'s own titles and contents.
@@ -49,12 +58,14 @@ extension AggregatorService {
         let ids = articles.map(\.id)
         let edits = try await read { try $0.entryEdits(account: account.id, entryIDs: ids) }
         guard !edits.isEmpty else { return articles }
-        return articles.map { article in
-            guard let edit = edits[article.id] else { return article }
-            var article = article
-            if let title = edit.title { article.title = title }
-            if let content = edit.content { article.content = content }
-            return article
-        }
+        return articles.map { Self.edited($0, edits[$0.id]) }
+    }
+
+    private static func edited(_ article: Article, _ edit: (title: String?, content: String?)?) -> Article {
+        guard let edit else { return article }
+        var article = article
+        if let title = edit.title { article.title = title }
+        if let content = edit.content { article.content = content }
+        return article
     }
 }

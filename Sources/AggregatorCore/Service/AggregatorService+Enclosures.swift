@@ -41,20 +41,4 @@ extension AggregatorService {
             throw .notFound("no enclosure with id \(enclosureID)")
         }
     }
-
-    /// `entries` with `account`'s positions in their enclosures filled in.
-    func withMediaProgressions(_ entries: [ListedEntry], for account: AccountIdentity)
-        async throws(AggregatorError) -> [ListedEntry] {
-        let ids = entries.filter { !$0.article.enclosures.isEmpty }.map(\.article.id)
-        guard !ids.isEmpty else { return entries }
-        let positions = try await read { try $0.mediaProgressions(account: account.id, entryIDs: ids) }
-        guard !positions.isEmpty else { return entries }
-        return entries.map { entry in
-            var entry = entry
-            for index in entry.article.enclosures.indices {
-                entry.article.enclosures[index].mediaProgression = positions[entry.article.id]?[index] ?? 0
-            }
-            return entry
-        }
-    }
 }
