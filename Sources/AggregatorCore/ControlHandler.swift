@@ -38,8 +38,9 @@ public struct ControlHandler: Sendable {
         }
     }
 
-    /// Methods about the whole server, or naming their account themselves: the others act for one.
-    private static let serverWide: Set<ControlMethod> = [.status, .refresh, .backup, .userSet, .userList, .userRename, .userShow]
+    /// Methods about the whole server, or naming their account themselves: the others act for one
+    /// (`status` counts its unread entries, `refresh` names its feeds by its ids).
+    private static let serverWide: Set<ControlMethod> = [.backup, .userSet, .userList, .userRename, .userShow]
 
     private func answer(_ method: ControlMethod, _ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
         // A `user` that names no account is refused before anything is done; the one it names is
@@ -51,37 +52,39 @@ public struct ControlHandler: Sendable {
         }
         switch method {
         case .status:
-            return Self.json(try await service.status())
+            return Self.json(try await service.status(for: try await acting()))
         case .feedsList:
-            let feeds = try await service.feeds(category: params.string("category"), failingOnly: params.bool("failing") ?? false)
+            let feeds = try await service.feeds(category: params.string("category"), failingOnly: params.bool("failing") ?? false,
+                                              for: try await acting())
             return ["feeds": .array(feeds.map(Self.json))]
         case .feedsAdd:
             guard let url = params.string("url") else { throw JSONRPCError.invalidParams("\"url\" is required") }
-            let added = try await service.addFeed(url: url, category: params.string("category"), title: params.string("title"))
+            let added = try await service.addFeed(url: url, category: params.string("category"), title: params.string("title"),
+                                                  for: try await acting())
             return ["feed": Self.json(added.feed), "warning": .from(added.warning),
                     "candidates": .array(added.candidates.map {
                         ["url": .string($0.url), "title": .from($0.title), "type": .string($0.type)]
                     })]
         case .feedsRemove:
-            return ["removed": .from(try await service.removeFeed(try params.feed("feed")))]
+            return ["removed": .from(try await service.removeFeed(try params.feed("feed"), for: try await acting()))]
         case .feedsUpdate:
             // "" for the category files the feed under none; a missing key leaves it alone.
             let feed = try await service.updateFeed(try params.feed("feed"), title: params.value("title")?.string,
-                                                    category: params.value("category")?.string)
+                                                    category: params.value("category")?.string, for: try await acting())
             return ["feed": Self.json(feed)]
         case .feedsImport:
             guard let text = params.string("opml") else { throw JSONRPCError.invalidParams("\"opml\" is required") }
-            let summary = try await service.importOPML(Data(text.utf8))
+            let summary = try await service.importOPML(Data(text.utf8), for: try await acting())
             return ["added": .from(summary.added), "skipped": .from(summary.skipped), "invalid": .from(summary.invalid)]
         case .feedsExport:
-            return ["opml": .string(try await service.exportOPML())]
+            return ["opml": .string(try await service.exportOPML(for: try await acting()))]
         case .categoriesList:
-            return ["categories": .array(try await service.categories().map(Self.json))]
+            return ["categories": .array(try await service.categories(for: try await acting()).map(Self.json))]
         case .categoriesRename:
             guard let name = params.string("name"), let newName = params.string("new_name") else {
                 throw JSONRPCError.invalidParams("\"name\" and \"new_name\" are required")
             }
-            return ["category": try await service.renameCategory(name, to: newName).map(Self.json) ?? .null]
+            return ["category": try await service.renameCategory(name, to: newName, for: try await acting()).map(Self.json) ?? .null]
         case .articlesList:
             let sort = try params.string("sort").map { name in
                 guard let sort = ArticleSort(rawValue: name) else {
@@ -106,11 +109,12 @@ public struct ControlHandler: Sendable {
             } else {
                 throw JSONRPCError.invalidParams("give \"ids\" or \"filter\"")
             }
-            return ["changed": .from(try await service.mark(selection, read: params.bool("read"), starred: params.bool("starred")))]
+            return ["changed": .from(try await service.mark(selection, read: params.bool("read"), starred: params.bool("starred"),
+                                                                 for: try await acting()))]
         case .refresh:
-            return try await refresh(params, notifier: notifier)
+            return try await refresh(params, for: try await acting(), notifier: notifier)
         case .eventsSubscribe:
-            return try await subscribe(params, notifier: notifier)
+            return try await subscribe(params, for: try await acting(), notifier: notifier)
         case .backup:
             guard let path = params.string("path") else { throw JSONRPCError.invalidParams("\"path\" is required") }
             let size = try await service.backup(to: path)
@@ -151,10 +155,10 @@ public struct ControlHandler: Sendable {
         try await service.account(named: params.string("user"))
     }
 
-    private func refresh(_ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
+    private func refresh(_ params: Parameters, for account: AccountIdentity, notifier: ControlNotifier) async throws -> JSONValue {
         var feeds: [FeedReference]?
         if let wanted = params.value("feeds")?.array { feeds = try wanted.map(Parameters.feed) }
-        let outcome = try await service.refresh(feeds, wait: params.bool("wait") ?? false) { progress in
+        let outcome = try await service.refresh(feeds, wait: params.bool("wait") ?? false, for: account) { progress in
             notifier.notify(.refreshProgress, ["done": .from(progress.done), "total": .from(progress.total),
                                                "feed_id": .from(progress.feedID), "url": .from(progress.url),
                                                "ok": .bool(progress.isSuccess)])
@@ -171,12 +175,12 @@ public struct ControlHandler: Sendable {
 
     /// Sends an `entry.new` notification for each article stored from now on that matches the
     /// filter, until the client goes away or the daemon stops.
-    private func subscribe(_ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
+    private func subscribe(_ params: Parameters, for account: AccountIdentity, notifier: ControlNotifier) async throws -> JSONValue {
         let query = try params.query()
         let sent = Counter()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await service.watch(query) { article in
+                try await service.watch(query, for: account) { article in
                     notifier.notify(.entryNew, Self.json(article, full: false))
                     sent.increment()
                 }

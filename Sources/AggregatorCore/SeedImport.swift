@@ -22,7 +22,11 @@ public enum SeedImport {
         } catch {
             throw SeedImportError(path: opmlPath, reason: error.description)
         }
-        let added = try await store.addFeeds(outlines.map(\.newFeed))
+        // The first admin's, as everything the control socket does without `--user`.
+        guard let admin = try StoreReader(path: store.path).accounts().first(where: \.isAdmin) else {
+            throw SeedImportError(path: opmlPath, reason: "the database has no admin account")
+        }
+        let added = try await store.addFeeds(outlines.map(\.newFeed), account: admin.id)
         logger.info("Imported seed feeds", ["file": opmlPath, "feeds": added])
         return added
     }

@@ -2,11 +2,14 @@ import Foundation
 
 /// Which articles a query or a bulk mark applies to. Every filter combines with every other.
 public struct ArticleFilter: Sendable, Equatable {
+    /// The account whose articles these are (its subscriptions, marks and categories): required, so
+    /// that no query forgets whose it is.
+    public var account: Int64
     /// Articles carried by a feed of this category (cross-posts included), case-insensitive.
     public var category: String?
     /// Only articles carried by feeds filed under no category (with `category` nil).
     public var uncategorized = false
-    /// Articles carried by this feed (cross-posts included).
+    /// Articles carried by the feed of this subscription (the account's id for it; cross-posts included).
     public var feedID: Int64?
     public var unreadOnly = false
     public var starredOnly = false
@@ -21,8 +24,9 @@ public struct ArticleFilter: Sendable, Equatable {
     /// Leave out the entries whose feed is filed under a category hidden from the global listings.
     public var globallyVisibleOnly = false
 
-    public init(category: String? = nil, feedID: Int64? = nil, unreadOnly: Bool = false, starredOnly: Bool = false,
-                since: Date? = nil, before: Date? = nil, search: String? = nil) {
+    public init(account: Int64, category: String? = nil, feedID: Int64? = nil, unreadOnly: Bool = false,
+                starredOnly: Bool = false, since: Date? = nil, before: Date? = nil, search: String? = nil) {
+        self.account = account
         self.category = category
         self.feedID = feedID
         self.unreadOnly = unreadOnly

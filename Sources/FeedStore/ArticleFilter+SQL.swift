@@ -1,5 +1,6 @@
 extension ArticleFilter {
     /// Which query the conditions go into. Every form has `entry_state st`; the entry is `st.entry_id`.
+    /// Every form is limited to the filter's account (`AccountScope`).
     enum Use {
         /// `entries e JOIN entry_state st`, walking the sort index: a search is the set of its matches.
         case listing
@@ -16,44 +17,62 @@ extension ArticleFilter {
 
     /// SQL conditions, with their parameters appended to `values`. Values are always bound; only fixed
     /// SQL text is assembled here.
-    func conditions(binding values: inout [SQLValue], for use: Use = .listing) throws(StoreError) -> [String] {
+    /// - Parameter membershipKnown: the caller's FROM already limits the rows to the account's feeds.
+    func conditions(binding values: inout [SQLValue], for use: Use = .listing,
+                    membershipKnown: Bool = false) throws(StoreError) -> [String] {
         var conditions = ["st.removed = 0"]
         func parameter(_ value: SQLValue) -> String {
             values.append(value)
             return "?\(values.count)"
         }
+        // Bound on first use: a statement must use every value it is given.
+        var boundAccount: String?
+        func account() -> String {
+            if let boundAccount { return boundAccount }
+            boundAccount = parameter(.integer(self.account))
+            return boundAccount!
+        }
         // While walking an index, membership is checked row by row (a page needs only the first
         // matches); a bulk update touches every member, so it collects them first.
         let walksAnIndex = use != .bulkUpdate
         if let feedID {
-            let feed = parameter(.integer(feedID))
+            let feed = AccountScope.feed(ofSubscription: parameter(.integer(feedID)), account: account())
             conditions.append(walksAnIndex
                 ? "EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = st.entry_id AND s.feed_id = \(feed))"
                 : "st.entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = \(feed))")
         }
         if let category {
             let members = """
-                entry_sources s JOIN feeds f ON f.id = s.feed_id
-                WHERE f.category_id = (SELECT id FROM categories WHERE name = \(parameter(.text(category))))
+                entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
+                WHERE u.account_id = \(account())
+                  AND u.category_id = (SELECT id FROM categories WHERE account_id = \(account()) AND name = \(parameter(.text(category))))
                 """
             conditions.append(walksAnIndex
                 ? "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)"
                 : "st.entry_id IN (SELECT s.entry_id FROM \(members))")
         }
         if uncategorized, category == nil {
-            let members = "entry_sources s JOIN feeds f ON f.id = s.feed_id WHERE f.category_id IS NULL"
+            let members = """
+                entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
+                WHERE u.account_id = \(account()) AND u.category_id IS NULL
+                """
             conditions.append(walksAnIndex
                 ? "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)"
                 : "st.entry_id IN (SELECT s.entry_id FROM \(members))")
         }
+        // A feed or a category of the account's already says the entry is its own.
+        if feedID == nil, category == nil, !uncategorized, !membershipKnown { conditions.append(AccountScope.visible(account: account())) }
         if let storedAfterID { conditions.append("st.entry_id > \(parameter(.integer(storedAfterID)))") }
-        if unreadOnly { conditions.append("st.read = 0") }
-        if starredOnly { conditions.append("st.starred = 1") }
+        if unreadOnly { conditions.append("NOT " + AccountScope.marked(.read, account: account())) }
+        if starredOnly { conditions.append(AccountScope.marked(.starred, account: account())) }
         if globallyVisibleOnly {
-            // Visible when any feed carrying it is outside hidden categories (Miniflux keeps a copy per
-            // feed, and the copy of a visible feed shows): the first feed decides most entries, against
-            // the few hidden feeds collected once; only a cross-post from a hidden one looks further.
-            let hiddenFeeds = "SELECT f.id FROM feeds f JOIN categories c ON c.id = f.category_id WHERE c.hide_globally = 1"
+            // Visible when any feed carrying it is outside the account's hidden categories (Miniflux keeps
+            // a copy per feed, and the copy of a visible feed shows): the first feed decides most entries,
+            // against the few hidden feeds collected once; only a cross-post looks further.
+            let hiddenFeeds = """
+                SELECT u.feed_id FROM subscriptions u JOIN categories c ON c.id = u.category_id
+                WHERE u.account_id = \(account()) AND c.hide_globally = 1
+                """
             conditions.append("""
                 (coalesce(st.feed_id NOT IN (\(hiddenFeeds)), 1)
                  OR (st.sources > 1 AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = st.entry_id
@@ -79,19 +98,24 @@ extension ArticleFilter {
         let from: String
         var conditions: [String] = []
         if let feedID {
+            values.append(.integer(account))
             values.append(.integer(feedID))
             from = "entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id"
-            conditions.append("s.feed_id = ?\(values.count)")
+            conditions.append("s.feed_id = \(AccountScope.feed(ofSubscription: "?\(values.count)", account: "?\(values.count - 1)"))")
             rest.feedID = nil
         } else if let category {
+            values.append(.integer(account))
             values.append(.text(category))
-            from = "feeds f JOIN entry_sources s ON s.feed_id = f.id JOIN entry_state st ON st.entry_id = s.entry_id"
-            conditions.append("f.category_id = (SELECT id FROM categories WHERE name = ?\(values.count))")
+            from = "subscriptions u JOIN entry_sources s ON s.feed_id = u.feed_id JOIN entry_state st ON st.entry_id = s.entry_id"
+            conditions.append("u.account_id = ?\(values.count - 1)")
+            conditions.append("u.category_id = (SELECT id FROM categories WHERE account_id = ?\(values.count - 1) AND name = ?\(values.count))")
             rest.category = nil
         } else {
             from = "entry_state st"
         }
-        return (from, conditions + (try rest.conditions(binding: &values, for: .bulkUpdate)))
+        // A feed or category of the account's: its entries need no other check of whose they are.
+        let owned = from != "entry_state st"
+        return (from, conditions + (try rest.conditions(binding: &values, for: .bulkUpdate, membershipKnown: owned)))
     }
 
     /// `since` and `before`: on the sort key of `entries` (its sort index), or of `entry_state`.

@@ -97,6 +97,13 @@ final class Database {
         return statement.int64(at: 0)
     }
 
+    /// The integer the one row of a query with parameters holds (nil for no row, or NULL).
+    func integer(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> Int64? {
+        var found: Int64?
+        try statement(sql).query(values) { row in found = row.optionalInt64(at: 0) }
+        return found
+    }
+
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. A
     /// transaction `heldTransaction` kept open is committed first.
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {

@@ -41,6 +41,67 @@ extension FeedStore {
         }
     }
 
+    /// Creates an account with its first category, "All" (as Miniflux gives every new user, DESIGN §12).
+    /// - Returns: its id, or nil when another account has the name (whatever its case).
+    public func addAccount(name: String, passwordHash: String, isAdmin: Bool, now: Date = Date()) throws(StoreError) -> Int64? {
+        try database.transaction { () throws(StoreError) -> Int64? in
+            guard try accountID(named: name) == nil else { return nil }
+            let seconds = SQLValue.integer(Int64(now.timeIntervalSince1970))
+            try database.statement("""
+                INSERT INTO accounts(name, password_hash, admin, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
+                """).run([.text(name), .text(passwordHash), SQLValue(isAdmin), seconds])
+            let id = database.lastInsertedRowID
+            try database.statement("INSERT INTO categories(account_id, name) VALUES (?1, 'All')").run([.integer(id)])
+            return id
+        }
+    }
+
+    /// Makes account `id` an admin or a regular account.
+    /// - Throws: `StoreError.Kind.notFound` when there is no such account; `.invalidQuery` when it is
+    ///   the last admin being demoted (a server always keeps one).
+    public func setAdmin(_ isAdmin: Bool, account id: Int64, now: Date = Date()) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            if !isAdmin { try requireAnotherAdmin(than: id) }
+            try database.statement("UPDATE accounts SET admin = ?2, updated_at = ?3 WHERE id = ?1")
+                .run([.integer(id), SQLValue(isAdmin), .integer(Int64(now.timeIntervalSince1970))])
+            guard database.changes == 1 else { throw StoreError(.notFound, message: "no user with id \(id)") }
+        }
+    }
+
+    /// Removes account `id` with its subscriptions, categories, marks, edits, tokens and sessions; the
+    /// feeds only it followed go with their entries (but those another account starred), the others
+    /// stay for their followers.
+    /// - Throws: `StoreError.Kind.notFound` when there is no such account; `.invalidQuery` for the last admin.
+    public func removeAccount(id: Int64) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            guard try database.integer("SELECT count(*) FROM accounts WHERE id = ?1", [.integer(id)]) == 1 else {
+                throw StoreError(.notFound, message: "no user with id \(id)")
+            }
+            try requireAnotherAdmin(than: id)
+            var lonely: [Int64] = []
+            try database.statement("""
+                SELECT feed_id FROM subscriptions u
+                WHERE account_id = ?1 AND NOT EXISTS (SELECT 1 FROM subscriptions o WHERE o.feed_id = u.feed_id AND o.account_id != ?1)
+                """).query([.integer(id)]) { row in lonely.append(row.int64(at: 0)) }
+            try database.statement("""
+                UPDATE entry_state SET stars = stars - 1
+                WHERE entry_id IN (SELECT entry_id FROM entry_marks WHERE account_id = ?1 AND starred = 1)
+                """).run([.integer(id)])
+            // Its subscriptions, categories, marks, edits, media positions, tokens and sessions cascade.
+            try database.statement("DELETE FROM accounts WHERE id = ?1").run([.integer(id)])
+            for feed in lonely { try removeUnfollowedFeed(feed) }
+        }
+    }
+
+    /// Refuses to demote or remove `id` when it is the only admin.
+    private func requireAnotherAdmin(than id: Int64) throws(StoreError) {
+        let others = try database.integer("SELECT count(*) FROM accounts WHERE admin = 1 AND id != ?1", [.integer(id)]) ?? 0
+        let isAdmin = try database.integer("SELECT admin FROM accounts WHERE id = ?1", [.integer(id)]) == 1
+        if isAdmin, others == 0 {
+            throw StoreError(.invalidQuery, message: "the last admin cannot be demoted or removed (make another user an admin first)")
+        }
+    }
+
     /// Renames account `id`. - Returns: false when there is no such account, or another one has the name.
     public func renameAccount(id: Int64, to name: String, now: Date = Date()) throws(StoreError) -> Bool {
         try database.transaction { () throws(StoreError) -> Bool in

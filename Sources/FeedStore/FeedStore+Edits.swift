@@ -2,13 +2,13 @@ import Foundation
 
 extension FeedStore {
     /// Records `account`'s own title and/or content for entry `id` (nil keeps what it had, if any).
-    /// - Returns: false when there is no such entry.
+    /// - Returns: false when the account has no such entry.
     public func editEntry(id: Int64, title: String?, content: String?, account: Int64, now: Date = Date()) throws(StoreError) -> Bool {
         try database.transaction { () throws(StoreError) -> Bool in
             var exists = false
-            try database.statement("SELECT 1 FROM entry_state WHERE entry_id = ?1 AND removed = 0").query([.integer(id)]) { _ in
-                exists = true
-            }
+            try database.statement("""
+                SELECT 1 FROM entry_state st WHERE st.entry_id = ?1 AND st.removed = 0 AND \(AccountScope.visible(account: "?2"))
+                """).query([.integer(id), .integer(account)]) { _ in exists = true }
             guard exists else { return false }
             try database.statement("""
                 INSERT INTO entry_edits(account_id, entry_id, title, content, edited_at) VALUES (?1, ?2, ?3, ?4, ?5)

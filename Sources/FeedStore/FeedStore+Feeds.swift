@@ -57,7 +57,7 @@ public struct CategorySummary: Sendable, Equatable {
     public var hideGlobally = false
 }
 
-/// The store's totals for `status`.
+/// The server's totals for `status`, and the asking account's unread entries.
 public struct StoreTotals: Sendable, Equatable {
     public var feedsByStatus: [FeedStatus: Int]
     public var entries: Int
@@ -68,41 +68,53 @@ public struct StoreTotals: Sendable, Equatable {
     }
 }
 
+/// How many entries a subscription, a category or an account holds, and how many of them are unread.
+public struct EntryCounts: Sendable, Equatable {
+    public var entries: Int
+    public var unread: Int
+
+    public init(entries: Int, unread: Int) {
+        (self.entries, self.unread) = (entries, unread)
+    }
+}
+
 extension StoreReader {
-    /// Feeds per status, stored entries and unread ones, from the maintained counters.
-    public func totals() throws(StoreError) -> StoreTotals {
+    /// Feeds per status and stored entries (the server's), and `account`'s unread entries.
+    public func totals(account: Int64) throws(StoreError) -> StoreTotals {
         var totals = StoreTotals(feedsByStatus: [:], entries: 0, unread: 0)
         try database.statement("SELECT status, count(*) FROM feeds GROUP BY status").query { row in
             totals.feedsByStatus[FeedStatus(column: row.text(at: 0)), default: 0] += Int(row.int64(at: 1))
         }
-        try database.statement("SELECT entries, unread FROM store_totals WHERE id = 1").query { row in
+        try database.statement("SELECT entries FROM store_totals WHERE id = 1").query { row in
             totals.entries = Int(row.int64(at: 0))
-            totals.unread = Int(row.int64(at: 1))
         }
+        totals.unread = try accountCounts(account).unread
         return totals
     }
 
-    /// Every feed (optionally one category's, only failing ones, or those with `ids`) with its unread
-    /// and total counts.
-    public func feeds(category: String? = nil, failingOnly: Bool = false, ids: [Int64]? = nil) throws(StoreError)
-        -> [FeedSummary] {
-        var values: [SQLValue] = []
-        var conditions: [String] = []
+    /// The account's subscriptions (optionally one category's, only failing ones, or those with `ids`)
+    /// with their unread and total counts. A subscription's id is the feed's id for the account.
+    public func feeds(account: Int64, category: String? = nil, failingOnly: Bool = false,
+                      ids: [Int64]? = nil) throws(StoreError) -> [FeedSummary] {
+        var values: [SQLValue] = [.integer(account)]
+        var conditions = ["u.account_id = ?1"]
         if let ids {
-            conditions.append("f.id IN (\(SQLValue.placeholders(for: ids, appendingTo: &values)))")
+            conditions.append("u.id IN (\(SQLValue.placeholders(for: ids, appendingTo: &values)))")
         }
         if let category {
             values.append(.text(category))
             conditions.append("c.name = ?\(values.count)")
         }
-        if failingOnly { conditions.append("f.status != 'ok'") }
+        if failingOnly { conditions.append("(f.status != 'ok' OR u.disabled)") }
         let sql = """
-            SELECT f.id, f.url, f.title, f.site_url, c.name, f.status, f.last_error, f.error_count,
-                   f.unread_count, f.entry_count, f.checked_at, f.next_check_at, f.category_id, f.newest_entry_at,
+            SELECT u.id, f.url, coalesce(u.title, f.title), f.site_url, c.name,
+                   CASE WHEN u.disabled THEN 'disabled' ELSE f.status END, f.last_error, f.error_count,
+                   f.entry_count - u.read_count, f.entry_count, f.checked_at, f.next_check_at, u.category_id, f.newest_entry_at,
                    i.id, i.digest, coalesce(c.hide_globally, 0)
-            FROM feeds f LEFT JOIN categories c ON c.id = f.category_id LEFT JOIN icons i ON i.id = f.icon_id
-            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ORDER BY c.name COLLATE NOCASE, f.title COLLATE NOCASE, f.id
+            FROM subscriptions u JOIN feeds f ON f.id = u.feed_id LEFT JOIN categories c ON c.id = u.category_id
+            LEFT JOIN icons i ON i.id = f.icon_id
+            WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY c.name COLLATE NOCASE, coalesce(u.title, f.title) COLLATE NOCASE, u.id
             """
         var feeds: [FeedSummary] = []
         try database.statement(sql).query(values) { row in
@@ -119,182 +131,293 @@ extension StoreReader {
         return feeds
     }
 
-    /// Each feed's id, total and unread entries: the counters alone, for apps that poll them.
-    public func feedCounters() throws(StoreError) -> [(id: Int64, total: Int, unread: Int)] {
+    /// Each of the account's subscriptions' id, total and unread entries: the counters alone, for apps
+    /// that poll them.
+    public func feedCounters(account: Int64) throws(StoreError) -> [(id: Int64, total: Int, unread: Int)] {
         var counters: [(id: Int64, total: Int, unread: Int)] = []
-        try database.statement("SELECT id, entry_count, unread_count FROM feeds ORDER BY id").query { row in
+        try database.statement("""
+            SELECT u.id, f.entry_count, f.entry_count - u.read_count
+            FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 ORDER BY u.id
+            """).query([.integer(account)]) { row in
             counters.append((row.int64(at: 0), Int(row.int64(at: 1)), Int(row.int64(at: 2))))
         }
         return counters
     }
 
-    /// How many feeds are filed under no category, and their unread entries (the feeds' counters
-    /// added up: an entry two of them carry counts twice, as in Miniflux's uncategorized category).
-    public func uncategorizedCounts() throws(StoreError) -> (feeds: Int, unread: Int) {
-        var counts = (feeds: 0, unread: 0)
-        try database.statement("SELECT count(*), coalesce(sum(unread_count), 0) FROM feeds WHERE category_id IS NULL")
-            .query { row in counts = (Int(row.int64(at: 0)), Int(row.int64(at: 1))) }
+    /// One subscription's counts, or nil when the account has no subscription `id`.
+    public func subscriptionCounts(_ id: Int64, account: Int64) throws(StoreError) -> EntryCounts? {
+        var counts: EntryCounts?
+        try database.statement("""
+            SELECT f.entry_count, f.entry_count - u.read_count
+            FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.id = ?1 AND u.account_id = ?2
+            """).query([.integer(id), .integer(account)]) { row in
+            counts = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
+        }
         return counts
     }
 
-    /// Every category with its feed, unread and total counts (an article counted once per category).
-    public func categories() throws(StoreError) -> [CategorySummary] {
+    /// How many feeds the account files under no category, and their unread entries (the
+    /// subscriptions' counts added up: an entry two of them carry counts twice, as in Miniflux's
+    /// uncategorized category).
+    public func uncategorizedCounts(account: Int64) throws(StoreError) -> (feeds: Int, unread: Int) {
+        var counts = (feeds: 0, unread: 0)
+        try database.statement("""
+            SELECT count(*), coalesce(sum(f.entry_count - u.read_count), 0)
+            FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 AND u.category_id IS NULL
+            """).query([.integer(account)]) { row in counts = (Int(row.int64(at: 0)), Int(row.int64(at: 1))) }
+        return counts
+    }
+
+    /// The account's entries in all, and unread: its subscriptions' counts, an entry two of them carry
+    /// counted once, and the entries it starred that none of its feeds carries (any more).
+    public func accountCounts(_ account: Int64) throws(StoreError) -> EntryCounts {
+        var counts = EntryCounts(entries: 0, unread: 0)
+        try database.statement("""
+            SELECT coalesce(sum(f.entry_count), 0), coalesce(sum(f.entry_count - u.read_count), 0)
+            FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1
+            """).query([.integer(account)]) { row in
+            counts = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
+        }
+        let excess = try crossPostExcess(account: account, byCategory: false)[nil] ?? EntryCounts(entries: 0, unread: 0)
+        var orphans = EntryCounts(entries: 0, unread: 0)
+        try database.statement("""
+            SELECT count(*), coalesce(sum(m.read = 0), 0)
+            FROM entry_marks m JOIN entry_state st ON st.entry_id = m.entry_id
+            WHERE m.account_id = ?1 AND m.starred = 1 AND st.removed = 0
+              AND NOT EXISTS (SELECT 1 FROM entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
+                              WHERE s.entry_id = m.entry_id AND u.account_id = ?1)
+            """).query([.integer(account)]) { row in
+            orphans = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
+        }
+        return EntryCounts(entries: counts.entries - excess.entries + orphans.entries,
+                           unread: counts.unread - excess.unread + orphans.unread)
+    }
+
+    /// Every category of the account with its feed, unread and total counts (an article counted once
+    /// per category).
+    public func categories(account: Int64) throws(StoreError) -> [CategorySummary] {
         var categories: [CategorySummary] = []
         try database.statement("""
-            SELECT c.name, (SELECT count(*) FROM feeds f WHERE f.category_id = c.id), c.unread_count, c.entry_count, c.id,
-                   c.hide_globally
-            FROM categories c ORDER BY c.name COLLATE NOCASE
-            """).query { row in
-            categories.append(CategorySummary(id: row.int64(at: 4), name: row.text(at: 0) ?? "", feeds: Int(row.int64(at: 1)),
-                                              unread: Int(row.int64(at: 2)), total: Int(row.int64(at: 3)),
-                                              hideGlobally: row.int64(at: 5) != 0))
+            SELECT c.id, c.name, c.hide_globally, count(u.id), coalesce(sum(f.entry_count - u.read_count), 0),
+                   coalesce(sum(f.entry_count), 0)
+            FROM categories c LEFT JOIN subscriptions u ON u.category_id = c.id LEFT JOIN feeds f ON f.id = u.feed_id
+            WHERE c.account_id = ?1 GROUP BY c.id ORDER BY c.name COLLATE NOCASE
+            """).query([.integer(account)]) { row in
+            categories.append(CategorySummary(id: row.int64(at: 0), name: row.text(at: 1) ?? "", feeds: Int(row.int64(at: 3)),
+                                              unread: Int(row.int64(at: 4)), total: Int(row.int64(at: 5)),
+                                              hideGlobally: row.int64(at: 2) != 0))
+        }
+        let excess = try crossPostExcess(account: account, byCategory: true)
+        for index in categories.indices {
+            guard let extra = excess[categories[index].id] else { continue }
+            categories[index].total -= extra.entries
+            categories[index].unread -= extra.unread
         }
         return categories
+    }
+
+    /// How many times more than once the account's subscriptions count an entry that several of them
+    /// carry, in all or per category (a cross-post, found by the partial index on entries with more than
+    /// one source: few, so this costs a few milliseconds where counting every entry cost a second).
+    private func crossPostExcess(account: Int64, byCategory: Bool) throws(StoreError) -> [Int64?: EntryCounts] {
+        let group = byCategory ? "u.category_id, st.entry_id" : "st.entry_id"
+        var excess: [Int64?: EntryCounts] = [:]
+        try database.statement("""
+            SELECT \(byCategory ? "category_id" : "NULL"), coalesce(sum(k - 1), 0), coalesce(sum(CASE WHEN unread THEN k - 1 ELSE 0 END), 0)
+            FROM (
+                SELECT u.category_id, count(*) AS k,
+                       NOT EXISTS (SELECT 1 FROM entry_marks m WHERE m.account_id = ?1 AND m.entry_id = st.entry_id
+                                   AND m.read = 1) AS unread
+                FROM entry_state st JOIN entry_sources s ON s.entry_id = st.entry_id
+                JOIN subscriptions u ON u.feed_id = s.feed_id AND u.account_id = ?1
+                WHERE st.sources > 1 AND st.removed = 0
+                GROUP BY \(group) HAVING count(*) > 1
+            )\(byCategory ? " WHERE category_id IS NOT NULL GROUP BY category_id" : "")
+            """).query([.integer(account)]) { row in
+            excess[row.optionalInt64(at: 0)] = EntryCounts(entries: Int(row.int64(at: 1)), unread: Int(row.int64(at: 2)))
+        }
+        return excess
     }
 }
 
 extension FeedStore {
-    /// Unsubscribes from a feed. Its entries go, except starred ones and those another feed also carries.
-    /// - Throws: `StoreError.Kind.notFound` when there is no such feed.
-    public func removeFeed(id: Int64) throws(StoreError) {
+    /// Unsubscribes the account from a feed: its read marks on the feed's entries go (entries another
+    /// of its feeds carries keep theirs; starred ones stay, starred). A feed nobody follows any more is
+    /// removed with its entries, except those any account starred and those another feed also carries.
+    /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
+    public func removeFeed(id: Int64, account: Int64) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
-            let categoryID = try categoryID(ofFeed: id)
-            let onlyHere = """
-                SELECT st.entry_id FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
-                WHERE s.feed_id = ?1 AND st.sources = 1 AND st.starred = 0
-                """
-            var gone = (entries: Int64(0), unread: Int64(0))
-            try database.prepare("""
-                SELECT count(*), coalesce(sum(read = 0), 0) FROM entry_state WHERE removed = 0 AND entry_id IN (\(onlyHere))
-                """).query([.integer(id)]) { row in gone = (row.int64(at: 0), row.int64(at: 1)) }
-            try database.prepare("""
-                INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
-                SELECT 'delete', e.id, e.title, e.search_text, e.author
-                FROM entries e JOIN entry_state st ON st.entry_id = e.id
-                WHERE st.removed = 0 AND e.id IN (\(onlyHere))
-                """).run([.integer(id)])
-            try database.prepare("DELETE FROM entries WHERE id IN (\(onlyHere))").run([.integer(id)])
-            // What stays (starred, or carried by other feeds too) loses this source; an entry whose
-            // primary feed this was is listed under another of its feeds from now on.
-            try database.prepare("""
-                UPDATE entry_state SET sources = sources - 1,
-                    feed_id = CASE WHEN feed_id = ?1 THEN
-                        (SELECT o.feed_id FROM entry_sources o WHERE o.entry_id = entry_state.entry_id AND o.feed_id != ?1 LIMIT 1)
-                        ELSE feed_id END
-                WHERE entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = ?1)
-                """).run([.integer(id)])
-            try database.prepare("DELETE FROM feeds WHERE id = ?1").run([.integer(id)])
-            try database.statement("UPDATE store_totals SET entries = entries - ?1, unread = unread - ?2 WHERE id = 1")
-                .run([.integer(gone.entries), .integer(gone.unread)])
-            if let categoryID { try Counters.recountCategories(database, id: categoryID) }
+            let feedID = try feedID(ofSubscription: id, account: account)
+            try database.statement("""
+                DELETE FROM entry_marks
+                WHERE account_id = ?2 AND starred = 0
+                  AND entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = ?1)
+                  AND NOT EXISTS (SELECT 1 FROM entry_sources o JOIN subscriptions u ON u.feed_id = o.feed_id
+                                  WHERE o.entry_id = entry_marks.entry_id AND u.account_id = ?2 AND u.feed_id != ?1)
+                """).run([.integer(feedID), .integer(account)])
+            try database.statement("DELETE FROM subscriptions WHERE id = ?1").run([.integer(id)])
+            guard try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) == 0 else {
+                return
+            }
+            try removeUnfollowedFeed(feedID)
         }
     }
 
-    /// Renames a feed, files it under another category (`""` for none), moves it to another URL or
-    /// site URL, disables or enables it; nil leaves a field as it is. A new URL is fetched afresh (no
-    /// validators of the old one) at once; an enabled feed is due at once with its errors cleared.
-    /// - Throws: `StoreError.Kind.notFound` when there is no such feed.
-    public func updateFeed(id: Int64, title: String? = nil, category: String? = nil, url: String? = nil,
+    /// Deletes a feed nobody follows, and the entries only it carried that nobody starred; what stays
+    /// loses it as a source.
+    func removeUnfollowedFeed(_ id: Int64) throws(StoreError) {
+        let onlyHere = """
+            SELECT st.entry_id FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
+            WHERE s.feed_id = ?1 AND st.sources = 1 AND st.stars = 0
+            """
+        let gone = try database.integer("""
+            SELECT count(*) FROM entry_state WHERE removed = 0 AND entry_id IN (\(onlyHere))
+            """, [.integer(id)]) ?? 0
+        try database.prepare("""
+            INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
+            SELECT 'delete', e.id, e.title, e.search_text, e.author
+            FROM entries e JOIN entry_state st ON st.entry_id = e.id
+            WHERE st.removed = 0 AND e.id IN (\(onlyHere))
+            """).run([.integer(id)])
+        try database.prepare("DELETE FROM entries WHERE id IN (\(onlyHere))").run([.integer(id)])
+        // What stays (starred, or carried by other feeds too) loses this source; an entry whose
+        // primary feed this was is listed under another of its feeds from now on.
+        try database.prepare("""
+            UPDATE entry_state SET sources = sources - 1,
+                feed_id = CASE WHEN feed_id = ?1 THEN
+                    (SELECT o.feed_id FROM entry_sources o WHERE o.entry_id = entry_state.entry_id AND o.feed_id != ?1 LIMIT 1)
+                    ELSE feed_id END
+            WHERE entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = ?1)
+            """).run([.integer(id)])
+        try database.prepare("DELETE FROM feeds WHERE id = ?1").run([.integer(id)])
+        try database.statement("UPDATE store_totals SET entries = entries - ?1 WHERE id = 1").run([.integer(gone)])
+    }
+
+    /// Renames the account's subscription, files it under another of its categories (`""` for none),
+    /// moves it to another URL or site URL, disables or enables it; nil leaves a field as it is. A new
+    /// URL is fetched afresh (no validators of the old one) at once; an enabled feed is due at once
+    /// with its errors cleared. The URL and site URL are the feed's: changed only while the account
+    /// is its one follower.
+    /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
+    public func updateFeed(id: Int64, account: Int64, title: String? = nil, category: String? = nil, url: String? = nil,
                            siteURL: String? = nil, disabled: Bool? = nil) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
-            let previous = try categoryID(ofFeed: id)
+            let feedID = try feedID(ofSubscription: id, account: account)
+            if url != nil || siteURL != nil,
+               try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) ?? 0 > 1 {
+                throw StoreError(.invalidQuery, message: "other accounts follow this feed too: its URL and site URL "
+                    + "stay as they are (subscribe to the new URL instead)")
+            }
             if let title {
-                try database.statement("UPDATE feeds SET title = ?2 WHERE id = ?1").run([.integer(id), SQLValue(title.isEmpty ? nil : title)])
+                try database.statement("UPDATE subscriptions SET title = ?2 WHERE id = ?1")
+                    .run([.integer(id), SQLValue(title.isEmpty ? nil : title)])
             }
             if let url {
                 try database.statement("""
                     UPDATE feeds SET url = ?2, etag = NULL, last_modified = NULL, next_check_at = NULL
                     WHERE id = ?1 AND url != ?2
-                    """).run([.integer(id), .text(url)])
+                    """).run([.integer(feedID), .text(url)])
             }
             if let siteURL {
-                try database.statement("UPDATE feeds SET site_url = ?2 WHERE id = ?1").run([.integer(id), SQLValue(siteURL.isEmpty ? nil : siteURL)])
+                try database.statement("UPDATE feeds SET site_url = ?2 WHERE id = ?1")
+                    .run([.integer(feedID), SQLValue(siteURL.isEmpty ? nil : siteURL)])
             }
-            if disabled == true {
-                try database.statement("UPDATE feeds SET status = 'disabled' WHERE id = ?1").run([.integer(id)])
-            } else if disabled == false {
-                try database.statement("""
-                    UPDATE feeds SET status = 'ok', error_count = 0, last_error = NULL, next_check_at = NULL
-                    WHERE id = ?1 AND status = 'disabled'
-                    """).run([.integer(id)])
+            if let disabled {
+                try database.statement("UPDATE subscriptions SET disabled = ?2 WHERE id = ?1").run([.integer(id), SQLValue(disabled)])
+                try updateFetching(feedID)
             }
             guard let category else { return }
-            let next = category.isEmpty ? nil : try categoryID(named: category, creating: true)
-            guard next != previous else { return }
-            try database.statement("UPDATE feeds SET category_id = ?2 WHERE id = ?1").run([.integer(id), SQLValue(next)])
-            for changed in [previous, next].compactMap({ $0 }) { try Counters.recountCategories(database, id: changed) }
+            let next = category.isEmpty ? nil : try categoryID(named: category, account: account, creating: true)
+            try database.statement("UPDATE subscriptions SET category_id = ?2 WHERE id = ?1").run([.integer(id), SQLValue(next)])
         }
     }
 
-    /// Renames a category; when another category already has the new name, the two are merged.
-    /// - Throws: `StoreError.Kind.notFound` when there is no category `name`.
-    public func renameCategory(_ name: String, to newName: String) throws(StoreError) {
+    /// A feed is fetched while any of its followers has it enabled: disabled when the last one
+    /// disables it; enabled again (due at once, errors cleared) when one enables it.
+    func updateFetching(_ feedID: Int64) throws(StoreError) {
+        let enabled = try database.integer(
+            "SELECT count(*) FROM subscriptions WHERE feed_id = ?1 AND disabled = 0", [.integer(feedID)]) ?? 0
+        if enabled == 0 {
+            try database.statement("UPDATE feeds SET status = 'disabled' WHERE id = ?1").run([.integer(feedID)])
+        } else {
+            try database.statement("""
+                UPDATE feeds SET status = 'ok', error_count = 0, last_error = NULL, next_check_at = NULL
+                WHERE id = ?1 AND status = 'disabled'
+                """).run([.integer(feedID)])
+        }
+    }
+
+    /// Renames one of the account's categories; when another of its categories already has the new
+    /// name, the two are merged.
+    /// - Throws: `StoreError.Kind.notFound` when the account has no category `name`.
+    public func renameCategory(_ name: String, to newName: String, account: Int64) throws(StoreError) {
         guard !newName.isEmpty else { throw StoreError(.invalidQuery, message: "a category needs a name") }
         try database.transaction { () throws(StoreError) in
-            guard let source = try categoryID(named: name, creating: false) else {
+            guard let source = try categoryID(named: name, account: account, creating: false) else {
                 throw StoreError(.notFound, message: "no category named '\(name)'")
             }
-            guard let target = try categoryID(named: newName, creating: false), target != source else {
+            guard let target = try categoryID(named: newName, account: account, creating: false), target != source else {
                 try database.statement("UPDATE categories SET name = ?2 WHERE id = ?1").run([.integer(source), .text(newName)])
                 return
             }
-            try database.statement("UPDATE feeds SET category_id = ?2 WHERE category_id = ?1").run([.integer(source), .integer(target)])
+            try database.statement("UPDATE subscriptions SET category_id = ?2 WHERE category_id = ?1")
+                .run([.integer(source), .integer(target)])
             try database.statement("DELETE FROM categories WHERE id = ?1").run([.integer(source)])
-            try Counters.recountCategories(database, id: target)
         }
     }
 
-    /// Creates an empty category. - Returns: its id, or nil when the name is taken.
-    public func createCategory(_ name: String) throws(StoreError) -> Int64? {
+    /// Creates an empty category for the account. - Returns: its id, or nil when the name is taken.
+    public func createCategory(_ name: String, account: Int64) throws(StoreError) -> Int64? {
         guard !name.isEmpty else { throw StoreError(.invalidQuery, message: "a category needs a name") }
         return try database.transaction { () throws(StoreError) -> Int64? in
-            try database.statement("INSERT INTO categories(name) VALUES (?1) ON CONFLICT(name) DO NOTHING").run([.text(name)])
+            try database.statement("INSERT INTO categories(account_id, name) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
+                .run([.integer(account), .text(name)])
             return database.changes == 1 ? database.lastInsertedRowID : nil
         }
     }
 
-    /// Hides a category from the global listings, or shows it there again.
-    /// - Throws: `StoreError.Kind.notFound` when there is no such category.
-    public func setCategoryHidden(id: Int64, _ hidden: Bool) throws(StoreError) {
-        try database.statement("UPDATE categories SET hide_globally = ?2 WHERE id = ?1").run([.integer(id), SQLValue(hidden)])
+    /// Hides one of the account's categories from its global listings, or shows it there again.
+    /// - Throws: `StoreError.Kind.notFound` when the account has no such category.
+    public func setCategoryHidden(id: Int64, account: Int64, _ hidden: Bool) throws(StoreError) {
+        try database.statement("UPDATE categories SET hide_globally = ?3 WHERE id = ?1 AND account_id = ?2")
+            .run([.integer(id), .integer(account), SQLValue(hidden)])
         guard database.changes == 1 else { throw StoreError(.notFound, message: "no category with id \(id)") }
     }
 
-    /// Deletes a category; its feeds stay, filed under none.
-    /// - Throws: `StoreError.Kind.notFound` when there is no such category.
-    public func removeCategory(id: Int64) throws(StoreError) {
+    /// Deletes one of the account's categories; its feeds stay, filed under none.
+    /// - Throws: `StoreError.Kind.notFound` when the account has no such category.
+    public func removeCategory(id: Int64, account: Int64) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
-            try database.statement("UPDATE feeds SET category_id = NULL WHERE category_id = ?1").run([.integer(id)])
-            try database.statement("DELETE FROM categories WHERE id = ?1").run([.integer(id)])
+            try database.statement("DELETE FROM categories WHERE id = ?1 AND account_id = ?2").run([.integer(id), .integer(account)])
             guard database.changes == 1 else { throw StoreError(.notFound, message: "no category with id \(id)") }
+            // ON DELETE SET NULL has filed its subscriptions under none.
         }
     }
 
-    /// The id of the feed subscribed at `url`, or nil.
-    public func feedID(url: String) throws(StoreError) -> Int64? {
-        var id: Int64?
-        try database.statement("SELECT id FROM feeds WHERE url = ?1").query([.text(url)]) { row in id = row.int64(at: 0) }
-        return id
+    /// The id of the account's subscription to the feed at `url`, or nil.
+    public func feedID(url: String, account: Int64) throws(StoreError) -> Int64? {
+        try database.integer("""
+            SELECT u.id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE f.url = ?1 AND u.account_id = ?2
+            """, [.text(url), .integer(account)])
     }
 
-    /// The category a feed is filed under (nil for none).
-    /// - Throws: `StoreError.Kind.notFound` when there is no such feed.
-    private func categoryID(ofFeed id: Int64) throws(StoreError) -> Int64? {
-        var found: Int64??
-        try database.statement("SELECT category_id FROM feeds WHERE id = ?1").query([.integer(id)]) { row in
-            found = .some(row.optionalInt64(at: 0))
+    /// The feed of the account's subscription `id`.
+    /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
+    public func feedID(ofSubscription id: Int64, account: Int64) throws(StoreError) -> Int64 {
+        guard let feedID = try database.integer("SELECT feed_id FROM subscriptions WHERE id = ?1 AND account_id = ?2",
+                                                [.integer(id), .integer(account)]) else {
+            throw StoreError(.notFound, message: "no feed with id \(id)")
         }
-        guard let found else { throw StoreError(.notFound, message: "no feed with id \(id)") }
-        return found
+        return feedID
     }
 
-    /// The id of the category `name` (case-insensitive), created when asked.
-    func categoryID(named name: String, creating: Bool) throws(StoreError) -> Int64? {
+    /// The id of the account's category `name` (case-insensitive), created when asked.
+    func categoryID(named name: String, account: Int64, creating: Bool) throws(StoreError) -> Int64? {
         if creating {
-            try database.statement("INSERT INTO categories(name) VALUES (?1) ON CONFLICT(name) DO NOTHING").run([.text(name)])
+            try database.statement("INSERT INTO categories(account_id, name) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
+                .run([.integer(account), .text(name)])
         }
-        var id: Int64?
-        try database.statement("SELECT id FROM categories WHERE name = ?1").query([.text(name)]) { row in id = row.int64(at: 0) }
-        return id
+        return try database.integer("SELECT id FROM categories WHERE account_id = ?1 AND name = ?2",
+                                    [.integer(account), .text(name)])
     }
 }

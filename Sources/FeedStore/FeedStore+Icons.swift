@@ -60,45 +60,54 @@ extension FeedStore {
 }
 
 extension StoreReader {
-    /// The icon with this id, if kept.
-    public func icon(id: Int64) throws(StoreError) -> FeedIcon? {
-        try icon(where: "id = ?1", .integer(id))
+    /// The icon with this id, if one of the account's feeds shows it (another account's is not found).
+    public func icon(id: Int64, account: Int64) throws(StoreError) -> FeedIcon? {
+        try icon(where: """
+            id = ?1 AND EXISTS (SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
+                                WHERE u.account_id = ?2 AND f.icon_id = icons.id)
+            """, [.integer(id), .integer(account)])
     }
 
-    /// The icon with this digest (lower-case hex), if kept.
+    /// The icon with this digest (lower-case hex), if kept: public, named by an unguessable digest.
     public func icon(digest: String) throws(StoreError) -> FeedIcon? {
-        try icon(where: "digest = ?1", .text(digest))
+        try icon(where: "digest = ?1", [.text(digest)])
     }
 
-    /// The icon feed `feedID` shows, if it has one.
-    public func icon(ofFeed feedID: Int64) throws(StoreError) -> FeedIcon? {
-        try icon(where: "id = (SELECT icon_id FROM feeds WHERE id = ?1)", .integer(feedID))
+    /// The icon the feed of the account's subscription `subscriptionID` shows, if it has one.
+    public func icon(ofFeed subscriptionID: Int64, account: Int64) throws(StoreError) -> FeedIcon? {
+        try icon(where: """
+            id = (SELECT f.icon_id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.id = ?1 AND u.account_id = ?2)
+            """, [.integer(subscriptionID), .integer(account)])
     }
 
-    /// The icon digests of those of `feedIDs` (at most 10,000) that have an icon.
-    public func feedIconDigests(feedIDs: [Int64]) throws(StoreError) -> [Int64: String] {
-        var values: [SQLValue] = []
+    /// The icon digests of those of the account's subscriptions `feedIDs` (at most 10,000) whose
+    /// feed has an icon.
+    public func feedIconDigests(feedIDs: [Int64], account: Int64) throws(StoreError) -> [Int64: String] {
+        var values: [SQLValue] = [.integer(account)]
         let placeholders = SQLValue.placeholders(for: feedIDs.prefix(10_000), appendingTo: &values)
         guard !placeholders.isEmpty else { return [:] }
         var digests: [Int64: String] = [:]
         try database.statement("""
-            SELECT f.id, i.digest FROM feeds f JOIN icons i ON i.id = f.icon_id WHERE f.id IN (\(placeholders))
+            SELECT u.id, i.digest FROM subscriptions u JOIN feeds f ON f.id = u.feed_id JOIN icons i ON i.id = f.icon_id
+            WHERE u.account_id = ?1 AND u.id IN (\(placeholders))
             """).query(values) { row in digests[row.int64(at: 0)] = row.text(at: 1) ?? "" }
         return digests
     }
 
-    /// Every icon some feed shows (Fever sends them all at once).
-    public func icons() throws(StoreError) -> [FeedIcon] {
+    /// Every icon one of the account's feeds shows (Fever sends them all at once).
+    public func icons(account: Int64) throws(StoreError) -> [FeedIcon] {
         var icons: [FeedIcon] = []
         try database.statement("""
-            SELECT id, digest, mime_type, data FROM icons WHERE id IN (SELECT icon_id FROM feeds) ORDER BY id
-            """).query { row in icons.append(Self.icon(row)) }
+            SELECT id, digest, mime_type, data FROM icons
+            WHERE id IN (SELECT f.icon_id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1)
+            ORDER BY id
+            """).query([.integer(account)]) { row in icons.append(Self.icon(row)) }
         return icons
     }
 
-    private func icon(where condition: String, _ value: SQLValue) throws(StoreError) -> FeedIcon? {
+    private func icon(where condition: String, _ values: [SQLValue]) throws(StoreError) -> FeedIcon? {
         var icon: FeedIcon?
-        try database.statement("SELECT id, digest, mime_type, data FROM icons WHERE \(condition)").query([value]) { row in
+        try database.statement("SELECT id, digest, mime_type, data FROM icons WHERE \(condition)").query(values) { row in
             icon = Self.icon(row)
         }
         return icon

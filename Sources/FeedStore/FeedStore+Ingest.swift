@@ -25,7 +25,7 @@ extension FeedStore {
 
     func ingestOne(_ feed: IncomingFeed, seenAt: Int64, counters: inout CounterChanges) throws(StoreError) -> IngestCounts {
         let find = try database.statement("""
-            SELECT e.id, e.fingerprint, st.feed_id, st.sources, st.read, st.removed
+            SELECT e.id, e.fingerprint, st.removed
             FROM entries e JOIN entry_state st ON st.entry_id = e.id WHERE e.key = ?1
             """)
         let addSource = try database.statement(
@@ -38,24 +38,20 @@ extension FeedStore {
             // Most entries of a cold poll are new: try the insert first, look up only on a conflict.
             if let id = try insert(entry, key: key, feedID: feed.feedID, fingerprint: fingerprint, seenAt: seenAt) {
                 try addSource.run([.integer(feed.feedID), .integer(id), SQLValue(entry.guid)])
-                try counters.entryChanged(id, primaryFeed: feed.feedID, sources: 1, entries: 1, unread: 1)
+                try counters.entryChanged(id, primaryFeed: feed.feedID, sources: 1, by: 1)
                 counts.new += 1
                 continue
             }
-            var found: (id: Int64, fingerprint: Int64, feedID: Int64?, sources: Int, isRead: Bool, isRemoved: Bool)?
+            var found: (id: Int64, fingerprint: Int64, isRemoved: Bool)?
             try find.query([.text(key)]) { row in
-                found = (row.int64(at: 0), row.int64(at: 1), row.optionalInt64(at: 2), Int(row.int64(at: 3)),
-                         row.int64(at: 4) != 0, row.int64(at: 5) != 0)
+                found = (row.int64(at: 0), row.int64(at: 1), row.int64(at: 2) != 0)
             }
             guard let existing = found else { continue }
             try addSource.run([.integer(feed.feedID), .integer(existing.id), SQLValue(entry.guid)])
             if database.changes > 0 {
                 // Another feed carried it first: this feed is now a source too.
                 try countSource.run([.integer(existing.id), .integer(feed.feedID)])
-                if !existing.isRemoved {
-                    try counters.sourceAdded(existing.id, feed: feed.feedID, primaryFeed: existing.feedID,
-                                             sourcesBefore: existing.sources, isRead: existing.isRead)
-                }
+                if !existing.isRemoved { try counters.sourceAdded(existing.id, feed: feed.feedID) }
                 counts.seenInAnotherFeed += 1
             } else if existing.isRemoved || existing.fingerprint == fingerprint {
                 counts.unchanged += 1

@@ -2,11 +2,13 @@ import Foundation
 
 extension FeedStore {
     /// Records where `account` stopped in an entry's enclosure (`index`: its position in the entry);
-    /// 0 forgets it. - Returns: false when there is no such entry.
+    /// 0 forgets it. - Returns: false when the account has no such entry.
     public func setMediaProgression(_ seconds: Int64, account: Int64, entryID: Int64, index: Int) throws(StoreError) -> Bool {
         try database.transaction { () throws(StoreError) -> Bool in
             var exists = false
-            try database.statement("SELECT 1 FROM entries WHERE id = ?1").query([.integer(entryID)]) { _ in exists = true }
+            try database.statement("""
+                SELECT 1 FROM entry_state st WHERE st.entry_id = ?1 AND \(AccountScope.visible(account: "?2"))
+                """).query([.integer(entryID), .integer(account)]) { _ in exists = true }
             guard exists else { return false }
             if seconds == 0 {
                 try database.statement("DELETE FROM media_progress WHERE account_id = ?1 AND entry_id = ?2 AND enclosure = ?3")

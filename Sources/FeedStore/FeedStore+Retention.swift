@@ -22,7 +22,8 @@ extension FeedStore {
     /// Expires old entries in batches of `batchSize`, each its own transaction, and lets other calls
     /// to the store run between feeds and between batches, so the writer is never held long.
     /// An expired entry keeps its key row (`removed = 1`, content dropped) so the next poll does not
-    /// store it again as new; starred entries and each feed's newest are never expired.
+    /// store it again as new; entries any account starred and each feed's newest are never expired; the accounts'
+    /// marks on an expired entry go.
     /// - Returns: how many entries expired.
     @discardableResult
     public func expire(_ policy: RetentionPolicy, now: Date = Date(), batchSize: Int = 500) async throws(StoreError) -> Int {
@@ -32,10 +33,10 @@ extension FeedStore {
         // narrow state rows hold all it needs.
         let candidates = try database.statement("""
             SELECT id FROM (
-                SELECT entry_id AS id, starred, sort_at FROM entry_state
+                SELECT entry_id AS id, stars, sort_at FROM entry_state
                 WHERE feed_id = ?1 AND removed = 0
                 ORDER BY sort_at DESC, entry_id DESC LIMIT -1 OFFSET ?2
-            ) WHERE starred = 0 AND sort_at < ?3
+            ) WHERE stars = 0 AND sort_at < ?3
             """)
         // Only a feed carrying more entries than it keeps can have any to expire (its counter counts
         // every live entry it carries, those it is primary for among them): most feeds are skipped.
@@ -61,17 +62,17 @@ extension FeedStore {
         try database.transaction { () throws(StoreError) in
             var counters = CounterChanges(database: database)
             for id in ids {
-                var state: (feedID: Int64?, sources: Int, isRead: Bool)?
+                var state: (feedID: Int64?, sources: Int)?
                 try database.statement("""
-                    SELECT feed_id, sources, read FROM entry_state WHERE entry_id = ?1 AND removed = 0 AND starred = 0
+                    SELECT feed_id, sources FROM entry_state WHERE entry_id = ?1 AND removed = 0 AND stars = 0
                     """).query([.integer(id)]) { row in
-                    state = (row.optionalInt64(at: 0), Int(row.int64(at: 1)), row.int64(at: 2) != 0)
+                    state = (row.optionalInt64(at: 0), Int(row.int64(at: 1)))
                 }
                 guard let state else { continue }  // starred or gone since the candidates were listed
                 try unindexText(id)
                 try database.statement("UPDATE entry_state SET removed = 1 WHERE entry_id = ?1").run([.integer(id)])
-                try counters.entryChanged(id, primaryFeed: state.feedID, sources: state.sources,
-                                          entries: -1, unread: state.isRead ? 0 : -1)
+                try counters.entryChanged(id, primaryFeed: state.feedID, sources: state.sources, by: -1)
+                try Counters.forgetMarks(ofExpiring: id, database)
                 try database.statement("""
                     UPDATE entries SET title = NULL, summary = NULL, content = NULL, author = NULL,
                         image_url = NULL, enclosures = NULL, search_text = NULL, sort_at = \(Self.expiredSortKey) WHERE id = ?1

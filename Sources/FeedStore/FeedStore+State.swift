@@ -1,89 +1,89 @@
 import Foundation
 
 extension FeedStore {
-    /// Marks the given articles read/unread and/or starred/unstarred (nil leaves a flag as it is).
+    /// Marks the given articles of the account read/unread and/or starred/unstarred (nil leaves a
+    /// flag as it is); ids of entries the account does not see change nothing.
     /// - Returns: how many articles changed.
     @discardableResult
-    public func mark(ids: [Int64], read: Bool? = nil, starred: Bool? = nil) throws(StoreError) -> Int {
+    public func mark(ids: [Int64], account: Int64, read: Bool? = nil, starred: Bool? = nil) throws(StoreError) -> Int {
         // SQLite binds at most 32,766 values a statement: long lists (Fever marks whatever the
         // client names) go in chunks, each in its own transaction.
         var changed = 0
         for start in stride(from: 0, to: ids.count, by: 10_000) {
-            var values: [SQLValue] = []
+            var values: [SQLValue] = [.integer(account)]
             let placeholders = SQLValue.placeholders(for: ids[start..<min(start + 10_000, ids.count)], appendingTo: &values)
-            changed += try setFlags(read: read, starred: starred, from: "entry_state st",
-                                    where: ["st.removed = 0", "st.entry_id IN (\(placeholders))"], values: values)
+            changed += try setFlags(account: account, read: read, starred: starred, from: "entry_state st",
+                                    where: ["st.removed = 0", "st.entry_id IN (\(placeholders))",
+                                            AccountScope.visible(account: "?1")], values: values)
         }
         return changed
     }
 
-    /// Marks every article matching `filter`, e.g. a whole category older than a date.
+    /// Marks every article matching `filter` (its account's), e.g. a whole category older than a date.
     /// - Returns: how many articles changed.
     @discardableResult
     public func mark(_ filter: ArticleFilter, read: Bool? = nil, starred: Bool? = nil) throws(StoreError) -> Int {
         var values: [SQLValue] = []
         let selection = try filter.bulkSelection(binding: &values)
-        return try setFlags(read: read, starred: starred, from: selection.from, where: selection.conditions, values: values)
+        return try setFlags(account: filter.account, read: read, starred: starred, from: selection.from,
+                            where: selection.conditions, values: values)
     }
 
-    /// Sets the flags on the rows of `entry_state st` that `from` and `conditions` select, in one
-    /// transaction. Only rows whose flag changes are written; the unread counters move by exactly those.
-    private func setFlags(read: Bool?, starred: Bool?, from: String, where conditions: [String],
+    /// Sets the account's flags on the entries (`entry_state st`) that `from` and `conditions` select,
+    /// in one transaction. Only marks whose flag changes are written; the subscriptions' read counts
+    /// and the entries' star counts move by exactly those.
+    private func setFlags(account: Int64, read: Bool?, starred: Bool?, from: String, where conditions: [String],
                           values: [SQLValue]) throws(StoreError) -> Int {
         guard read != nil || starred != nil else { return 0 }
-        // Fixed text: 0 or 1, never user input.
-        let readChanges = read.map { "st.read != \($0 ? 1 : 0)" }
-        let starredChanges = starred.map { "st.starred != \($0 ? 1 : 0)" }
-        let changes = [readChanges, starredChanges].compactMap { $0 }.joined(separator: " OR ")
+        // The account's current flags, as columns of the selected rows (no mark: unread, not starred).
+        let currentRead = "coalesce((SELECT read FROM entry_marks WHERE account_id = \(account) AND entry_id = st.entry_id), 0)"
+        let currentStarred = "coalesce((SELECT starred FROM entry_marks WHERE account_id = \(account) AND entry_id = st.entry_id), 0)"
+        // Fixed text: 0 or 1 and the account's id (an integer), never user input.
+        let readChanges = read.map { "\(currentRead) != \($0 ? 1 : 0)" } ?? "0"
+        let starredChanges = starred.map { "\(currentStarred) != \($0 ? 1 : 0)" } ?? "0"
         return try database.transaction { () throws(StoreError) -> Int in
             // The rows that change, collected once before any flag moves (a filter may test the very
             // flags being set): the updates and the counters all read them.
             try database.execute("""
                 CREATE TEMP TABLE IF NOT EXISTS marked (
-                    entry_id INTEGER PRIMARY KEY, feed_id INTEGER, sources INTEGER NOT NULL, read_changes INTEGER NOT NULL);
+                    entry_id INTEGER PRIMARY KEY, read_changes INTEGER NOT NULL, starred_changes INTEGER NOT NULL);
                 DELETE FROM temp.marked;
                 """)
             try database.prepare("""
-                INSERT OR IGNORE INTO temp.marked SELECT st.entry_id, st.feed_id, st.sources, \(readChanges ?? "0")
-                FROM \(from) WHERE (\(changes)) AND \(conditions.joined(separator: " AND "))
+                INSERT OR IGNORE INTO temp.marked
+                SELECT * FROM (SELECT st.entry_id, \(readChanges) AS r, \(starredChanges) AS s
+                               FROM \(from) WHERE \(conditions.joined(separator: " AND ")))
+                WHERE r OR s
                 """).run(values)
             let now = SQLValue.integer(Int64(Date().timeIntervalSince1970))
-            if let read {
-                try database.statement("""
-                    UPDATE entry_state SET read = ?1, changed_at = ?2
-                    WHERE entry_id IN (SELECT entry_id FROM temp.marked WHERE read_changes)
-                    """).run([SQLValue(read), now])
-                try countReadChanges(unread: read ? -1 : 1)
-            }
+            try database.statement("""
+                INSERT INTO entry_marks(account_id, entry_id, read, starred, changed_at)
+                SELECT ?1, entry_id, coalesce(?2, 0), coalesce(?3, 0), ?4 FROM temp.marked WHERE true
+                ON CONFLICT(account_id, entry_id) DO UPDATE SET
+                    read = coalesce(?2, read), starred = coalesce(?3, starred), changed_at = ?4
+                """).run([.integer(account), read.map(SQLValue.init) ?? .null, starred.map(SQLValue.init) ?? .null, now])
+            if let read { try countReads(account: account, by: read ? 1 : -1) }
             if let starred {
                 try database.statement("""
-                    UPDATE entry_state SET starred = ?1, changed_at = ?2 WHERE entry_id IN (SELECT entry_id FROM temp.marked)
-                    """).run([SQLValue(starred), now])
+                    UPDATE entry_state SET stars = stars + ?1 WHERE entry_id IN (SELECT entry_id FROM temp.marked WHERE starred_changes)
+                    """).run([.integer(starred ? 1 : -1)])
             }
             return Int(try database.integer("SELECT count(*) FROM temp.marked") ?? 0)
         }
     }
 
-    /// Moves the unread counters by `unread` for every entry of `temp.marked` whose read flag changed:
-    /// per feed for the entries with a single source (nearly all), one by one for the others.
-    private func countReadChanges(unread: Int) throws(StoreError) {
-        var perFeed: [Int64: Int] = [:]
-        var others: [(id: Int64, feedID: Int64?, sources: Int)] = []
-        try database.statement("SELECT entry_id, feed_id, sources FROM temp.marked WHERE read_changes").query { row in
-            let sources = Int(row.int64(at: 2))
-            if sources == 1 {
-                perFeed[row.int64(at: 1), default: 0] += 1
-            } else {
-                others.append((row.int64(at: 0), row.optionalInt64(at: 1), sources))
-            }
-        }
-        var counters = CounterChanges(database: database)
+    /// Moves the account's read counts by `change` for every entry of `temp.marked` whose read flag
+    /// changed, in each of its subscriptions whose feed carries the entry (one update per feed).
+    private func countReads(account: Int64, by change: Int) throws(StoreError) {
+        var perFeed: [(feed: Int64, count: Int64)] = []
+        try database.statement("""
+            SELECT s.feed_id, count(*) FROM temp.marked t JOIN entry_sources s ON s.entry_id = t.entry_id
+            WHERE t.read_changes GROUP BY s.feed_id
+            """).query { row in perFeed.append((row.int64(at: 0), row.int64(at: 1))) }
+        let update = try database.statement(
+            "UPDATE subscriptions SET read_count = read_count + ?3 WHERE account_id = ?1 AND feed_id = ?2")
         for (feed, count) in perFeed {
-            try counters.singleSourceEntriesChanged(count, feed: feed, entries: 0, unread: unread)
+            try update.run([.integer(account), .integer(feed), .integer(count * Int64(change))])
         }
-        for other in others {
-            try counters.entryChanged(other.id, primaryFeed: other.feedID, sources: other.sources, entries: 0, unread: unread)
-        }
-        try counters.apply()
     }
 }

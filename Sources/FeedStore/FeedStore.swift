@@ -38,22 +38,36 @@ public actor FeedStore {
         }
     }
 
-    /// Subscribes to `feeds` in one transaction; a URL already subscribed is skipped.
-    /// - Returns: how many feeds were new.
+    /// Subscribes the account to `feeds` in one transaction; a URL it already follows is skipped. A
+    /// feed another account follows is shared: it is fetched once for all, its entries stored once.
+    /// - Returns: how many subscriptions were new.
     @discardableResult
-    public func addFeeds(_ feeds: [NewFeed], now: Date = Date()) throws(StoreError) -> Int {
+    public func addFeeds(_ feeds: [NewFeed], account: Int64, now: Date = Date()) throws(StoreError) -> Int {
         let insertFeed = try database.prepare("""
-            INSERT INTO feeds(url, title, site_url, category_id, added_at) VALUES (?1, ?2, ?3, ?4, ?5)
-            ON CONFLICT(url) DO NOTHING
+            INSERT INTO feeds(url, title, site_url, added_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(url) DO NOTHING
+            """)
+        let subscribe = try database.prepare("""
+            INSERT INTO subscriptions(account_id, feed_id, title, category_id, added_at)
+            SELECT ?1, id, ?3, ?4, ?5 FROM feeds WHERE url = ?2
+            ON CONFLICT(account_id, feed_id) DO NOTHING
             """)
         return try database.transaction { () throws(StoreError) -> Int in
             var added = 0
             for feed in feeds {
                 var categoryID: Int64?
-                if let category = feed.category { categoryID = try self.categoryID(named: category, creating: true) }
-                try insertFeed.run([.text(feed.url), SQLValue(feed.title), SQLValue(feed.siteURL),
-                                    SQLValue(categoryID), .integer(Int64(now.timeIntervalSince1970))])
-                added += database.changes
+                if let category = feed.category {
+                    categoryID = try self.categoryID(named: category, account: account, creating: true)
+                }
+                let seconds = SQLValue.integer(Int64(now.timeIntervalSince1970))
+                try insertFeed.run([.text(feed.url), SQLValue(feed.title), SQLValue(feed.siteURL), seconds])
+                let isNewFeed = database.changes == 1
+                try subscribe.run([.integer(account), .text(feed.url), SQLValue(feed.title), SQLValue(categoryID), seconds])
+                guard database.changes == 1 else { continue }
+                added += 1
+                // A feed its other followers had all disabled is fetched again for this one.
+                if !isNewFeed, let feedID = try database.integer("SELECT id FROM feeds WHERE url = ?1", [.text(feed.url)]) {
+                    try updateFetching(feedID)
+                }
             }
             return added
         }
@@ -64,18 +78,18 @@ public actor FeedStore {
         try database.transaction { () throws(StoreError) in try Counters.recountAll(database) }
     }
 
-    /// How many feeds are subscribed.
+    /// How many feeds are stored (followed by any account).
     public func feedCount() throws(StoreError) -> Int {
         Int(try database.integer("SELECT count(*) FROM feeds") ?? 0)
     }
 
-    /// Category names in use, sorted case-insensitively.
-    public func categoryNames() throws(StoreError) -> [String] {
-        let statement = try database.prepare("SELECT name FROM categories ORDER BY name COLLATE NOCASE")
+    /// The account's category names, sorted case-insensitively.
+    public func categoryNames(account: Int64) throws(StoreError) -> [String] {
         var names: [String] = []
-        while try statement.step() {
-            if let name = statement.text(at: 0) { names.append(name) }
-        }
+        try database.statement("SELECT name FROM categories WHERE account_id = ?1 ORDER BY name COLLATE NOCASE")
+            .query([.integer(account)]) { row in
+                if let name = row.text(at: 0) { names.append(name) }
+            }
         return names
     }
 }

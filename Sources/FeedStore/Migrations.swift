@@ -133,7 +133,7 @@ enum Migrations {
             unread  INTEGER NOT NULL
         );
         INSERT INTO store_totals(id, entries, unread) VALUES (1, 0, 0);
-        """, rebuildsTables: true, then: { database throws(StoreError) in try Counters.recountAll(database) }),
+        """, rebuildsTables: true, then: { database throws(StoreError) in try database.execute(countersAsOfStep4) }),
         // 5: the full-text index keyed by an order key, max(sort_at, 0) * 2^29 + id, instead of the
         // entry id, so searches walk it newest or oldest first and stop after a page (SearchIndex).
         Step(sql: """
@@ -343,7 +343,120 @@ enum Migrations {
             PRIMARY KEY (account_id, entry_id)
         ) WITHOUT ROWID;
         """),
+        // 20: each account's own view of the shared feeds (DESIGN §12). A feed is one fetch identity;
+        // a subscription holds what is an account's (its title, category, `disabled`) and how many of
+        // the feed's live entries it has read, so its unread count is the feed's total minus that, with
+        // no write per follower when an entry arrives. Categories belong to an account; read and
+        // starred marks are per (account, entry), and `stars` says how many accounts starred an entry
+        // (retention keeps it while any does). Account 1 keeps everything, its subscriptions with the
+        // feeds' ids (apps cache them). Feeds and categories get AUTOINCREMENT: ids never given again.
+        Step(sql: """
+        CREATE TABLE categories_v20 (
+            id            INTEGER PRIMARY KEY AUTOINCREMENT,
+            account_id    INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            name          TEXT NOT NULL COLLATE NOCASE,
+            hide_globally INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (account_id, name)
+        );
+        INSERT INTO categories_v20(id, account_id, name, hide_globally)
+            SELECT id, 1, name, hide_globally FROM categories ORDER BY id;
+        CREATE TABLE feeds_v20 (
+            id              INTEGER PRIMARY KEY AUTOINCREMENT,
+            url             TEXT NOT NULL UNIQUE,
+            title           TEXT,
+            site_url        TEXT,
+            added_at        INTEGER NOT NULL,
+            etag            TEXT,
+            last_modified   TEXT,
+            checked_at      INTEGER,
+            next_check_at   INTEGER,
+            interval_s      INTEGER,
+            error_count     INTEGER NOT NULL DEFAULT 0,
+            last_error      TEXT,
+            status          TEXT NOT NULL DEFAULT 'ok' CHECK (status IN ('ok', 'failing', 'disabled')),
+            entry_count     INTEGER NOT NULL DEFAULT 0,
+            newest_entry_at INTEGER,
+            icon_id         INTEGER REFERENCES icons(id) ON DELETE SET NULL,
+            icon_checked_at INTEGER,
+            image_url       TEXT,
+            icon_url        TEXT
+        );
+        INSERT INTO feeds_v20(id, url, title, site_url, added_at, etag, last_modified, checked_at, next_check_at,
+                              interval_s, error_count, last_error, status, entry_count, newest_entry_at, icon_id,
+                              icon_checked_at, image_url, icon_url)
+            SELECT id, url, title, site_url, added_at, etag, last_modified, checked_at, next_check_at,
+                   interval_s, error_count, last_error, status, entry_count, newest_entry_at, icon_id,
+                   icon_checked_at, image_url, icon_url
+            FROM feeds ORDER BY id;
+        CREATE TABLE subscriptions (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            account_id  INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            feed_id     INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            title       TEXT,
+            category_id INTEGER REFERENCES categories(id) ON DELETE SET NULL,
+            disabled    INTEGER NOT NULL DEFAULT 0,
+            added_at    INTEGER NOT NULL,
+            read_count  INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (account_id, feed_id)
+        );
+        INSERT INTO subscriptions(id, account_id, feed_id, title, category_id, added_at, read_count)
+            SELECT id, 1, id, title, category_id, added_at, entry_count - unread_count FROM feeds ORDER BY id;
+        CREATE INDEX subscriptions_by_feed ON subscriptions(feed_id);
+        CREATE INDEX subscriptions_by_category ON subscriptions(category_id) WHERE category_id IS NOT NULL;
+        CREATE TABLE entry_marks (
+            account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            entry_id   INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            read       INTEGER NOT NULL DEFAULT 0,
+            starred    INTEGER NOT NULL DEFAULT 0,
+            changed_at INTEGER NOT NULL,
+            PRIMARY KEY (account_id, entry_id)
+        ) WITHOUT ROWID;
+        INSERT INTO entry_marks(account_id, entry_id, read, starred, changed_at)
+            SELECT 1, st.entry_id, st.read, st.starred, coalesce(st.changed_at, e.first_seen_at)
+            FROM entry_state st JOIN entries e ON e.id = st.entry_id
+            WHERE st.removed = 0 AND (st.read = 1 OR st.starred = 1 OR st.changed_at IS NOT NULL)
+            ORDER BY st.entry_id;
+        CREATE INDEX entry_marks_by_entry ON entry_marks(entry_id);
+        CREATE INDEX entry_marks_starred ON entry_marks(account_id, entry_id) WHERE starred = 1;
+        CREATE TABLE entry_state_v20 (
+            entry_id INTEGER PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+            feed_id  INTEGER REFERENCES feeds(id) ON DELETE SET NULL,
+            sources  INTEGER NOT NULL DEFAULT 1,
+            stars    INTEGER NOT NULL DEFAULT 0,
+            removed  INTEGER NOT NULL DEFAULT 0,
+            sort_at  INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO entry_state_v20(entry_id, feed_id, sources, stars, removed, sort_at)
+            SELECT entry_id, feed_id, sources, starred, removed, sort_at FROM entry_state ORDER BY entry_id;
+        DROP TABLE entry_state;
+        DROP TABLE feeds;
+        DROP TABLE categories;
+        ALTER TABLE categories_v20 RENAME TO categories;
+        ALTER TABLE feeds_v20 RENAME TO feeds;
+        ALTER TABLE entry_state_v20 RENAME TO entry_state;
+        CREATE INDEX feeds_by_next_check ON feeds(next_check_at);
+        CREATE INDEX feeds_by_icon ON feeds(icon_id) WHERE icon_id IS NOT NULL;
+        CREATE INDEX entry_state_by_feed ON entry_state(feed_id);
+        CREATE INDEX entry_state_by_sort ON entry_state(sort_at, entry_id) WHERE removed = 0;
+        CREATE INDEX entry_state_crossposted ON entry_state(entry_id) WHERE sources > 1 AND removed = 0;
+        ALTER TABLE store_totals DROP COLUMN unread;
+        """, rebuildsTables: true),
     ]
+
+    /// Step 4's counters counted from the rows, in that schema's terms (read and starred on
+    /// `entry_state`, counters on feeds and categories): frozen with the step.
+    private static let countersAsOfStep4 = """
+        UPDATE feeds SET (entry_count, unread_count) = (
+            SELECT count(*), coalesce(sum(st.read = 0), 0)
+            FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
+            WHERE s.feed_id = feeds.id AND st.removed = 0);
+        UPDATE store_totals SET (entries, unread) = (
+            SELECT count(*), coalesce(sum(read = 0), 0) FROM entry_state WHERE removed = 0);
+        UPDATE categories SET (entry_count, unread_count) = (
+            SELECT count(DISTINCT s.entry_id), count(DISTINCT CASE WHEN st.read = 0 THEN s.entry_id END)
+            FROM feeds f JOIN entry_sources s ON s.feed_id = f.id JOIN entry_state st ON st.entry_id = s.entry_id
+            WHERE f.category_id = categories.id AND st.removed = 0);
+        """
 
     /// The schema version this build writes.
     static var currentVersion: Int64 { Int64(steps.count) }

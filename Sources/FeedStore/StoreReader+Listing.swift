@@ -3,6 +3,8 @@ import Foundation
 /// A listing paged by offset, in any of the orders reader-app APIs ask for (Miniflux's entry
 /// listings), with its total: the CLI's listings page by cursor instead (`articles`).
 public struct EntryListing: Sendable, Equatable {
+    /// Whose entries: `filter.account`.
+
     /// What to sort by; ties are broken by id in the same direction.
     public enum Order: String, Sendable, CaseIterable {
         case id
@@ -16,7 +18,7 @@ public struct EntryListing: Sendable, Equatable {
         case author
     }
 
-    public var filter = ArticleFilter()
+    public var filter: ArticleFilter
     /// nil: read and unread; true: read only; false: unread only.
     public var read: Bool?
     /// nil: either; else only starred (true) or only not starred (false).
@@ -35,7 +37,9 @@ public struct EntryListing: Sendable, Equatable {
     public var limit = 100
     public var offset = 0
 
-    public init() {}
+    public init(account: Int64) {
+        filter = ArticleFilter(account: account)
+    }
 }
 
 /// An entry of a listing: the article with its content and attachments, and the dates apps sync by.
@@ -73,8 +77,7 @@ extension StoreReader {
             }
             var entries: [ListedEntry] = []
             try database.statement("""
-                SELECT e.id, st.feed_id, f.title, c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
-                       e.summary, e.image_url, st.read, st.starred, e.content, e.enclosures, e.first_seen_at, \(Self.changedAt)
+                SELECT \(AccountScope.articleColumns), e.content, e.enclosures, e.first_seen_at, \(AccountScope.changedAt)
                 \(from) \(page)
                 """).query(values) { row in
                 var article = Self.article(from: row)
@@ -93,18 +96,19 @@ extension StoreReader {
 
     /// The ids of the entries `listing` matches, in its order, within its limit and offset.
     public func entryIDs(_ listing: EntryListing) throws(StoreError) -> [Int64] {
-        var plain = EntryListing()
+        var plain = EntryListing(account: listing.filter.account)
         (plain.read, plain.starred, plain.order, plain.ascending) = (listing.read, listing.starred, .id, listing.ascending)
         (plain.limit, plain.offset) = (listing.limit, listing.offset)
         if listing == plain {
             // Only read and starred: the narrow state rows alone (Fever's unread and saved id lists,
             // every unread id at once: joining each to its entry tripled the time, measured).
-            let conditions = ["removed = 0"] + Self.stateConditions(listing)
+            let conditions = ["st.removed = 0", AccountScope.visible(account: "?3")] + Self.stateConditions(listing)
             var ids: [Int64] = []
             try database.statement("""
-                SELECT entry_id FROM entry_state WHERE \(conditions.joined(separator: " AND "))
-                ORDER BY entry_id \(listing.ascending ? "ASC" : "DESC") LIMIT ?1 OFFSET ?2
-                """).query([.integer(Int64(max(0, listing.limit))), .integer(Int64(max(0, listing.offset)))]) { row in
+                SELECT st.entry_id FROM entry_state st WHERE \(conditions.joined(separator: " AND "))
+                ORDER BY st.entry_id \(listing.ascending ? "ASC" : "DESC") LIMIT ?1 OFFSET ?2
+                """).query([.integer(Int64(max(0, listing.limit))), .integer(Int64(max(0, listing.offset))),
+                            .integer(listing.filter.account)]) { row in
                 ids.append(row.int64(at: 0))
             }
             return ids
@@ -123,50 +127,51 @@ extension StoreReader {
     /// The total of a listing that only selects all, or unread, entries of everything, a feed or a
     /// category: the counters the store keeps (counting a million unread rows takes ~100 ms).
     private func keptTotal(_ listing: EntryListing) throws(StoreError) -> Int? {
-        var plain = EntryListing()
+        let account = listing.filter.account
+        var plain = EntryListing(account: account)
         (plain.filter.feedID, plain.filter.category) = (listing.filter.feedID, listing.filter.category)
         (plain.read, plain.order, plain.ascending) = (listing.read, listing.order, listing.ascending)
         (plain.limit, plain.offset) = (listing.limit, listing.offset)
         guard listing == plain, listing.read != true else { return nil }
-        let column = listing.read == false ? "unread" : "entries"
-        let (sql, value): (String, SQLValue?) = if let feedID = listing.filter.feedID {
-            listing.filter.category == nil
-                ? ("SELECT \(column == "unread" ? "unread_count" : "entry_count") FROM feeds WHERE id = ?1", .integer(feedID))
-                : ("", nil)
+        let counts: EntryCounts?
+        if let feedID = listing.filter.feedID {
+            guard listing.filter.category == nil else { return nil }
+            counts = try subscriptionCounts(feedID, account: account)
         } else if let category = listing.filter.category {
-            ("SELECT \(column == "unread" ? "unread_count" : "entry_count") FROM categories WHERE name = ?1", .text(category))
+            counts = try categories(account: account).first { $0.name.caseInsensitiveCompare(category) == .orderedSame }
+                .map { EntryCounts(entries: $0.total, unread: $0.unread) } ?? EntryCounts(entries: 0, unread: 0)
         } else {
-            ("SELECT \(column) FROM store_totals WHERE id = 1", nil)
+            counts = try accountCounts(account)
         }
-        guard !sql.isEmpty else { return nil }
-        var total: Int?
-        try database.statement(sql).query(value.map { [$0] } ?? []) { row in total = Int(row.int64(at: 0)) }
-        return total
+        return counts.map { listing.read == false ? $0.unread : $0.entries }
     }
 
     /// A deep page (offset 1,000 or more) of a listing in date order that selects only by read and
     /// starred state: its ids, from a walk of the state rows' date index (`entry_state_by_sort`),
     /// which skips the offset without a lookup per row. Nil for any other listing.
     private func pageByDateWalk(_ listing: EntryListing) throws(StoreError) -> [Int64]? {
-        var plain = EntryListing()
+        var plain = EntryListing(account: listing.filter.account)
         (plain.read, plain.starred, plain.order, plain.ascending) = (listing.read, listing.starred, .publishedAt, listing.ascending)
         (plain.limit, plain.offset) = (listing.limit, listing.offset)
         guard listing == plain, listing.offset >= 1000 else { return nil }
-        let conditions = ["removed = 0", "sort_at > \(FeedStore.expiredSortKey)"] + Self.stateConditions(listing)
+        let conditions = ["st.removed = 0", "st.sort_at > \(FeedStore.expiredSortKey)", AccountScope.visible(account: "?3")]
+            + Self.stateConditions(listing)
         let direction = listing.ascending ? "ASC" : "DESC"
         var ids: [Int64] = []
         try database.statement("""
-            SELECT entry_id FROM entry_state WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY sort_at \(direction), entry_id \(direction) LIMIT ?1 OFFSET ?2
-            """).query([.integer(Int64(max(0, listing.limit))), .integer(Int64(listing.offset))]) { row in
+            SELECT st.entry_id FROM entry_state st WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY st.sort_at \(direction), st.entry_id \(direction) LIMIT ?1 OFFSET ?2
+            """).query([.integer(Int64(max(0, listing.limit))), .integer(Int64(listing.offset)),
+                        .integer(listing.filter.account)]) { row in
             ids.append(row.int64(at: 0))
         }
         return ids
     }
 
-    /// A listing's read and starred state as conditions on `entry_state` (fixed text: 0 or 1).
+    /// A listing's read and starred state as conditions on `entry_state st`, the account bound to `?3`.
     private static func stateConditions(_ listing: EntryListing) -> [String] {
-        [listing.read.map { "read = \($0 ? 1 : 0)" }, listing.starred.map { "starred = \($0 ? 1 : 0)" }].compactMap { $0 }
+        [listing.read.map { ($0 ? "" : "NOT ") + AccountScope.marked(.read, account: "?3") },
+         listing.starred.map { ($0 ? "" : "NOT ") + AccountScope.marked(.starred, account: "?3") }].compactMap { $0 }
     }
 
     /// The total of a kept-total listing (`keptTotal`) paged by `afterID` or `beforeID` (apps syncing by
@@ -212,28 +217,32 @@ extension StoreReader {
         var values: [SQLValue] = []
         var conditions: [String] = []
         var from = "entries e JOIN entry_state st ON st.entry_id = e.id"
-        if let feedID = filter.feedID, try isSmallFeed(feedID) {
+        values.append(.integer(filter.account))
+        let account = "?\(values.count)"
+        var membershipKnown = false
+        if let feedID = filter.feedID, try isSmallFeed(feedID, account: filter.account) {
             // A small feed's entries are found from its sources and sorted; walking the index of every
             // entry for them cost 23 ms a request at 27,000 entries (a feed whose entries are old
             // walks nearly all of it). A large feed's entries come soon in any walk.
             values.append(.integer(feedID))
             from = "entry_sources s CROSS JOIN entries e ON e.id = s.entry_id JOIN entry_state st ON st.entry_id = e.id"
-            conditions.append("s.feed_id = ?\(values.count)")
+            conditions.append("s.feed_id = \(AccountScope.feed(ofSubscription: "?\(values.count)", account: account))")
             filter.feedID = nil
+            membershipKnown = true
         }
         if listing.read == false { filter.unreadOnly = true }
         if listing.starred == true { filter.starredOnly = true }
-        conditions += try filter.conditions(binding: &values)
+        conditions += try filter.conditions(binding: &values, membershipKnown: membershipKnown)
         func compare(_ column: String, _ comparison: String, _ value: Int64?) {
             guard let value else { return }
             values.append(.integer(value))
             conditions.append("\(column) \(comparison) ?\(values.count)")
         }
         func seconds(_ date: Date?) -> Int64? { date.map { Int64($0.timeIntervalSince1970) } }
-        if listing.read == true { conditions.append("st.read = 1") }
-        if listing.starred == false { conditions.append("st.starred = 0") }
-        compare(Self.changedAt, ">", seconds(listing.changedAfter))
-        compare(Self.changedAt, "<", seconds(listing.changedBefore))
+        if listing.read == true { conditions.append(AccountScope.marked(.read, account: account)) }
+        if listing.starred == false { conditions.append("NOT " + AccountScope.marked(.starred, account: account)) }
+        compare(AccountScope.changedAt, ">", seconds(listing.changedAfter))
+        compare(AccountScope.changedAt, "<", seconds(listing.changedBefore))
         compare("e.first_seen_at", ">", seconds(listing.createdAfter))
         compare("e.first_seen_at", "<", seconds(listing.createdBefore))
         if let ids = listing.ids {
@@ -246,18 +255,15 @@ extension StoreReader {
         // orders the condition would lead SQLite to walk the date index instead of the one it needs.)
         if listing.order == .publishedAt { conditions.append("e.sort_at > \(FeedStore.expiredSortKey)") }
         return ("""
-            FROM \(from)
-            LEFT JOIN feeds f ON f.id = st.feed_id LEFT JOIN categories c ON c.id = f.category_id
+            FROM \(from) \(AccountScope.joins(account: account))
             WHERE \(conditions.joined(separator: " AND "))
             """, values)
     }
 
-    func isSmallFeed(_ id: Int64) throws(StoreError) -> Bool {
-        var count: Int64?
-        try database.statement("SELECT entry_count FROM feeds WHERE id = ?1").query([.integer(id)]) { row in
-            count = row.int64(at: 0)
-        }
-        return (count ?? 0) <= smallFeedEntries
+    /// Whether the feed of the account's subscription `id` carries few enough entries to be listed
+    /// from its sources.
+    func isSmallFeed(_ id: Int64, account: Int64) throws(StoreError) -> Bool {
+        (try subscriptionCounts(id, account: account)?.entries ?? 0) <= Int(smallFeedEntries)
     }
 
     private func translatingSearchErrors<T>(_ listing: EntryListing, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
@@ -273,19 +279,17 @@ extension StoreReader {
         return "\(sortKey(listing.order)) \(direction), e.id \(direction)"
     }
 
-    private static let changedAt = "coalesce(st.changed_at, e.first_seen_at)"
-
     /// Fixed SQL per order: never text from a request.
     private static func sortKey(_ order: EntryListing.Order) -> String {
         switch order {
         case .id: "e.id"
         case .publishedAt: "e.sort_at"
         case .createdAt: "e.first_seen_at"
-        case .changedAt: changedAt
+        case .changedAt: AccountScope.changedAt
         case .title: "coalesce(e.title, '') COLLATE NOCASE"
-        case .status: "st.read"
+        case .status: "coalesce(m.read, 0)"
         case .categoryTitle: "coalesce(c.name, '') COLLATE NOCASE"
-        case .categoryID: "coalesce(f.category_id, 0)"
+        case .categoryID: "coalesce(u.category_id, 0)"
         case .author: "coalesce(e.author, '') COLLATE NOCASE"
         }
     }

@@ -28,7 +28,7 @@ public final class StoreReader {
     /// are ranked, and the cursor keeps that window and how far into its ranking the pages got (bm25
     /// scores move whenever an entry is stored: positions in the same window do not).
     /// - Throws: `StoreError.Kind.invalidQuery` for a bad search or cursor, never an SQL error.
-    public func articles(_ filter: ArticleFilter = ArticleFilter(), sort: ArticleSort = .newest, limit: Int = 50,
+    public func articles(_ filter: ArticleFilter, sort: ArticleSort = .newest, limit: Int = 50,
                          cursor: String? = nil) throws(StoreError) -> ArticlePage {
         let search = try filter.search.map { (text: String) throws(StoreError) in try SearchQuery(text) }
         // Relevance needs a search; new entries for `watch` come in the order they were stored.
@@ -73,13 +73,13 @@ public final class StoreReader {
 
     /// The columns `article(from:)` reads, then the sort key (13) and the plain text for snippets (14).
     private static func columns(sortKey: String) -> String {
-        """
-        SELECT e.id, st.feed_id, f.title, c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
-               e.summary, e.image_url, st.read, st.starred, \(sortKey), e.search_text
-        """
+        "SELECT \(AccountScope.articleColumns), \(sortKey), e.search_text"
     }
 
-    private static let feedAndCategory = "LEFT JOIN feeds f ON f.id = st.feed_id LEFT JOIN categories c ON c.id = f.category_id"
+    /// The account's marks, subscription and category for each row (`AccountScope.joins`).
+    private static func accountJoins(_ filter: ArticleFilter, _ values: inout [SQLValue]) -> String {
+        AccountScope.joins(account: bind(filter.account, &values))
+    }
 
     /// Walks the entries' sort index (or, for `watch`, the few entries stored since).
     private func sortIndexQuery(_ filter: ArticleFilter, sort: ArticleSort, after position: ArticleCursor?, limit: Int,
@@ -87,14 +87,17 @@ public final class StoreReader {
         var filter = filter
         var from = "entries e JOIN entry_state st ON st.entry_id = e.id"
         var conditions: [String] = []
-        if let feedID = filter.feedID, filter.storedAfterID == nil, try isSmallFeed(feedID) {
+        var membershipKnown = false
+        if let feedID = filter.feedID, filter.storedAfterID == nil, try isSmallFeed(feedID, account: filter.account) {
             // A small feed: its entries from its sources, sorted (see `selection` in StoreReader+Listing).
-            values.append(.integer(feedID))
+            let subscription = Self.bind(feedID, &values), account = Self.bind(filter.account, &values)
             from = "entry_sources s CROSS JOIN entries e ON e.id = s.entry_id JOIN entry_state st ON st.entry_id = e.id"
-            conditions.append("s.feed_id = ?\(values.count)")
+            conditions.append("s.feed_id = \(AccountScope.feed(ofSubscription: subscription, account: account))")
             filter.feedID = nil
+            membershipKnown = true
         }
-        conditions += try filter.conditions(binding: &values, for: filter.storedAfterID == nil ? .listing : .newEntries)
+        conditions += try filter.conditions(binding: &values, for: filter.storedAfterID == nil ? .listing : .newEntries,
+                                            membershipKnown: membershipKnown)
         let (sortKey, order, direction) = Self.ordering(sort)
         // Expired entries sort below every date: a walk by date starts past them.
         if sort != .title { conditions.append("e.sort_at > \(FeedStore.expiredSortKey)") }
@@ -105,7 +108,7 @@ public final class StoreReader {
         }
         return """
             \(Self.columns(sortKey: sortKey))
-            FROM \(from) \(Self.feedAndCategory)
+            FROM \(from) \(Self.accountJoins(filter, &values))
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order) LIMIT \(Self.bind(limit, &values))
             """
     }
@@ -128,7 +131,7 @@ public final class StoreReader {
                 WHERE \(conditions.joined(separator: " AND "))
                 ORDER BY st.sort_at \(direction), st.entry_id \(direction) LIMIT \(Self.bind(limit, &values))
             ) p
-            JOIN entry_state st ON st.entry_id = p.id JOIN entries e ON e.id = p.id \(Self.feedAndCategory)
+            JOIN entry_state st ON st.entry_id = p.id JOIN entries e ON e.id = p.id \(Self.accountJoins(filter, &values))
             ORDER BY p.sort_at \(direction), p.id \(direction)
             """
     }
@@ -150,7 +153,7 @@ public final class StoreReader {
                     LIMIT \(Self.bind(relevanceWindow, &values))
                 ) ORDER BY score, id LIMIT \(Self.bind(limit, &values)) OFFSET \(Self.bind(offset, &values))
             ) w
-            JOIN entry_state st ON st.entry_id = w.id JOIN entries e ON e.id = w.id \(Self.feedAndCategory)
+            JOIN entry_state st ON st.entry_id = w.id JOIN entries e ON e.id = w.id \(Self.accountJoins(filter, &values))
             ORDER BY w.score, e.id
             """
     }
@@ -161,16 +164,14 @@ public final class StoreReader {
         return "?\(values.count)"
     }
 
-    /// One article with its content and attachments, or nil.
-    public func article(id: Int64) throws(StoreError) -> Article? {
+    /// One of the account's articles with its content and attachments, or nil (another account's too).
+    public func article(id: Int64, account: Int64) throws(StoreError) -> Article? {
         var found: Article?
         try database.statement("""
-            SELECT e.id, st.feed_id, f.title, c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
-                   e.summary, e.image_url, st.read, st.starred, e.content, e.enclosures
-            FROM entries e JOIN entry_state st ON st.entry_id = e.id
-            LEFT JOIN feeds f ON f.id = st.feed_id LEFT JOIN categories c ON c.id = f.category_id
-            WHERE e.id = ?1 AND st.removed = 0
-            """).query([.integer(id)]) { row in
+            SELECT \(AccountScope.articleColumns), e.content, e.enclosures
+            FROM entries e JOIN entry_state st ON st.entry_id = e.id \(AccountScope.joins(account: "?2"))
+            WHERE e.id = ?1 AND st.removed = 0 AND \(AccountScope.visible(account: "?2"))
+            """).query([.integer(id), .integer(account)]) { row in
             var article = Self.article(from: row)
             article.content = row.text(at: 13)
             article.enclosures = ArticleEnclosure.decoding(columnText: row.text(at: 14))
@@ -185,7 +186,7 @@ public final class StoreReader {
     }
 
     /// How many articles match `filter`.
-    public func count(_ filter: ArticleFilter = ArticleFilter()) throws(StoreError) -> Int {
+    public func count(_ filter: ArticleFilter) throws(StoreError) -> Int {
         var values: [SQLValue] = []
         let conditions = try filter.conditions(binding: &values)
         var total = 0

@@ -73,7 +73,9 @@ public struct HTTPFrontEnd: Sendable {
                 guard verdict.account != nil else { return ("/metrics", Login.refusal(verdict)) }
             }
             do {
-                let page = Metrics.page(status: try await service.status(), totals: service.refreshTotals,
+                // The server's totals; unread entries are the first admin's (each account has its own).
+                let admin = try await service.account(named: nil)
+                let page = Metrics.page(status: try await service.status(for: admin), totals: service.refreshTotals,
                                         requests: requests.current)
                 return ("/metrics", HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")],
                                                  body: Data(page.utf8)))

@@ -35,21 +35,21 @@ import Testing
     @Test func whatGoesWrongIsOneCaseEachFrontEndCanMap() async throws {
         let fixture = try Fixture()
         let service = fixture.service
-        let added = try await service.addFeed(url: fixture.server.url("/page.html"), category: "News")
+        let added = try await service.addFeed(url: fixture.server.url("/page.html"), category: "News", for: owner)
         #expect(added.feed.url == fixture.server.url("/feed.xml"))  // discovered from the page's <link>
         #expect(added.candidates.count == 2)
 
         await #expect(throws: AggregatorError.alreadySubscribed("already subscribed to \(fixture.server.url("/feed.xml"))")) {
-            try await service.addFeed(url: fixture.server.url("/feed.xml"))
+            try await service.addFeed(url: fixture.server.url("/feed.xml"), for: owner)
         }
-        await #expect(throws: AggregatorError.self) { try await service.addFeed(url: "ftp://example.org/feed") }
-        await #expect(throws: AggregatorError.notFound("no feed with id 99")) { try await service.removeFeed(.id(99)) }
+        await #expect(throws: AggregatorError.self) { try await service.addFeed(url: "ftp://example.org/feed", for: owner) }
+        await #expect(throws: AggregatorError.notFound("no feed with id 99")) { try await service.removeFeed(.id(99), for: owner) }
         await #expect(throws: AggregatorError.notFound("no feed with URL http://nowhere.example/")) {
-            try await service.removeFeed(.url("http://nowhere.example/"))
+            try await service.removeFeed(.url("http://nowhere.example/"), for: owner)
         }
         await #expect(throws: AggregatorError.notFound("no article with id 5")) { try await service.article(id: 5, for: try await service.account(named: nil)) }
         await #expect(throws: AggregatorError.invalidArgument("say read and/or starred")) {
-            try await service.mark(.ids([1]), read: nil, starred: nil)
+            try await service.mark(.ids([1]), read: nil, starred: nil, for: owner)
         }
         await #expect(throws: AggregatorError.invalidArgument("the limit must be 1 to 1000, not 0")) {
             try await service.articles(ArticleQuery(), limit: 0, for: try await service.account(named: nil))
@@ -60,12 +60,12 @@ import Testing
     @Test func aWaitedRefreshStoresReportsAndBroadcasts() async throws {
         let fixture = try Fixture()
         let service = fixture.service
-        _ = try await service.addFeed(url: fixture.server.url("/feed.xml"))
+        _ = try await service.addFeed(url: fixture.server.url("/feed.xml"), for: owner)
         let first = service.events.subscribe()
         let second = service.events.subscribe()
         #expect(service.events.subscriberCount == 2)
         let progress = Mutex<[RefreshProgress]>([])
-        let outcome = try await service.refresh(nil, wait: true) { step in progress.withLock { $0.append(step) } }
+        let outcome = try await service.refresh(nil, wait: true, for: owner) { step in progress.withLock { $0.append(step) } }
         guard case .finished(let summary) = outcome else { Issue.record("not waited for"); return }
         #expect((summary.feeds, summary.ok, summary.newEntries) == (1, 1, 1))
         #expect(progress.withLock { $0.map(\.done) } == [1])
@@ -77,23 +77,23 @@ import Testing
         }
         let page = try await service.articles(ArticleQuery(unreadOnly: true), for: try await service.account(named: nil))
         #expect(page.articles.map(\.title) == ["One"])
-        #expect(try await service.mark(.matching(ArticleQuery()), read: true, starred: nil) == 1)
-        #expect(try await service.status().totals.unread == 0)
+        #expect(try await service.mark(.matching(ArticleQuery()), read: true, starred: nil, for: owner) == 1)
+        #expect(try await service.status(for: owner).totals.unread == 0)
     }
 
     @Test func aWatchHearsOfArticlesStoredAfterItStartedAndEndsWhenCancelled() async throws {
         let fixture = try Fixture()
         let service = fixture.service
-        _ = try await service.addFeed(url: fixture.server.url("/feed.xml"))
-        _ = try await service.refresh(nil, wait: true)  // "One" is stored before the watch
+        _ = try await service.addFeed(url: fixture.server.url("/feed.xml"), for: owner)
+        _ = try await service.refresh(nil, wait: true, for: owner)  // "One" is stored before the watch
         let seen = AsyncStream<String?>.makeStream()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await service.watch(ArticleQuery()) { seen.continuation.yield($0.title) }
+                try await service.watch(ArticleQuery(), for: owner) { seen.continuation.yield($0.title) }
             }
             while service.events.subscriberCount == 0 { await Task.yield() }  // the watch listens
-            _ = try await service.addFeed(url: fixture.server.url("/other.xml"))
-            _ = try await service.refresh(nil, wait: true)
+            _ = try await service.addFeed(url: fixture.server.url("/other.xml"), for: owner)
+            _ = try await service.refresh(nil, wait: true, for: owner)
             var titles = seen.stream.makeAsyncIterator()
             #expect(await titles.next() == "Two")
             group.cancelAll()
@@ -101,3 +101,6 @@ import Testing
         #expect(service.events.subscriberCount == 0, "a cancelled watch leaves the broadcast")
     }
 }
+
+/// The first account, which a new database has: everything these tests do is its.
+let owner = AccountIdentity(id: 1, name: "admin", isAdmin: true)

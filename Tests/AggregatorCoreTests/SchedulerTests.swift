@@ -38,8 +38,8 @@ import Testing
         @discardableResult
         func feed(_ path: String, due nextCheck: Date?) async throws -> Int64 {
             let url = server.url(path)
-            try await store.addFeeds([.init(url: url)])
-            let id = try #require(try await store.feedID(url: url))
+            try await store.addFeeds([.init(url: url)], account: 1)
+            let id = try #require(try await store.feedID(url: url, account: 1))
             if let nextCheck {
                 try await store.record(.success(etag: nil, lastModified: nil, newURL: nil, title: nil, siteURL: nil),
                                        feedID: id, checkedAt: clock.now, nextCheckAt: nextCheck, intervalSeconds: 3600)

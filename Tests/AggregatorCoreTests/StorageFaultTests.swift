@@ -30,7 +30,7 @@ import Testing
             store = try FeedStore(path: path)
             let logger = Logger(minimumLevel: .error, component: "test", journald: false) { _ in }
             pipeline = RefreshPipeline(store: store, fetcher: FeedFetcher(userAgent: "aggregatord-test"), logger: logger)
-            try await store.addFeeds([.init(url: server.url("/many.xml"))])
+            try await store.addFeeds([.init(url: server.url("/many.xml"))], account: 1)
             due = try await store.feedsToFetch()
         }
 
@@ -52,10 +52,10 @@ import Testing
         let failed = await pipeline.refresh(due)
         #expect(failed.failed == 1 && failed.ok == 0 && failed.newEntries == 0 && failed.unstored == 1, "\(failed.line)")
         #expect(failed.line.contains(" unstored=1 "))
-        let feeds = try StoreReader(path: path).feeds()
+        let feeds = try StoreReader(path: path).feeds(account: 1)
         #expect(feeds.allSatisfy { $0.status == .failing && ($0.lastError ?? "").contains("not stored: ") }, "\(feeds)")
         #expect(feeds.allSatisfy { $0.lastError?.contains("not the feed's") == true })
-        #expect(try StoreReader(path: path).totals().entries == 0)
+        #expect(try StoreReader(path: path).totals(account: 1).entries == 0)
         // Checked again after the shortest interval, not at once and not at some unrelated later time.
         let retries = feeds.compactMap(\.nextCheckAt).map { $0.timeIntervalSinceNow }
         #expect(retries.count == 1 && retries.allSatisfy { $0 > 0 && $0 <= pipeline.policy.minimumInterval + 5 }, "\(retries)")
@@ -64,8 +64,8 @@ import Testing
         try await fixture.store.limitPages(to: 1_000_000)
         let stored = await pipeline.refresh(due)
         #expect(stored.failed == 0 && stored.ok == 1 && stored.newEntries == 250, "\(stored.line)")
-        #expect(try StoreReader(path: path).feeds().allSatisfy { $0.status == .ok })
-        #expect(try StoreReader(path: path).totals().entries == 250)
+        #expect(try StoreReader(path: path).feeds(account: 1).allSatisfy { $0.status == .ok })
+        #expect(try StoreReader(path: path).totals(account: 1).entries == 250)
     }
 
     /// Another program holding the database's write lock through a round: the round's results
@@ -83,8 +83,8 @@ import Testing
 
         let stored = await pipeline.refresh(due)
         #expect(stored.failed == 0 && stored.ok == 1 && stored.newEntries == 250, "\(stored.line)")
-        #expect(try StoreReader(path: path).totals().entries == 250)
-        #expect(try StoreReader(path: path).feeds().allSatisfy { $0.status == .ok })
+        #expect(try StoreReader(path: path).totals(account: 1).entries == 250)
+        #expect(try StoreReader(path: path).feeds(account: 1).allSatisfy { $0.status == .ok })
     }
 
     /// The disk answering writes with EIO (SQLite's own hook for fault injection in its Unix VFS):
@@ -100,7 +100,7 @@ import Testing
         let failed = await pipeline.refresh(due)
         #expect(WriteFaults.failWrites(to: nil) >= 2, "the commit's write and the failure record's")
         #expect(failed.failed == 1 && failed.ok == 0 && failed.newEntries == 0 && failed.unstored == 1, "\(failed.line)")
-        #expect(try StoreReader(path: path).totals().entries == 0)
+        #expect(try StoreReader(path: path).totals(account: 1).entries == 0)
 
         // The first write to the WAL is the commit's (a checkpoint, which may come first, writes to
         // the database file, and its failure fails no commit).
@@ -108,17 +108,17 @@ import Testing
         let once = await pipeline.refresh(due)
         #expect(WriteFaults.failWrites(to: nil) == 1)
         #expect(once.failed == 1 && once.newEntries == 0 && once.unstored == 1, "\(once.line)")
-        let feeds = try StoreReader(path: path).feeds()
+        let feeds = try StoreReader(path: path).feeds(account: 1)
         #expect(feeds.allSatisfy { $0.status == .failing && ($0.lastError ?? "").contains("not stored: ") }, "\(feeds)")
         #expect(feeds.allSatisfy { ($0.lastError ?? "").localizedCaseInsensitiveContains("I/O") }, "\(feeds)")
         let retries = feeds.compactMap(\.nextCheckAt).map { $0.timeIntervalSinceNow }
         #expect(retries.count == 1 && retries.allSatisfy { $0 > 0 && $0 <= pipeline.policy.minimumInterval + 5 }, "\(retries)")
-        #expect(try StoreReader(path: path).totals().entries == 0)
+        #expect(try StoreReader(path: path).totals(account: 1).entries == 0)
 
         let stored = await pipeline.refresh(due)
         #expect(stored.failed == 0 && stored.ok == 1 && stored.newEntries == 250, "\(stored.line)")
-        #expect(try StoreReader(path: path).totals().entries == 250)
-        #expect(try StoreReader(path: path).feeds().allSatisfy { $0.status == .ok })
+        #expect(try StoreReader(path: path).totals(account: 1).entries == 250)
+        #expect(try StoreReader(path: path).feeds(account: 1).allSatisfy { $0.status == .ok })
         var integrity: [String] = []
         try StoreReader(path: path).database.prepare("PRAGMA integrity_check").query([]) { integrity.append($0.text(at: 0) ?? "") }
         #expect(integrity == ["ok"])

@@ -13,8 +13,8 @@ import Testing
         try await fixture.store.backup(to: copy)
         let reader = try StoreReader(path: copy)
         #expect(try reader.count() == 50)
-        #expect(try reader.count(ArticleFilter(search: "entry")) == 50)
-        #expect(try reader.categories().map(\.name) == ["Tech"])
+        #expect(try reader.count(ArticleFilter(account: 1, search: "entry")) == 50)
+        #expect(try reader.categories(account: 1).map(\.name) == ["Tech"])
         await #expect(throws: StoreError.self) { try await fixture.store.backup(to: copy) }
     }
 }

@@ -8,9 +8,9 @@ import Testing
     private func expectCountersMatchRows(_ fixture: StoreFixture, _ step: String,
                                          sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let reader = try fixture.reader()
-        let kept = (try reader.feeds(), try reader.categories(), try reader.totals())
+        let kept = (try reader.feeds(account: 1), try reader.categories(account: 1), try reader.totals(account: 1))
         try await fixture.store.recountCounters()
-        let counted = (try reader.feeds(), try reader.categories(), try reader.totals())
+        let counted = (try reader.feeds(account: 1), try reader.categories(account: 1), try reader.totals(account: 1))
         #expect(kept.0 == counted.0, "feed counters after \(step)", sourceLocation: sourceLocation)
         #expect(kept.1 == counted.1, "category counters after \(step)", sourceLocation: sourceLocation)
         #expect(kept.2 == counted.2, "totals after \(step)", sourceLocation: sourceLocation)
@@ -28,9 +28,9 @@ import Testing
     private func counts(_ fixture: StoreFixture) throws -> (feeds: [String: [Int]], categories: [String: [Int]]) {
         let reader = try fixture.reader()
         var feeds: [String: [Int]] = [:]
-        for feed in try reader.feeds() { feeds[feed.url] = [feed.unread, feed.total] }
+        for feed in try reader.feeds(account: 1) { feeds[feed.url] = [feed.unread, feed.total] }
         var categories: [String: [Int]] = [:]
-        for category in try reader.categories() { categories[category.name] = [category.unread, category.total] }
+        for category in try reader.categories(account: 1) { categories[category.name] = [category.unread, category.total] }
         return (feeds, categories)
     }
 
@@ -53,39 +53,39 @@ import Testing
         #expect(current.feeds["https://b.example/feed"] == [2, 2])
         #expect(current.categories["Tech"] == [4, 4], "story 2 is in two Tech feeds and counts once")
         #expect(current.categories["World"] == [2, 2])
-        #expect(try fixture.reader().totals().entries == 5)
+        #expect(try fixture.reader().totals(account: 1).entries == 5)
         try await expectCountersMatchRows(fixture, "ingest")
 
-        let two = try #require(try fixture.reader().articles(ArticleFilter(search: "\"Story 2\"")).articles.first?.id)
-        #expect(try await store.mark(ids: [two], read: true, starred: true) == 1)
-        #expect(try await store.mark(ids: [two], read: true) == 0, "already read: nothing changes")
+        let two = try #require(try fixture.reader().articles(ArticleFilter(account: 1, search: "\"Story 2\"")).articles.first?.id)
+        #expect(try await store.mark(ids: [two], account: 1, read: true, starred: true) == 1)
+        #expect(try await store.mark(ids: [two], account: 1, read: true) == 0, "already read: nothing changes")
         current = try counts(fixture)
         #expect(current.feeds["https://a.example/feed"] == [2, 3])
         #expect(current.feeds["https://b.example/feed"] == [1, 2])
         #expect(current.categories["Tech"] == [3, 4])
         try await expectCountersMatchRows(fixture, "marking one article")
 
-        #expect(try await store.mark(ArticleFilter(category: "World"), read: true) == 2)
+        #expect(try await store.mark(ArticleFilter(account: 1, category: "World"), read: true) == 2)
         current = try counts(fixture)
         #expect(current.feeds["https://a.example/feed"] == [1, 3], "story 3 is read under Tech too")
         #expect(current.categories["Tech"] == [2, 4])
         #expect(current.categories["World"] == [0, 2])
-        #expect(try fixture.reader().totals().unread == 2)
+        #expect(try fixture.reader().totals(account: 1).unread == 2)
         try await expectCountersMatchRows(fixture, "marking a category")
 
-        try await store.removeFeed(id: a)
+        try await store.removeFeed(id: a, account: 1)
         current = try counts(fixture)
         #expect(current.categories["Tech"] == [1, 2], "stories 2 and 4 stay through feed b; 1 and 3 leave Tech")
-        #expect(try fixture.reader().totals().entries == 5, "every story is still carried or starred")
+        #expect(try fixture.reader().totals(account: 1).entries == 5, "every story is still carried or starred")
         try await expectCountersMatchRows(fixture, "removing a feed")
 
-        try await store.updateFeed(id: c, category: "Tech")
+        try await store.updateFeed(id: c, account: 1, category: "Tech")
         current = try counts(fixture)
         #expect(current.categories["Tech"] == [1, 4])
         #expect(current.categories["World"] == [0, 0])
         try await expectCountersMatchRows(fixture, "moving a feed")
 
-        try await store.renameCategory("tech", to: "World")
+        try await store.renameCategory("tech", to: "World", account: 1)
         current = try counts(fixture)
         #expect(current.categories["World"] == [1, 4])
         #expect(current.categories["Tech"] == nil)
@@ -93,7 +93,7 @@ import Testing
 
         let expired = try await store.expire(RetentionPolicy(maximumAgeDays: 1, keepNewestPerFeed: 0), now: now)
         #expect(expired == 4, "all but the starred story")
-        #expect(try fixture.reader().totals() == StoreTotals(feedsByStatus: [.ok: 3], entries: 1, unread: 0))
+        #expect(try fixture.reader().totals(account: 1) == StoreTotals(feedsByStatus: [.ok: 3], entries: 1, unread: 0))
         try await expectCountersMatchRows(fixture, "retention")
     }
 
@@ -117,26 +117,26 @@ import Testing
                 })], now: now)
             case 40..<60:
                 let ids = try fixture.reader().articles(limit: 200).articles.map(\.id).shuffled(using: &random).prefix(3)
-                try await store.mark(ids: Array(ids), read: Bool.random(using: &random),
+                try await store.mark(ids: Array(ids), account: 1, read: Bool.random(using: &random),
                                      starred: Bool.random(using: &random) ? Bool.random(using: &random) : nil)
             case 60..<72:
                 let category = categories[Int.random(in: 0..<3, using: &random)]
-                try await store.mark(ArticleFilter(category: category, since: now.addingTimeInterval(-30 * day)),
+                try await store.mark(ArticleFilter(account: 1, category: category, since: now.addingTimeInterval(-30 * day)),
                                      read: Bool.random(using: &random))
             case 72..<80:
-                try await store.mark(ArticleFilter(feedID: feed, unreadOnly: true), read: true)
+                try await store.mark(ArticleFilter(account: 1, feedID: feed, unreadOnly: true), read: true)
             case 80..<86:
-                try await store.updateFeed(id: feed, category: categories.randomElement(using: &random))
+                try await store.updateFeed(id: feed, account: 1, category: categories.randomElement(using: &random))
             case 86..<90:
                 try await store.expire(RetentionPolicy(maximumAgeDays: 19_600, keepNewestPerFeed: 3), now: now)
             case 90..<94:
-                try await store.removeFeed(id: feed)
+                try await store.removeFeed(id: feed, account: 1)
                 feeds.removeAll { $0 == feed }
                 feeds.append(try await fixture.feed("https://new\(step).example/feed", category: categories.randomElement(using: &random)))
             default:
-                let names = try await store.categoryNames()
+                let names = try await store.categoryNames(account: 1)
                 if let name = names.randomElement(using: &random) {
-                    try await store.renameCategory(name, to: categories[Int.random(in: 0..<3, using: &random)])
+                    try await store.renameCategory(name, to: categories[Int.random(in: 0..<3, using: &random)], account: 1)
                 }
             }
             try await expectCountersMatchRows(fixture, "step \(step)")

@@ -36,13 +36,13 @@ import Testing
         python.waitUntilExit()
         #expect(python.terminationStatus == 0)
         let store = try FeedStore(path: old)
-        #expect(try await store.addFeeds([.init(url: "https://example.org/feed")]) == 1)
+        #expect(try await store.addFeeds([.init(url: "https://example.org/feed")], account: 1) == 1)
         #expect(try Database(path: old).integer("PRAGMA page_size") == 4096)
     }
 
     @Test func reopeningKeepsDataAndDoesNotMigrateTwice() async throws {
         let store = try FeedStore(path: path("reopen.db"))
-        let added = try await store.addFeeds([.init(url: "https://example.org/feed", category: "Tech")])
+        let added = try await store.addFeeds([.init(url: "https://example.org/feed", category: "Tech")], account: 1)
         #expect(added == 1)
         let reopened = try FeedStore(path: path("reopen.db"))
         #expect(try await reopened.feedCount() == 1)
@@ -54,9 +54,9 @@ import Testing
             .init(url: "https://a.example/feed", category: "Science"),
             .init(url: "https://b.example/feed", category: "science"),
             .init(url: "https://a.example/feed", category: "World"),
-        ])
+        ], account: 1)
         #expect(added == 2)
-        #expect(try await store.categoryNames() == ["Science", "World"])
+        #expect(try await store.categoryNames(account: 1) == ["Science", "World"])
     }
 
     @Test func aFileThatIsNotSQLiteIsNamedAsSuch() throws {

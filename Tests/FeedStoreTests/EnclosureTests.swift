@@ -16,7 +16,7 @@ import Testing
         incoming.enclosures = enclosures
         _ = try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [incoming])], now: now)
         let id = try #require(try fixture.reader().articles().articles.first?.id)
-        #expect(try fixture.reader().article(id: id)?.enclosures == enclosures)
+        #expect(try fixture.reader().article(id: id, account: 1)?.enclosures == enclosures)
     }
 
     /// Rows written before the store owned the type hold the same JSON: read as they are, unmigrated.

@@ -19,7 +19,7 @@ import Testing
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed")
         try await store(fixture, "https://a.example/1", title: "One", feed: feed, holdingOpen: true)
-        #expect(try await fixture.store.mark(ArticleFilter(), starred: true) == 1)
+        #expect(try await fixture.store.mark(ArticleFilter(account: 1), starred: true) == 1)
         let stored = try fixture.reader().articles().articles
         #expect(stored.map(\.title) == ["One"] && stored.first?.isStarred == true)
     }

@@ -12,14 +12,14 @@ import Testing
         ])], now: now)
         #expect(first == [IngestCounts(new: 2)])
         let id = try #require(try fixture.reader().articles().articles.first { $0.title == "Two" }?.id)
-        try await fixture.store.mark(ids: [id], read: true, starred: true)
+        try await fixture.store.mark(ids: [id], account: 1, read: true, starred: true)
 
         let again = try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [
             entry("https://a.example/1", title: "One", published: 1_000),
             entry("https://a.example/2?utm_source=rss", title: "Two, corrected", published: 2_000),
         ])], now: now)
         #expect(again == [IngestCounts(updated: 1, unchanged: 1)])
-        let updated = try #require(try fixture.reader().article(id: id))
+        let updated = try #require(try fixture.reader().article(id: id, account: 1))
         #expect(updated.title == "Two, corrected")
         #expect(updated.isRead && updated.isStarred)
         #expect(try fixture.reader().count() == 2)
@@ -36,11 +36,11 @@ import Testing
         #expect(counts == [IngestCounts(new: 1), IngestCounts(seenInAnotherFeed: 1)])
         let reader = try fixture.reader()
         #expect(try reader.count() == 1)
-        #expect(try reader.count(ArticleFilter(category: "world")) == 1)
-        #expect(try reader.count(ArticleFilter(feedID: tech)) == 1)
+        #expect(try reader.count(ArticleFilter(account: 1, category: "world")) == 1)
+        #expect(try reader.count(ArticleFilter(account: 1, feedID: tech)) == 1)
         // Marked read once, it is read under both feeds.
-        try await fixture.store.mark(ArticleFilter(category: "Technology"), read: true)
-        #expect(try reader.count(ArticleFilter(category: "World", unreadOnly: true)) == 0)
+        try await fixture.store.mark(ArticleFilter(account: 1, category: "Technology"), read: true)
+        #expect(try reader.count(ArticleFilter(account: 1, category: "World", unreadOnly: true)) == 0)
     }
 
     @Test func entriesWithoutLinksFallBackToGuidThenHash() async throws {
@@ -110,7 +110,7 @@ import Testing
         try await fixture.store.ingest([IncomingFeed(feedID: first, entries: [post])], now: now)
         try await fixture.store.ingest([IncomingFeed(feedID: first, entries: [post])], now: now.addingTimeInterval(60))
         try await fixture.store.ingest([IncomingFeed(feedID: second, entries: [post])], now: now.addingTimeInterval(120))
-        let feeds = Dictionary(uniqueKeysWithValues: try fixture.reader().feeds().map { ($0.id, $0.newestEntryAt) })
+        let feeds = Dictionary(uniqueKeysWithValues: try fixture.reader().feeds(account: 1).map { ($0.id, $0.newestEntryAt) })
         #expect(feeds[first] == now && feeds[second] == now.addingTimeInterval(120), "\(feeds)")
     }
 }

@@ -19,9 +19,9 @@ import Testing
             } + [entry("https://a.example/0", title: "Science 00", published: base)]),
         ], now: now)
         let reader = try fixture.reader()
-        let ids = try reader.entryIDs(EntryListing())
-        try await fixture.store.mark(ids: Array(ids.prefix(5)), read: true)
-        try await fixture.store.mark(ids: [ids[1], ids[7]], starred: true)
+        let ids = try reader.entryIDs(EntryListing(account: 1))
+        try await fixture.store.mark(ids: Array(ids.prefix(5)), account: 1, read: true)
+        try await fixture.store.mark(ids: [ids[1], ids[7]], account: 1, starred: true)
         return (fixture, science, loose)
     }
 
@@ -36,7 +36,7 @@ import Testing
     private func pageThrough(_ reader: StoreReader, feed: Int64?, expected: Int) throws {
         for order in EntryListing.Order.allCases {
             for ascending in [true, false] {
-                var listing = EntryListing()
+                var listing = EntryListing(account: 1)
                 (listing.order, listing.ascending, listing.limit, listing.filter.feedID) = (order, ascending, 4, feed)
                 var seen: [Int64] = []
                 var total = 0
@@ -66,7 +66,7 @@ import Testing
         let reader = try fixture.reader()
         reader.smallFeedEntries = smallFeedEntries
         func total(_ change: (inout EntryListing) -> Void) throws -> (kept: Int, counted: Int) {
-            var listing = EntryListing()
+            var listing = EntryListing(account: 1)
             change(&listing)
             let kept = try reader.entries(listing).total
             listing.limit = 1_000_000
@@ -90,7 +90,7 @@ import Testing
         let (fixture, _, _) = try await populated()
         let reader = try fixture.reader()
         for (read, starred) in [(false, nil), (nil, true), (true, false)] as [(Bool?, Bool?)] {
-            var listing = EntryListing()
+            var listing = EntryListing(account: 1)
             (listing.order, listing.read, listing.starred, listing.limit) = (.id, read, starred, 1000)
             let full = try reader.entries(listing).entries.map(\.article.id)
             #expect(try reader.entryIDs(listing) == full && !full.isEmpty)
@@ -99,7 +99,7 @@ import Testing
 
     @Test func aListingOfIdsGivesThoseThatExist() async throws {
         let (fixture, _, _) = try await populated()
-        var listing = EntryListing()
+        var listing = EntryListing(account: 1)
         (listing.ids, listing.order) = ([3, 1, 999, 2], .id)
         #expect(try fixture.reader().entries(listing).entries.map(\.article.id) == [1, 2, 3])
         listing.ids = []
@@ -109,7 +109,7 @@ import Testing
     @Test func marksSetChangedAtAndListingsFilterOnIt() async throws {
         let (fixture, _, _) = try await populated()
         let reader = try fixture.reader()
-        var listing = EntryListing()
+        var listing = EntryListing(account: 1)
         listing.changedAfter = Date().addingTimeInterval(-60)
         #expect(try reader.entries(listing).total == 6, "5 read and 1 more starred, all marked just now")
         listing.changedAfter = nil
@@ -137,7 +137,7 @@ import Testing
             ])], now: now.addingTimeInterval(Double(poll) * 60))
         }
         let reader = try fixture.reader()
-        var listing = EntryListing()
+        var listing = EntryListing(account: 1)
         (listing.order, listing.ascending) = (.publishedAt, true)
         let listed = try reader.entries(listing).entries
         #expect(listed.map { $0.article.title ?? "" } == ["Old", "Shared, edited", "Mid"])
@@ -153,11 +153,11 @@ import Testing
     @Test func totalsPastAnIDAreExactOnEitherSide() async throws {
         let (fixture, science, loose) = try await populated()
         let reader = try fixture.reader()
-        let ids = try reader.entryIDs(EntryListing()).sorted()
+        let ids = try reader.entryIDs(EntryListing(account: 1)).sorted()
         let probes = ids + [0, -1, ids.last! + 1, Int64.max, Int64.min, ids[ids.count / 2] + 1]
         for (feed, category, unread) in [(nil, nil, false), (science, nil, false), (loose, nil, true), (nil, "Science", true),
                                          (nil, nil, true)] as [(Int64?, String?, Bool)] {
-            var base = EntryListing()
+            var base = EntryListing(account: 1)
             (base.filter.feedID, base.filter.category, base.read, base.limit, base.order) =
                 (feed, category, unread ? false : nil, 1000, .id)
             let members = try reader.entryIDs(base)
@@ -183,17 +183,17 @@ import Testing
             entry("https://a.example/\($0)", title: "E\($0)", published: base + Double($0 / 3) * 3600)  // 3 per date
         })], now: now)
         let reader = try fixture.reader()
-        var all = EntryListing()
+        var all = EntryListing(account: 1)
         all.limit = 5000
         let ids = try reader.entryIDs(all)
         #expect(ids.count == 4000)
         // Every state selects well over 1,070 entries, so each comparison is of a real page.
-        try await fixture.store.mark(ids: Array(ids.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)), read: true)
-        try await fixture.store.mark(ids: Array(ids.prefix(2500)), starred: true)
+        try await fixture.store.mark(ids: Array(ids.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)), account: 1, read: true)
+        try await fixture.store.mark(ids: Array(ids.prefix(2500)), account: 1, starred: true)
         for (read, starred) in [(nil, nil), (false, nil), (true, nil), (nil, true), (false, true), (true, true),
                                 (nil, false)] as [(Bool?, Bool?)] {
             for ascending in [true, false] {
-                var walked = EntryListing()
+                var walked = EntryListing(account: 1)
                 (walked.read, walked.starred, walked.ascending, walked.limit, walked.offset) = (read, starred, ascending, 70, 1000)
                 var general = walked
                 general.createdAfter = Date(timeIntervalSince1970: 0)
@@ -204,7 +204,7 @@ import Testing
                 #expect(page.count == 70, "a page to compare")
             }
         }
-        var past = EntryListing()
+        var past = EntryListing(account: 1)
         past.offset = 9000
         #expect(try reader.entries(past).entries.isEmpty)
     }

@@ -36,21 +36,21 @@ import Testing
         #expect(articles.map(\.isRead) == [true, false, false])
         #expect(articles.map(\.isStarred) == [false, true, true])
         #expect(articles.map(\.feedID) == [1, 1, nil])
-        #expect(try reader.articles(ArticleFilter(search: "beta")).articles.map(\.id) == [2], "the index still fits")
+        #expect(try reader.articles(ArticleFilter(account: 1, search: "beta")).articles.map(\.id) == [2], "the index still fits")
 
         var feeds: [String: [Int]] = [:]
-        for feed in try reader.feeds() { feeds[feed.title ?? ""] = [feed.unread, feed.total] }
+        for feed in try reader.feeds(account: 1) { feeds[feed.title ?? ""] = [feed.unread, feed.total] }
         #expect(feeds == ["A": [1, 2], "B": [1, 1], "C": [0, 1]])
-        #expect(try reader.categories().map { [$0.unread, $0.total] } == [[1, 2], [1, 1]])
-        #expect(try reader.totals().entries == 3)
-        #expect(try reader.totals().unread == 2)
+        #expect(try reader.categories(account: 1).map { [$0.unread, $0.total] } == [[1, 2], [1, 1]])
+        #expect(try reader.totals(account: 1).entries == 3)
+        #expect(try reader.totals(account: 1).unread == 2)
         var sources: [Int64] = []
         try reader.database.statement("SELECT sources FROM entry_state ORDER BY entry_id").query { sources.append($0.int64(at: 0)) }
         #expect(sources == [2, 2, 1, 0])
 
         // The migrated store goes on keeping its counters.
-        try await store.mark(ids: [1], read: false)
-        #expect(try reader.categories().first?.unread == 2)
+        try await store.mark(ids: [1], account: 1, read: false)
+        #expect(try reader.categories(account: 1).first?.unread == 2)
         var integrity: String?
         try reader.database.statement("PRAGMA integrity_check").query { integrity = $0.text(at: 0) }
         #expect(integrity == "ok")

@@ -57,16 +57,16 @@ import Testing
     @Test func filtersCombine() async throws {
         let (fixture, science, world) = try await populated()
         let reader = try fixture.reader()
-        #expect(try reader.count(ArticleFilter(category: "science")) == 25)
-        #expect(try reader.count(ArticleFilter(feedID: world)) == 5)
+        #expect(try reader.count(ArticleFilter(account: 1, category: "science")) == 25)
+        #expect(try reader.count(ArticleFilter(account: 1, feedID: world)) == 5)
         let since = now.addingTimeInterval(-80 * day)
-        #expect(try reader.count(ArticleFilter(category: "Science", since: since)) == 5)
-        try await fixture.store.mark(ArticleFilter(feedID: science, before: since), read: true)
-        #expect(try reader.count(ArticleFilter(unreadOnly: true)) == 10)
-        let categories = try reader.categories()
+        #expect(try reader.count(ArticleFilter(account: 1, category: "Science", since: since)) == 5)
+        try await fixture.store.mark(ArticleFilter(account: 1, feedID: science, before: since), read: true)
+        #expect(try reader.count(ArticleFilter(account: 1, unreadOnly: true)) == 10)
+        let categories = try reader.categories(account: 1)
         #expect(categories.map(\.name) == ["Science", "World"])
         #expect(categories.first?.unread == 5 && categories.first?.total == 25)
-        let feeds = try reader.feeds()
+        let feeds = try reader.feeds(account: 1)
         #expect(feeds.map(\.unread) == [5, 5])
     }
 
@@ -86,12 +86,12 @@ import Testing
         try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<4).map {
             entry("https://a.example/\($0)", title: "E\($0)")
         })], now: now)
-        try await fixture.store.mark(ArticleFilter(), read: true, starred: true)
-        try await fixture.store.mark(ids: [1], read: false)
-        let totals = try fixture.reader().totals()
+        try await fixture.store.mark(ArticleFilter(account: 1), read: true, starred: true)
+        try await fixture.store.mark(ids: [1], account: 1, read: false)
+        let totals = try fixture.reader().totals(account: 1)
         #expect(totals == StoreTotals(feedsByStatus: [.ok: 1], entries: 4, unread: 1))
         // Setting read and starred together stars every matching row, read or not.
-        #expect(try fixture.reader().count(ArticleFilter(starredOnly: true)) == 4)
+        #expect(try fixture.reader().count(ArticleFilter(account: 1, starredOnly: true)) == 4)
     }
 
     @Test func aFilterOnTheFlagBeingSetSelectsRowsBeforeAnyFlagMoves() async throws {
@@ -100,10 +100,10 @@ import Testing
         try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<4).map {
             entry("https://a.example/\($0)", title: "E\($0)")
         })], now: now)
-        try await fixture.store.mark(ids: [1], read: true)
+        try await fixture.store.mark(ids: [1], account: 1, read: true)
         // "Star what is unread, and mark it read": the three unread ones, starred and read.
-        #expect(try await fixture.store.mark(ArticleFilter(unreadOnly: true), read: true, starred: true) == 3)
-        #expect(try fixture.reader().count(ArticleFilter(starredOnly: true)) == 3)
-        #expect(try fixture.reader().totals().unread == 0)
+        #expect(try await fixture.store.mark(ArticleFilter(account: 1, unreadOnly: true), read: true, starred: true) == 3)
+        #expect(try fixture.reader().count(ArticleFilter(account: 1, starredOnly: true)) == 3)
+        #expect(try fixture.reader().totals(account: 1).unread == 0)
     }
 }

@@ -11,13 +11,13 @@ import Testing
         })
         try await fixture.store.ingest([document], now: now)
         let starred = try #require(try fixture.reader().articles(sort: .oldest, limit: 1).articles.first)
-        try await fixture.store.mark(ids: [starred.id], starred: true)
+        try await fixture.store.mark(ids: [starred.id], account: 1, starred: true)
 
         let expired = try await fixture.store.expire(RetentionPolicy(maximumAgeDays: 30, keepNewestPerFeed: 3),
                                                      now: now, batchSize: 2)
         #expect(expired == 6)  // 10 old entries, 3 newest kept, 1 starred kept
         #expect(try fixture.reader().count() == 4)
-        #expect(try fixture.reader().count(ArticleFilter(search: "entry")) == 4)
+        #expect(try fixture.reader().count(ArticleFilter(account: 1, search: "entry")) == 4)
         // Expired rows sort below every date: oldest-first listings start past them.
         #expect(try fixture.reader().articles(sort: .oldest, limit: 10).articles.map(\.title) ==
             ["Entry 0", "Entry 7", "Entry 8", "Entry 9"])
@@ -44,6 +44,6 @@ import Testing
         let expired = try await fixture.store.expire(RetentionPolicy(maximumAgeDays: 30, keepNewestPerFeed: 5), now: now)
         #expect(expired == 3)  // the large feed's 3 oldest; the small feed is within its 5
         #expect(try fixture.reader().count() == 8)
-        #expect(try fixture.reader().count(ArticleFilter(search: "old")) == 8)
+        #expect(try fixture.reader().count(ArticleFilter(account: 1, search: "old")) == 8)
     }
 }

@@ -21,7 +21,7 @@ import Testing
             IncomingFeed(feedID: tech, entries: (0..<40).map(story)),
             IncomingFeed(feedID: world, entries: (40..<60).map(story)),
         ], now: now)
-        try await fixture.store.mark(ids: [3, 4, 10, 44], read: true)
+        try await fixture.store.mark(ids: [3, 4, 10, 44], account: 1, read: true)
         return fixture
     }
 
@@ -41,8 +41,8 @@ import Testing
         let fixture = try await populated()
         let reader = try fixture.reader()
         let since = now.addingTimeInterval(-70 * day)
-        let filters = [ArticleFilter(), ArticleFilter(category: "Tech"), ArticleFilter(unreadOnly: true),
-                       ArticleFilter(since: since), ArticleFilter(before: since), ArticleFilter(category: "World", since: since)]
+        let filters = [ArticleFilter(account: 1), ArticleFilter(account: 1, category: "Tech"), ArticleFilter(account: 1, unreadOnly: true),
+                       ArticleFilter(account: 1, since: since), ArticleFilter(account: 1, before: since), ArticleFilter(account: 1, category: "World", since: since)]
         for var filter in filters {
             // What the sort index lists, keeping the matches (the pre-1970 story, #7, does not match).
             let expected = try everyPage(reader, filter, sort).filter { $0.title.map { Int($0.dropFirst(6))! % 2 == 0 } == true }
@@ -58,32 +58,32 @@ import Testing
         let fixture = try await populated()
         let reader = try fixture.reader()
         reader.relevanceWindow = 10
-        let matches = try everyPage(reader, ArticleFilter(search: "pears"), .newest)
+        let matches = try everyPage(reader, ArticleFilter(account: 1, search: "pears"), .newest)
         #expect(matches.count == 60)
         let window = Set(matches.map(\.id).sorted().suffix(10))
 
-        let first = try reader.articles(ArticleFilter(search: "pears"), sort: .relevance, limit: 4)
+        let first = try reader.articles(ArticleFilter(account: 1, search: "pears"), sort: .relevance, limit: 4)
         try await fixture.store.ingest([IncomingFeed(feedID: 1, entries: [
             entry("https://news.example/new", title: "Pears, pears, pears", text: "pears", published: now.timeIntervalSince1970),
         ])], now: now)
         var ranked = first.articles
         var cursor = first.nextCursor
         while let next = cursor {
-            let page = try reader.articles(ArticleFilter(search: "pears"), sort: .relevance, limit: 4, cursor: next)
+            let page = try reader.articles(ArticleFilter(account: 1, search: "pears"), sort: .relevance, limit: 4, cursor: next)
             ranked += page.articles
             cursor = page.nextCursor
         }
         #expect(Set(ranked.map(\.id)) == window, "the same ten matches on every page, none twice")
         #expect(ranked.count == 10)
         // A new search sees the newcomer, and its title outweighs every body match.
-        let fresh = try reader.articles(ArticleFilter(search: "pears"), sort: .relevance, limit: 1)
+        let fresh = try reader.articles(ArticleFilter(account: 1, search: "pears"), sort: .relevance, limit: 1)
         #expect(fresh.articles.first?.title == "Pears, pears, pears")
     }
 
     @Test func watchingASearchSeesOnlyNewMatches() async throws {
         let fixture = try await populated()
         let reader = try fixture.reader()
-        var filter = ArticleFilter(search: "apples")
+        var filter = ArticleFilter(account: 1, search: "apples")
         filter.storedAfterID = try reader.newestEntryID()
         try await fixture.store.ingest([IncomingFeed(feedID: 1, entries: [
             entry("https://news.example/a", title: "New apples", text: "apples"),

@@ -15,7 +15,7 @@ import Testing
     }
 
     private func titles(_ query: String, _ fixture: StoreFixture) throws -> [String] {
-        try fixture.reader().articles(ArticleFilter(search: query), sort: .relevance).articles.compactMap(\.title)
+        try fixture.reader().articles(ArticleFilter(account: 1, search: query), sort: .relevance).articles.compactMap(\.title)
     }
 
     @Test func queryLanguage() async throws {
@@ -39,7 +39,7 @@ import Testing
         let fixture = try await populated()
         let reader = try fixture.reader()
         do {
-            _ = try reader.articles(ArticleFilter(search: query))
+            _ = try reader.articles(ArticleFilter(account: 1, search: query))
         } catch {
             #expect(error.kind == .invalidQuery)
             #expect(error.description.contains("fts5") == false)
@@ -53,7 +53,7 @@ import Testing
         // And a quote with a combining mark (one Character, two scalars) is escaped too.
         for query in ["a\u{0}b", "\"a\u{0}b\"", "\u{0}", "x\u{1B}[31my", "ab\"\u{65C}cd", "\"\u{301}"] {
             do {
-                _ = try reader.articles(ArticleFilter(search: query))
+                _ = try reader.articles(ArticleFilter(account: 1, search: query))
             } catch {
                 #expect(error.kind == .invalidQuery && query == "\u{0}", "\(query.debugDescription): \(error)")
             }
@@ -62,22 +62,22 @@ import Testing
 
     @Test func onlyExclusionsIsAnError() async throws {
         let fixture = try await populated()
-        let error = #expect(throws: StoreError.self) { try fixture.reader().articles(ArticleFilter(search: "-swift")) }
+        let error = #expect(throws: StoreError.self) { try fixture.reader().articles(ArticleFilter(account: 1, search: "-swift")) }
         #expect(error?.kind == .invalidQuery)
     }
 
     @Test func snippetsMarkTheMatches() async throws {
         let fixture = try await populated()
-        let article = try #require(try fixture.reader().articles(ArticleFilter(search: "compiler"), sort: .newest).articles.first)
+        let article = try #require(try fixture.reader().articles(ArticleFilter(account: 1, search: "compiler"), sort: .newest).articles.first)
         #expect(article.snippet?.contains(Snippet.matchStart + "compiler" + Snippet.matchEnd) == true)
     }
 
     @Test func searchCombinesWithFiltersAndPages() async throws {
         let fixture = try await populated()
         let reader = try fixture.reader()
-        #expect(try reader.count(ArticleFilter(category: "Tech", search: "swift")) == 2)
-        let first = try reader.articles(ArticleFilter(search: "swift"), sort: .relevance, limit: 1)
-        let second = try reader.articles(ArticleFilter(search: "swift"), sort: .relevance, limit: 1, cursor: first.nextCursor)
+        #expect(try reader.count(ArticleFilter(account: 1, category: "Tech", search: "swift")) == 2)
+        let first = try reader.articles(ArticleFilter(account: 1, search: "swift"), sort: .relevance, limit: 1)
+        let second = try reader.articles(ArticleFilter(account: 1, search: "swift"), sort: .relevance, limit: 1, cursor: first.nextCursor)
         #expect(first.articles.count == 1 && second.articles.count == 1)
         #expect(first.articles[0].id != second.articles[0].id)
         #expect(second.nextCursor == nil)

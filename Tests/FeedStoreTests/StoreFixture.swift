@@ -16,8 +16,8 @@ struct StoreFixture {
 
     /// Subscribes to `url` in `category` and returns the feed's id.
     func feed(_ url: String, category: String? = nil) async throws -> Int64 {
-        try await store.addFeeds([.init(url: url, title: url, category: category)])
-        return try await store.feedID(url: url)!
+        try await store.addFeeds([.init(url: url, title: url, category: category)], account: 1)
+        return try await store.feedID(url: url, account: 1)!
     }
 
     func reader() throws -> StoreReader { try StoreReader(path: path) }
@@ -32,3 +32,12 @@ func entry(_ url: String?, title: String, guid: String? = nil, text: String? = n
 
 let day: TimeInterval = 86_400
 let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+/// Account 1's view, as most tests here read it (the store takes the account on every call).
+extension StoreReader {
+    func count() throws(StoreError) -> Int { try count(ArticleFilter(account: 1)) }
+
+    func articles(sort: ArticleSort = .newest, limit: Int = 50, cursor: String? = nil) throws(StoreError) -> ArticlePage {
+        try articles(ArticleFilter(account: 1), sort: sort, limit: limit, cursor: cursor)
+    }
+}

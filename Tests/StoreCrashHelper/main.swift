@@ -9,11 +9,11 @@ let store = try FeedStore(path: path)
 var feedIDs: [Int64] = []
 for index in 0..<5 {
     let url = "https://crash.example/feed\(index)"
-    try await store.addFeeds([.init(url: url, category: "Crash")])
-    feedIDs.append(try await store.feedID(url: url)!)
+    try await store.addFeeds([.init(url: url, category: "Crash")], account: 1)
+    feedIDs.append(try await store.feedID(url: url, account: 1)!)
 }
 var batch = 0
-var committed = try StoreReader(path: path).count()
+var committed = try StoreReader(path: path).count(ArticleFilter(account: 1))
 var held = 0
 while true {
     batch += 1

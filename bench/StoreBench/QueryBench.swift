@@ -56,8 +56,8 @@ enum QueryBench {
         }
         let reader = try StoreReader(path: databasePath)
         let size = (try FileManager.default.attributesOfItem(atPath: databasePath)[.size] as? Int) ?? 0
-        let total = try reader.count()
-        print("\(total) entries, \(try reader.feeds().count) feeds; database \(size / 1_000_000) MB, \(size / max(total, 1)) bytes per entry\n")
+        let total = try reader.count(ArticleFilter(account: 1))
+        print("\(total) entries, \(try reader.feeds(account: 1).count) feeds; database \(size / 1_000_000) MB, \(size / max(total, 1)) bytes per entry\n")
         print("| query | median ms | min–max ms |")
         print("|---|---|---|")
         func time(_ label: String, _ body: () throws -> Void) rethrows {
@@ -70,47 +70,47 @@ enum QueryBench {
             samples.sort()
             print("| \(label) | \(String(format: "%.2f", samples[10])) | \(String(format: "%.2f–%.2f", samples[0], samples[19])) |")
         }
-        let category = ArticleFilter(category: "Science")
+        let category = ArticleFilter(account: 1, category: "Science")
         let first = try reader.articles(category, limit: 50)
         try time("first page (50) of a category, newest") { _ = try reader.articles(category, limit: 50) }
         try time("next page by cursor") { _ = try reader.articles(category, limit: 50, cursor: first.nextCursor) }
-        try time("unread counts for all categories") { _ = try reader.categories() }
-        try time("status totals") { _ = try reader.totals() }
+        try time("unread counts for all categories") { _ = try reader.categories(account: 1) }
+        try time("status totals") { _ = try reader.totals(account: 1) }
         for (rank, label) in [(200, "common word (rank 200)"), (20, "very common word (rank 20)"),
                               (5_000, "rare word (rank 5000)")] {
             let word = vocabulary.words[rank - 1]
-            let matches = try reader.count(ArticleFilter(search: word))
+            let matches = try reader.count(ArticleFilter(account: 1, search: word))
             let share = String(format: "%.1f %%", Double(matches) * 100 / Double(max(total, 1)))
             try time("search a \(label), in \(share), by relevance") {
-                _ = try reader.articles(ArticleFilter(search: word), sort: .relevance, limit: 50)
+                _ = try reader.articles(ArticleFilter(account: 1, search: word), sort: .relevance, limit: 50)
             }
-            try time("search a \(label), newest first") { _ = try reader.articles(ArticleFilter(search: word), limit: 50) }
+            try time("search a \(label), newest first") { _ = try reader.articles(ArticleFilter(account: 1, search: word), limit: 50) }
         }
         // A prefix of a common word (3 letters match the 1,000 words that begin with its first syllables).
         let prefix = String(vocabulary.words[199].prefix(3)) + "*"
-        let prefixMatches = try reader.count(ArticleFilter(search: prefix))
+        let prefixMatches = try reader.count(ArticleFilter(account: 1, search: prefix))
         try time("search a prefix (\(prefix), in \(String(format: "%.1f %%", Double(prefixMatches) * 100 / Double(max(total, 1))))), by relevance") {
-            _ = try reader.articles(ArticleFilter(search: prefix), sort: .relevance, limit: 50)
+            _ = try reader.articles(ArticleFilter(account: 1, search: prefix), sort: .relevance, limit: 50)
         }
-        try time("search a prefix, newest first") { _ = try reader.articles(ArticleFilter(search: prefix), limit: 50) }
+        try time("search a prefix, newest first") { _ = try reader.articles(ArticleFilter(account: 1, search: prefix), limit: 50) }
         let pair = "\(vocabulary.words[199]) \(vocabulary.words[299])"
         try time("search two common words (\(pair)), by relevance") {
-            _ = try reader.articles(ArticleFilter(search: pair), sort: .relevance, limit: 50)
+            _ = try reader.articles(ArticleFilter(account: 1, search: pair), sort: .relevance, limit: 50)
         }
         try time("search a common word in a category, newest first") {
-            _ = try reader.articles(ArticleFilter(category: "Science", search: vocabulary.words[199]), limit: 50)
+            _ = try reader.articles(ArticleFilter(account: 1, category: "Science", search: vocabulary.words[199]), limit: 50)
         }
         let common = vocabulary.words[199]
-        let relevant = try reader.articles(ArticleFilter(search: common), sort: .relevance, limit: 50)
+        let relevant = try reader.articles(ArticleFilter(account: 1, search: common), sort: .relevance, limit: 50)
         try time("search a common word, next page by relevance") {
-            _ = try reader.articles(ArticleFilter(search: common), sort: .relevance, limit: 50, cursor: relevant.nextCursor)
+            _ = try reader.articles(ArticleFilter(account: 1, search: common), sort: .relevance, limit: 50, cursor: relevant.nextCursor)
         }
         // Every run flips the whole category (read, then unread again), so each one changes every entry.
         var marks: [Double] = []
-        let members = try reader.count(ArticleFilter(category: "Science"))
+        let members = try reader.count(ArticleFilter(account: 1, category: "Science"))
         for round in 0..<6 {
             let start = DispatchTime.now().uptimeNanoseconds
-            let changed = try await store.mark(ArticleFilter(category: "Science"), read: round % 2 == 0)
+            let changed = try await store.mark(ArticleFilter(account: 1, category: "Science"), read: round % 2 == 0)
             marks.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
             guard changed == members else { fatalError("marked \(changed) of \(members)") }
         }
@@ -124,9 +124,9 @@ enum QueryBench {
         try await store.addFeeds((0..<feedCount).map {
             FeedStore.NewFeed(url: "https://feeds\($0 % 400).example/\($0).xml", title: "Feed \($0)",
                               category: categories[$0 % categories.count])
-        })
+        }, account: 1)
         var ids: [Int64] = []
-        for feed in try StoreReader(path: databasePath).feeds() { ids.append(feed.id) }
+        for feed in try StoreReader(path: databasePath).feeds(account: 1) { ids.append(feed.id) }
         srand48(42)
         let perFeed = max(1, entries / feedCount)
         let base = Date().timeIntervalSince1970 - 365 * 86_400

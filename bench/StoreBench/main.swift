@@ -33,9 +33,9 @@ for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath:
 
 let names = try FileManager.default.contentsOfDirectory(atPath: feedsDirectory.path).sorted()
 let store = try FeedStore(path: databasePath)
-try await store.addFeeds(names.map { FeedStore.NewFeed(url: "http://127.0.0.1/feeds/" + $0) })
+try await store.addFeeds(names.map { FeedStore.NewFeed(url: "http://127.0.0.1/feeds/" + $0) }, account: 1)
 var feedIDs: [String: Int64] = [:]
-for feed in try StoreReader(path: databasePath).feeds() { feedIDs[feed.url] = feed.id }
+for feed in try StoreReader(path: databasePath).feeds(account: 1) { feedIDs[feed.url] = feed.id }
 let ids = names.map { feedIDs["http://127.0.0.1/feeds/" + $0]! }
 
 let (batches, continuation) = AsyncStream<[IncomingFeed]>.makeStream()
@@ -66,5 +66,5 @@ let finishing = Date()
 try await store.finishHeldCommit()
 ingestSeconds += Date().timeIntervalSince(finishing)
 let wall = Date().timeIntervalSince(start)
-let stored = try StoreReader(path: databasePath).count()
+let stored = try StoreReader(path: databasePath).count(ArticleFilter(account: 1))
 print(#"RESULT {"entries": \#(stored), "ingest_s": \#(String(format: "%.3f", ingestSeconds)), "wall_s": \#(String(format: "%.3f", wall))}"#)

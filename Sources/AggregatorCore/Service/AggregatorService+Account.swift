@@ -72,17 +72,20 @@ extension AggregatorService {
 
     /// Every account, by id.
     public func accounts() async throws(AggregatorError) -> [AccountSummary] {
-        let (stored, tokens, totals) = try await read { reader in
-            (try reader.accounts(), try reader.tokenCounts(), try reader.totals())
+        let (stored, tokens, counts) = try await read { reader in
+            let stored = try reader.accounts()
+            var counts: [Int64: (feeds: Int, unread: Int)] = [:]
+            for account in stored {
+                counts[account.id] = (try reader.feedCounters(account: account.id).count, try reader.accountCounts(account.id).unread)
+            }
+            return (stored, try reader.tokenCounts(), counts)
         }
         return stored.map { account in
-            // Feeds and their entries are all the first account's until subscriptions are per account.
-            let isOwner = account.id == stored.first?.id
-            return AccountSummary(id: account.id, name: account.name, isAdmin: account.isAdmin, createdAt: account.createdAt,
-                                  updatedAt: account.updatedAt, lastLoginAt: account.lastLoginAt,
-                                  hasPassword: account.hasPassword, feverEnabled: account.feverKey != nil,
-                                  tokens: tokens[account.id] ?? 0, feeds: isOwner ? totals.feedsByStatus.values.reduce(0, +) : 0,
-                                  unread: isOwner ? totals.unread : 0)
+            AccountSummary(id: account.id, name: account.name, isAdmin: account.isAdmin, createdAt: account.createdAt,
+                           updatedAt: account.updatedAt, lastLoginAt: account.lastLoginAt,
+                           hasPassword: account.hasPassword, feverEnabled: account.feverKey != nil,
+                           tokens: tokens[account.id] ?? 0, feeds: counts[account.id]?.feeds ?? 0,
+                           unread: counts[account.id]?.unread ?? 0)
         }
     }
 

@@ -15,7 +15,7 @@ extension AggregatorService {
         guard (1...Self.maximumPageSize).contains(limit) else {
             throw .invalidArgument("the limit must be 1 to \(Self.maximumPageSize), not \(limit)")
         }
-        let filter = try await filter(query)
+        let filter = try await filter(query, for: account)
         let order = sort ?? (filter.search == nil ? .newest : .relevance)
         var page = try await read { try $0.articles(filter, sort: order, limit: limit, cursor: cursor) }
         page.articles = try await seen(by: account, page.articles)
@@ -24,19 +24,22 @@ extension AggregatorService {
 
     /// One article with its content and enclosures, as `account` sees it.
     public func article(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> Article {
-        guard let article = try await read({ try $0.article(id: id) }) else { throw .notFound("no article with id \(id)") }
+        guard let article = try await read({ try $0.article(id: id, account: account.id) }) else {
+            throw .notFound("no article with id \(id)")
+        }
         return try await seen(by: account, [article])[0]
     }
 
     /// Marks the selected articles read or unread, starred or not (nil leaves that state alone).
     /// - Returns: how many articles changed.
-    public func mark(_ selection: MarkSelection, read isRead: Bool?, starred: Bool?) async throws(AggregatorError) -> Int {
+    public func mark(_ selection: MarkSelection, read isRead: Bool?, starred: Bool?,
+                     for account: AccountIdentity) async throws(AggregatorError) -> Int {
         guard isRead != nil || starred != nil else { throw .invalidArgument("say read and/or starred") }
         switch selection {
         case .ids(let ids):
-            return try await write { try await $0.mark(ids: ids, read: isRead, starred: starred) }
+            return try await write { try await $0.mark(ids: ids, account: account.id, read: isRead, starred: starred) }
         case .matching(let query):
-            let filter = try await filter(query)
+            let filter = try await filter(query, for: account)
             return try await write { try await $0.mark(filter, read: isRead, starred: starred) }
         }
     }
@@ -44,8 +47,9 @@ extension AggregatorService {
     /// Calls `onArticle` with each article `query` selects that is stored from now on, in the order
     /// stored, until the calling task is cancelled. Woken by the store's events: while nothing is
     /// stored it costs nothing, however many watch.
-    public func watch(_ query: ArticleQuery, onArticle: (Article) -> Void) async throws(AggregatorError) {
-        var filter = try await filter(query)
+    public func watch(_ query: ArticleQuery, for account: AccountIdentity,
+                      onArticle: (Article) -> Void) async throws(AggregatorError) {
+        var filter = try await filter(query, for: account)
         let events = self.events.subscribe()  // before reading where to start: nothing stored in between is missed
         var lastID = try await read { try $0.newestEntryID() }
         for await event in events {
@@ -61,11 +65,11 @@ extension AggregatorService {
         }
     }
 
-    /// The store's filter for `query`, with the feed named by URL looked up.
-    func filter(_ query: ArticleQuery) async throws(AggregatorError) -> ArticleFilter {
-        var filter = ArticleFilter(category: query.category, unreadOnly: query.unreadOnly,
+    /// The store's filter for `query` as `account` asks it, with the feed named by URL looked up.
+    func filter(_ query: ArticleQuery, for account: AccountIdentity) async throws(AggregatorError) -> ArticleFilter {
+        var filter = ArticleFilter(account: account.id, category: query.category, unreadOnly: query.unreadOnly,
                                    starredOnly: query.starredOnly, search: query.search)
-        if let feed = query.feed { filter.feedID = try await feedID(feed) }
+        if let feed = query.feed { filter.feedID = try await feedID(feed, for: account) }
         filter.uncategorized = query.uncategorized
         filter.since = query.since
         filter.before = query.before
@@ -77,14 +81,18 @@ extension AggregatorService {
     /// Fetches `feeds` (every feed when nil) now, due or not. Without `wait`, the scheduler's next
     /// round does it, starting at once, and this returns how many feeds it will fetch; with `wait`,
     /// the feeds are fetched here and `progress` hears of each as it finishes.
-    public func refresh(_ feeds: [FeedReference]?, wait: Bool,
+    /// Feeds are named by the account's ids for them (`account`), the whole server's when nil.
+    public func refresh(_ feeds: [FeedReference]?, wait: Bool, for account: AccountIdentity,
                         progress: @Sendable (RefreshProgress) -> Void = { _ in }) async throws(AggregatorError)
         -> RefreshOutcome {
         var due = try await write { try await $0.feedsToFetch() }
         var named: [Int64]?
         if let feeds, !feeds.isEmpty {
             var ids: Set<Int64> = []
-            for feed in feeds { ids.insert(try await feedID(feed)) }
+            for feed in feeds {
+                let subscription = try await feedID(feed, for: account)
+                ids.insert(try await write { try await $0.feedID(ofSubscription: subscription, account: account.id) })
+            }
             due = due.filter { ids.contains($0.id) }
             named = Array(ids)
         }

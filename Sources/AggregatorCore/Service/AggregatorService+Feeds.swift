@@ -7,51 +7,56 @@ extension AggregatorService {
     // MARK: - Feeds
 
     /// The subscriptions, with their state and counts; only those of `category`, or only failing ones.
-    public func feeds(category: String? = nil, failingOnly: Bool = false) async throws(AggregatorError) -> [FeedSummary] {
-        try await read { try $0.feeds(category: category, failingOnly: failingOnly) }
+    public func feeds(category: String? = nil, failingOnly: Bool = false,
+                      for account: AccountIdentity) async throws(AggregatorError) -> [FeedSummary] {
+        try await read { try $0.feeds(account: account.id, category: category, failingOnly: failingOnly) }
     }
 
     /// The subscriptions with these ids (those that exist).
-    public func feeds(ids: Set<Int64>) async throws(AggregatorError) -> [FeedSummary] {
+    public func feeds(ids: Set<Int64>, for account: AccountIdentity) async throws(AggregatorError) -> [FeedSummary] {
         guard !ids.isEmpty else { return [] }
-        return try await read { try $0.feeds(ids: Array(ids)) }
+        return try await read { try $0.feeds(account: account.id, ids: Array(ids)) }
     }
 
     /// Each feed's id with its total and unread entries (the counters alone: cheap to poll).
-    public func feedCounters() async throws(AggregatorError) -> [(id: Int64, total: Int, unread: Int)] {
-        try await read { try $0.feedCounters() }
+    public func feedCounters(for account: AccountIdentity) async throws(AggregatorError) -> [(id: Int64, total: Int, unread: Int)] {
+        try await read { try $0.feedCounters(account: account.id) }
     }
 
     /// One subscription.
-    public func feed(_ reference: FeedReference) async throws(AggregatorError) -> FeedSummary {
-        let id = try await feedID(reference)
-        guard let feed = try await read({ try $0.feeds(ids: [id]).first }) else { throw .notFound("no feed with id \(id)") }
+    public func feed(_ reference: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> FeedSummary {
+        let id = try await feedID(reference, for: account)
+        guard let feed = try await read({ try $0.feeds(account: account.id, ids: [id]).first }) else {
+            throw .notFound("no feed with id \(id)")
+        }
         return feed
     }
 
     /// Subscribes to the feed at `url`, or to the feed an HTML page at `url` links to (or serves at a
     /// usual path), and has the scheduler fetch it at once.
-    public func addFeed(url: String, category: String? = nil, title: String? = nil) async throws(AggregatorError)
-        -> FeedAddition {
+    public func addFeed(url: String, category: String? = nil, title: String? = nil,
+                        for account: AccountIdentity) async throws(AggregatorError) -> FeedAddition {
         guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
               components.host?.isEmpty == false else {
             throw .invalidArgument("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
         }
         let found = try await discover(url)
-        guard try await write({ try await $0.feedID(url: found.url) }) == nil else {
+        guard try await write({ try await $0.feedID(url: found.url, account: account.id) }) == nil else {
             throw .alreadySubscribed("already subscribed to \(found.url)")
         }
-        _ = try await write { try await $0.addFeeds([.init(url: found.url, title: title ?? found.title, category: category)]) }
+        _ = try await write {
+            try await $0.addFeeds([.init(url: found.url, title: title ?? found.title, category: category)], account: account.id)
+        }
         scheduler.wake()
-        let feed = try await self.feed(.url(found.url))
+        let feed = try await self.feed(.url(found.url), for: account)
         return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates)
     }
 
     /// Unsubscribes; the feed's entries go with it unless another feed carries them too, or they are starred.
     /// - Returns: the id of the feed removed.
-    public func removeFeed(_ reference: FeedReference) async throws(AggregatorError) -> Int64 {
-        let id = try await feedID(reference)
-        try await write { try await $0.removeFeed(id: id) }
+    public func removeFeed(_ reference: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> Int64 {
+        let id = try await feedID(reference, for: account)
+        try await write { try await $0.removeFeed(id: id, account: account.id) }
         return id
     }
 
@@ -59,17 +64,18 @@ extension AggregatorService {
     /// moves it to another feed URL (http(s), not one already subscribed) or site URL, or disables or
     /// enables it. The scheduler is woken when the feed is to be fetched again.
     public func updateFeed(_ reference: FeedReference, title: String?, category: String?, url: String? = nil,
-                           siteURL: String? = nil, disabled: Bool? = nil) async throws(AggregatorError) -> FeedSummary {
+                           siteURL: String? = nil, disabled: Bool? = nil,
+                           for account: AccountIdentity) async throws(AggregatorError) -> FeedSummary {
         guard title != nil || category != nil || url != nil || siteURL != nil || disabled != nil else {
             throw .invalidArgument("give a new title and/or category")
         }
-        let id = try await feedID(reference)
+        let id = try await feedID(reference, for: account)
         if let url {
             guard let components = URLComponents(string: url), components.host?.isEmpty == false,
                   ["http", "https"].contains(components.scheme?.lowercased() ?? "") else {
                 throw .invalidArgument("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
             }
-            if let other = try await write({ try await $0.feedID(url: url) }), other != id {
+            if let other = try await write({ try await $0.feedID(url: url, account: account.id) }), other != id {
                 throw .alreadySubscribed("already subscribed to \(url)")
             }
             // An address the rule refuses is refused now, as when a feed is added (`discover` throws it);
@@ -80,14 +86,14 @@ extension AggregatorService {
                 throw .invalidArgument(message)
             } catch {}
         }
-        try await write { try await $0.updateFeed(id: id, title: title, category: category, url: url, siteURL: siteURL,
-                                                  disabled: disabled) }
+        try await write { try await $0.updateFeed(id: id, account: account.id, title: title, category: category, url: url,
+                                                  siteURL: siteURL, disabled: disabled) }
         if url != nil || disabled == false { scheduler.wake() }
-        return try await feed(.id(id))
+        return try await feed(.id(id), for: account)
     }
 
     /// Subscribes to every feed of an OPML document (already subscribed ones are skipped).
-    public func importOPML(_ document: Data) async throws(AggregatorError) -> ImportSummary {
+    public func importOPML(_ document: Data, for account: AccountIdentity) async throws(AggregatorError) -> ImportSummary {
         let outlines: [OPMLFeed]
         do {
             outlines = try OPMLReader.feeds(in: document)
@@ -95,14 +101,14 @@ extension AggregatorService {
             throw .failed(error.description)
         }
         let valid = outlines.filter { ["http", "https"].contains(URLComponents(string: $0.url)?.scheme?.lowercased() ?? "") }
-        let added = try await write { try await $0.addFeeds(valid.map(\.newFeed)) }
+        let added = try await write { try await $0.addFeeds(valid.map(\.newFeed), account: account.id) }
         scheduler.wake()
         return ImportSummary(added: added, skipped: valid.count - added, invalid: outlines.count - valid.count)
     }
 
     /// Every subscription as an OPML document, by category.
-    public func exportOPML() async throws(AggregatorError) -> String {
-        let feeds = try await read { try $0.feeds() }.map {
+    public func exportOPML(for account: AccountIdentity) async throws(AggregatorError) -> String {
+        let feeds = try await read { try $0.feeds(account: account.id) }.map {
             OPMLFeed(url: $0.url, title: $0.title, siteURL: $0.siteURL, category: $0.category)
         }
         return OPMLWriter.document(title: "aggregatord subscriptions", feeds: feeds)
@@ -110,14 +116,15 @@ extension AggregatorService {
 
     // MARK: - Categories
 
-    public func categories() async throws(AggregatorError) -> [CategorySummary] {
-        try await read { try $0.categories() }
+    public func categories(for account: AccountIdentity) async throws(AggregatorError) -> [CategorySummary] {
+        try await read { try $0.categories(account: account.id) }
     }
 
     /// Renames a category; into the name of another one, the two are merged.
-    public func renameCategory(_ name: String, to newName: String) async throws(AggregatorError) -> CategorySummary? {
-        try await write { try await $0.renameCategory(name, to: newName) }
-        return try await categories().first { $0.name.caseInsensitiveCompare(newName) == .orderedSame }
+    public func renameCategory(_ name: String, to newName: String,
+                               for account: AccountIdentity) async throws(AggregatorError) -> CategorySummary? {
+        try await write { try await $0.renameCategory(name, to: newName, account: account.id) }
+        return try await categories(for: account).first { $0.name.caseInsensitiveCompare(newName) == .orderedSame }
     }
 
     // MARK: - Discovery

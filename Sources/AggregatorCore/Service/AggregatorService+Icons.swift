@@ -5,8 +5,8 @@ extension AggregatorService {
     // MARK: - Feed icons (DESIGN §15)
 
     /// The icon with this id. - Throws: not found when no feed shows it.
-    public func icon(id: Int64) async throws(AggregatorError) -> FeedIcon {
-        guard let icon = try await read({ try $0.icon(id: id) }) else { throw .notFound("no icon with id \(id)") }
+    public func icon(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> FeedIcon {
+        guard let icon = try await read({ try $0.icon(id: id, account: account.id) }) else { throw .notFound("no icon with id \(id)") }
         return icon
     }
 
@@ -17,21 +17,22 @@ extension AggregatorService {
     }
 
     /// The icon `feed` shows. - Throws: not found when there is no such feed, or it has no icon yet.
-    public func icon(ofFeed feed: FeedReference) async throws(AggregatorError) -> FeedIcon {
-        let id = try await self.feed(feed).id
-        guard let icon = try await read({ try $0.icon(ofFeed: id) }) else { throw .notFound("feed \(id) has no icon") }
+    public func icon(ofFeed feed: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> FeedIcon {
+        let id = try await self.feed(feed, for: account).id
+        guard let icon = try await read({ try $0.icon(ofFeed: id, account: account.id) }) else { throw .notFound("feed \(id) has no icon") }
         return icon
     }
 
     /// Every icon a feed shows.
-    public func icons() async throws(AggregatorError) -> [FeedIcon] {
-        try await read { try $0.icons() }
+    public func icons(for account: AccountIdentity) async throws(AggregatorError) -> [FeedIcon] {
+        try await read { try $0.icons(account: account.id) }
     }
 
     /// The icon digests of `feedIDs` that have one (the web page's icons).
-    public func feedIconDigests(of feedIDs: some Collection<Int64>) async throws(AggregatorError) -> [Int64: String] {
+    public func feedIconDigests(of feedIDs: some Collection<Int64>, for account: AccountIdentity) async throws(AggregatorError)
+        -> [Int64: String] {
         guard !feedIDs.isEmpty else { return [:] }
         let ids = Array(feedIDs.prefix(10_000))
-        return try await read { try $0.feedIconDigests(feedIDs: ids) }
+        return try await read { try $0.feedIconDigests(feedIDs: ids, account: account.id) }
     }
 }

@@ -11,20 +11,23 @@ extension AggregatorService {
         var listing = listing
         guard listing.limit >= 0, listing.offset >= 0 else { throw .invalidArgument("limit and offset cannot be negative") }
         listing.limit = min(listing.limit, Self.maximumPageSize)
-        if let feedID = listing.filter.feedID { _ = try await feed(.id(feedID)) }  // 404 for a feed that is not there
+        // 404 for a feed that is not there (or another account's)
+        if let feedID = listing.filter.feedID { _ = try await feed(.id(feedID), for: account) }
+        guard listing.filter.account == account.id else { throw .notFound("no such entries") }
         let (entries, total) = try await read { [listing] in try $0.entries(listing) }
         return (try await seen(by: account, entries), total)
     }
 
     /// The ids of the entries `listing` matches, in its order, within its limit and offset (unlike
     /// `entries`, not capped: ids are small).
-    public func entryIDs(_ listing: EntryListing) async throws(AggregatorError) -> [Int64] {
-        try await read { try $0.entryIDs(listing) }
+    public func entryIDs(_ listing: EntryListing, for account: AccountIdentity) async throws(AggregatorError) -> [Int64] {
+        guard listing.filter.account == account.id else { throw .notFound("no such entries") }
+        return try await read { try $0.entryIDs(listing) }
     }
 
     /// One entry with the dates apps sync by.
     public func entry(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> ListedEntry {
-        var listing = EntryListing()
+        var listing = EntryListing(account: account.id)
         (listing.ids, listing.limit) = ([id], 1)  // not a range around it: id + 1 overflowed at Int64.max
         guard let entry = try await entries(listing, for: account).entries.first else { throw .notFound("no entry with id \(id)") }
         return entry
@@ -34,10 +37,10 @@ extension AggregatorService {
 
     /// Everything a reading page's frame shows, in one read of the kept counters: the unread
     /// total, each category with its counts, and the feeds filed under none.
-    public func readingCounts() async throws(AggregatorError) -> ReadingCounts {
+    public func readingCounts(for account: AccountIdentity) async throws(AggregatorError) -> ReadingCounts {
         try await read { reader in
-            let uncategorized = try reader.uncategorizedCounts()
-            return ReadingCounts(unread: try reader.totals().unread, categories: try reader.categories(),
+            let uncategorized = try reader.uncategorizedCounts(account: account.id)
+            return ReadingCounts(unread: try reader.accountCounts(account.id).unread, categories: try reader.categories(account: account.id),
                                  uncategorizedFeeds: uncategorized.feeds, uncategorizedUnread: uncategorized.unread)
         }
     }
@@ -45,43 +48,45 @@ extension AggregatorService {
     // MARK: - Categories by id
 
     /// The category with this id.
-    public func category(id: Int64) async throws(AggregatorError) -> CategorySummary {
-        guard let category = try await categories().first(where: { $0.id == id }) else {
+    public func category(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> CategorySummary {
+        guard let category = try await categories(for: account).first(where: { $0.id == id }) else {
             throw .notFound("no category with id \(id)")
         }
         return category
     }
 
     /// Creates an empty category named `name`.
-    public func createCategory(_ name: String) async throws(AggregatorError) -> CategorySummary {
+    public func createCategory(_ name: String, for account: AccountIdentity) async throws(AggregatorError) -> CategorySummary {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 200 else { throw .invalidArgument("a category name must be 1 to 200 characters") }
-        guard let id = try await write({ try await $0.createCategory(name) }) else {
+        guard let id = try await write({ try await $0.createCategory(name, account: account.id) }) else {
             throw .alreadySubscribed("a category named \(name) exists already")
         }
-        return try await category(id: id)
+        return try await category(id: id, for: account)
     }
 
     /// Renames the category with this id (into another's name: the two are merged).
-    public func renameCategory(id: Int64, to newName: String) async throws(AggregatorError) -> CategorySummary {
+    public func renameCategory(id: Int64, to newName: String, for account: AccountIdentity) async throws(AggregatorError)
+        -> CategorySummary {
         let newName = newName.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !newName.isEmpty, newName.count <= 200 else { throw .invalidArgument("a category name must be 1 to 200 characters") }
-        let current = try await category(id: id)
-        guard let renamed = try await renameCategory(current.name, to: newName) else {
+        let current = try await category(id: id, for: account)
+        guard let renamed = try await renameCategory(current.name, to: newName, for: account) else {
             throw .unavailable("the category was renamed but cannot be read back")
         }
         return renamed
     }
 
     /// Hides the category with this id from the global listings (Miniflux's `hide_globally`), or shows it.
-    public func setCategoryHidden(id: Int64, _ hidden: Bool) async throws(AggregatorError) -> CategorySummary {
-        try await write { try await $0.setCategoryHidden(id: id, hidden) }
-        return try await category(id: id)
+    public func setCategoryHidden(id: Int64, _ hidden: Bool, for account: AccountIdentity) async throws(AggregatorError)
+        -> CategorySummary {
+        try await write { try await $0.setCategoryHidden(id: id, account: account.id, hidden) }
+        return try await category(id: id, for: account)
     }
 
     /// Deletes the category with this id; its feeds stay, filed under no category.
-    public func removeCategory(id: Int64) async throws(AggregatorError) {
-        try await write { try await $0.removeCategory(id: id) }
+    public func removeCategory(id: Int64, for account: AccountIdentity) async throws(AggregatorError) {
+        try await write { try await $0.removeCategory(id: id, account: account.id) }
     }
 }
 

@@ -32,8 +32,9 @@ public final class AggregatorService: Sendable {
 
     // MARK: - Status and maintenance
 
-    public func status() async throws(AggregatorError) -> ServiceStatus {
-        let totals = try await read { try $0.totals() }
+    /// The server's state; its unread count is `account`'s.
+    public func status(for account: AccountIdentity) async throws(AggregatorError) -> ServiceStatus {
+        let totals = try await read { try $0.totals(account: account.id) }
         let size = (try? FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int) ?? nil
         return ServiceStatus(version: AggregatorVersion.current, uptime: Date().timeIntervalSince(started),
                              databasePath: store.path, databaseBytes: size, totals: totals,
@@ -84,13 +85,13 @@ public final class AggregatorService: Sendable {
         }
     }
 
-    /// The id of a feed named by id or URL.
-    func feedID(_ reference: FeedReference) async throws(AggregatorError) -> Int64 {
+    /// The id of the account's subscription named by id or URL.
+    func feedID(_ reference: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> Int64 {
         switch reference {
         case .id(let id):
             return id
         case .url(let url):
-            guard let id = try await write({ try await $0.feedID(url: url) }) else {
+            guard let id = try await write({ try await $0.feedID(url: url, account: account.id) }) else {
                 throw .notFound("no feed with URL \(url)")
             }
             return id

@@ -41,28 +41,29 @@ struct FeverAPI: Sendable {
             return ("/fever", MinifluxJSON.response(.object(answer)))
         }
         do {
-            let status = try await service.status()
+            let status = try await service.status(for: account)
             answer["last_refreshed_on_time"] = .from(status.lastRound.map { Int64($0.finished.timeIntervalSince1970) } ?? 0)
             if let mark = value("mark") {
                 let state = value("as") ?? ""
-                try await self.mark(mark, as: state, id: Int64(value("id") ?? "") ?? -1, before: Int64(value("before") ?? ""))
+                try await self.mark(mark, as: state, id: Int64(value("id") ?? "") ?? -1, before: Int64(value("before") ?? ""),
+                                    for: account)
                 // As FreshRSS answers a mark: the list it changed, so the client need not ask again.
                 switch state {
-                case "read", "unread": answer["unread_item_ids"] = .string(try await ids(read: false))
-                case "saved", "unsaved": answer["saved_item_ids"] = .string(try await ids(starred: true))
+                case "read", "unread": answer["unread_item_ids"] = .string(try await ids(read: false, for: account))
+                case "saved", "unsaved": answer["saved_item_ids"] = .string(try await ids(starred: true, for: account))
                 default: break
                 }
             }
             if has("groups") || has("feeds") {
-                let feeds = try await service.feeds()
+                let feeds = try await service.feeds(for: account)
                 if has("groups") {
-                    answer["groups"] = .array(try await service.categories().map { ["id": .from($0.id), "title": .string($0.name)] })
+                    answer["groups"] = .array(try await service.categories(for: account).map { ["id": .from($0.id), "title": .string($0.name)] })
                 }
                 if has("feeds") { answer["feeds"] = .array(feeds.map(Self.feed)) }
                 answer["feeds_groups"] = Self.feedsGroups(feeds)
             }
             if has("favicons") {
-                answer["favicons"] = .array(try await service.icons().map { ["id": .from($0.id), "data": .string(FeedIcons.dataText($0))] })
+                answer["favicons"] = .array(try await service.icons(for: account).map { ["id": .from($0.id), "data": .string(FeedIcons.dataText($0))] })
             }
             if has("links") { answer["links"] = [] }  // Fever's "hot links": not kept
             if has("items") {
@@ -70,8 +71,8 @@ struct FeverAPI: Sendable {
                 answer["items"] = .array(items)
                 answer["total_items"] = .from(total)
             }
-            if has("unread_item_ids") { answer["unread_item_ids"] = .string(try await ids(read: false)) }
-            if has("saved_item_ids") { answer["saved_item_ids"] = .string(try await ids(starred: true)) }
+            if has("unread_item_ids") { answer["unread_item_ids"] = .string(try await ids(read: false, for: account)) }
+            if has("saved_item_ids") { answer["saved_item_ids"] = .string(try await ids(starred: true, for: account)) }
             return ("/fever", MinifluxJSON.response(.object(answer)))
         } catch let error as AggregatorError {
             return ("/fever", HTTPFrontEnd.error(error.description, status: MinifluxAPI.status(of: error)))
@@ -85,7 +86,7 @@ struct FeverAPI: Sendable {
     /// 50 items: after `since_id` (oldest first), before `max_id` (newest first; 0: the newest), the
     /// ones `with_ids` names (at most 50), or the oldest.
     private func items(_ request: HTTPRequest, for account: AccountIdentity) async throws -> ([JSONValue], Int) {
-        var listing = EntryListing()
+        var listing = EntryListing(account: account.id)
         (listing.order, listing.limit) = (.id, Self.pageSize)
         if let since = request.queryValue("since_id").flatMap({ Int64($0) }) {
             listing.afterID = since > 0 ? since : nil
@@ -97,16 +98,16 @@ struct FeverAPI: Sendable {
                 .compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         }
         let (entries, _) = try await service.entries(listing, for: account)
-        return (entries.map(Self.item), try await service.status().totals.entries)
+        return (entries.map(Self.item), try await service.status(for: account).totals.entries)
     }
 
     /// The ids of the unread or starred entries, oldest first, as Fever writes them: "1,2,3".
-    private func ids(read: Bool? = nil, starred: Bool? = nil) async throws -> String {
-        var listing = EntryListing()
+    private func ids(read: Bool? = nil, starred: Bool? = nil, for account: AccountIdentity) async throws -> String {
+        var listing = EntryListing(account: account.id)
         (listing.order, listing.read, listing.starred, listing.limit) = (.id, read, starred, .max)
         // Written as bytes: 100,000 ids as Strings joined cost more than reading them (measured).
         var text: [UInt8] = []
-        for id in try await service.entryIDs(listing) {
+        for id in try await service.entryIDs(listing, for: account) {
             if !text.isEmpty { text.append(UInt8(ascii: ",")) }
             text.append(contentsOf: String(id).utf8)
         }
@@ -117,7 +118,8 @@ struct FeverAPI: Sendable {
 
     /// `mark=item&as=read|unread|saved|unsaved&id=N`; `mark=feed|group&as=read&id=N&before=TIME`
     /// (group 0: everything), which marks what was stored before TIME (the client's last look).
-    private func mark(_ kind: String, as state: String, id: Int64, before: Int64?) async throws {
+    private func mark(_ kind: String, as state: String, id: Int64, before: Int64?,
+                      for account: AccountIdentity) async throws {
         switch (kind, state) {
         case ("item", _):
             guard id > 0 else { return }
@@ -129,20 +131,20 @@ struct FeverAPI: Sendable {
             default: (nil, nil)
             }
             guard read != nil || starred != nil else { return }
-            _ = try await service.mark(.ids([id]), read: read, starred: starred)
+            _ = try await service.mark(.ids([id]), read: read, starred: starred, for: account)
         case ("feed", "read"), ("group", "read"):
-            var listing = EntryListing()
+            var listing = EntryListing(account: account.id)
             (listing.order, listing.read, listing.limit) = (.id, false, .max)
             if let before, before > 0 { listing.createdBefore = Date(timeIntervalSince1970: Double(before) + 1) }
             if kind == "feed" {
                 guard id > 0 else { return }
-                listing.filter.feedID = try await service.feed(.id(id)).id
+                listing.filter.feedID = try await service.feed(.id(id), for: account).id
             } else if id > 0 {
-                listing.filter.category = try await service.category(id: id).name
+                listing.filter.category = try await service.category(id: id, for: account).name
             } else if id < 0 {
                 return  // Fever's Sparks: none here
             }
-            _ = try await service.mark(.ids(try await service.entryIDs(listing)), read: true, starred: nil)
+            _ = try await service.mark(.ids(try await service.entryIDs(listing, for: account)), read: true, starred: nil, for: account)
         default:
             return
         }

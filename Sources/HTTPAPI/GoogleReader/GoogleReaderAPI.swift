@@ -38,9 +38,9 @@ struct GoogleReaderAPI: Sendable {
     private static let routes: [(String, String, Handler)] = [
         ("GET", "/reader/api/0/token", { api, request in api.token(request) }),
         ("GET", "/reader/api/0/user-info", { api, request in try await api.userInfo(request) }),
-        ("GET", "/reader/api/0/tag/list", { api, _ in try await api.tags() }),
+        ("GET", "/reader/api/0/tag/list", { api, request in try await api.tags(request) }),
         ("GET", "/reader/api/0/subscription/list", { api, request in try await api.subscriptions(request) }),
-        ("GET", "/reader/api/0/unread-count", { api, _ in try await api.unreadCounts() }),
+        ("GET", "/reader/api/0/unread-count", { api, request in try await api.unreadCounts(request) }),
         ("GET", "/reader/api/0/stream/items/ids", { api, request in try await api.itemIDs(request) }),
         ("GET", "/reader/api/0/stream/items/contents", { api, request in try await api.contents(request) }),
         ("POST", "/reader/api/0/edit-tag", { api, request in try await api.editTag(request) }),
@@ -50,7 +50,7 @@ struct GoogleReaderAPI: Sendable {
         ("POST", "/reader/api/0/rename-tag", { api, request in try await api.renameTag(request) }),
         ("POST", "/reader/api/0/disable-tag", { api, request in try await api.disableTag(request) }),
         ("POST", "/reader/api/0/subscription/import", { api, request in try await api.importSubscriptions(request) }),
-        ("GET", "/reader/api/0/subscription/export", { api, _ in try await api.exportSubscriptions() }),
+        ("GET", "/reader/api/0/subscription/export", { api, request in try await api.exportSubscriptions(request) }),
     ]
 
     /// The path without the `/api/greader.php` prefix apps configured for FreshRSS add, when it is ours.
@@ -207,14 +207,14 @@ struct GoogleReaderAPI: Sendable {
         return MinifluxJSON.response(["userId": id, "userName": .string(request.account.name), "userProfileId": id, "userEmail": ""])
     }
 
-    private func tags() async throws -> HTTPResponse {
+    private func tags(_ request: ReaderRequest) async throws -> HTTPResponse {
         var tags: [JSONValue] = [["id": .string(ReaderStream.starredID)]]
-        tags += try await service.categories().map { ["id": .string(ReaderStream.label($0.name).id), "type": "folder"] }
+        tags += try await service.categories(for: request.account).map { ["id": .string(ReaderStream.label($0.name).id), "type": "folder"] }
         return MinifluxJSON.response(["tags": .array(tags)])
     }
 
     private func subscriptions(_ request: ReaderRequest) async throws -> HTTPResponse {
-        let feeds = try await service.feeds()
+        let feeds = try await service.feeds(for: request.account)
         // Absolute, as apps load it on their own (without credentials: the icon route needs none).
         let origin = (trustedProxies.isHTTPS(request.http) ? "https://" : "http://") + (request.http.headers["host"] ?? "localhost")
         return MinifluxJSON.response(["subscriptions": .array(feeds.map { feed in
@@ -228,8 +228,8 @@ struct GoogleReaderAPI: Sendable {
     /// Unread counts per feed, label and in all, each with the time its newest item was stored (some
     /// apps read a stream again only when that moved: the last fetch's time, or now, made them read
     /// everything at every sync).
-    private func unreadCounts() async throws -> HTTPResponse {
-        let feeds = try await service.feeds()
+    private func unreadCounts(_ request: ReaderRequest) async throws -> HTTPResponse {
+        let feeds = try await service.feeds(for: request.account)
         var counts: [JSONValue] = feeds.map { feed in
             ["id": .string(ReaderStream.feed(feed.id).id), "count": .from(feed.unread),
              "newestItemTimestampUsec": .string(Self.microseconds(feed.newestEntryAt))]
@@ -239,11 +239,11 @@ struct GoogleReaderAPI: Sendable {
             guard let category = feed.categoryID, let newest = feed.newestEntryAt else { continue }
             newestByCategory[category] = max(newestByCategory[category] ?? newest, newest)
         }
-        counts += try await service.categories().map { category in
+        counts += try await service.categories(for: request.account).map { category in
             ["id": .string(ReaderStream.label(category.name).id), "count": .from(category.unread),
              "newestItemTimestampUsec": .string(Self.microseconds(newestByCategory[category.id]))]
         }
-        let unread = try await service.status().totals.unread
+        let unread = try await service.status(for: request.account).totals.unread
         counts.append(["id": .string(ReaderStream.readingListID), "count": .from(unread),
                        "newestItemTimestampUsec": .string(Self.microseconds(feeds.compactMap(\.newestEntryAt).max()))])
         return MinifluxJSON.response(["max": .from(max(1000, unread)), "unreadcounts": .array(counts)])
@@ -255,7 +255,7 @@ struct GoogleReaderAPI: Sendable {
     private func itemIDs(_ request: ReaderRequest) async throws -> HTTPResponse {
         let (listing, count) = try await streamListing(request, stream: request.value("s") ?? ReaderStream.readingListID,
                                                        maximum: 10_000)
-        let ids = try await service.entryIDs(listing)
+        let ids = try await service.entryIDs(listing, for: request.account)
         var answer: [String: JSONValue] = ["itemRefs": .array(ids.prefix(count).map { ["id": .string(ReaderItemID.short($0))] })]
         if ids.count > count, let last = ids.prefix(count).last { answer["continuation"] = .string(String(last)) }
         return MinifluxJSON.response(.object(answer))
@@ -272,20 +272,20 @@ struct GoogleReaderAPI: Sendable {
         // A query per page of the service's size (1,000); ids that are not ours are left out.
         var entries: [ListedEntry] = []
         for first in stride(from: 0, to: ids.count, by: AggregatorService.maximumPageSize) {
-            var listing = EntryListing()
+            var listing = EntryListing(account: request.account.id)
             listing.ids = Array(ids[first..<min(first + AggregatorService.maximumPageSize, ids.count)])
             (listing.order, listing.ascending, listing.limit) = (.id, false, AggregatorService.maximumPageSize)
             entries += try await service.entries(listing, for: request.account).entries
         }
         return MinifluxJSON.response(["id": .string(ReaderStream.readingListID), "updated": .from(Int64(Date().timeIntervalSince1970)),
-                                      "items": .array(try await items(entries))])
+                                      "items": .array(try await items(entries, request))])
     }
 
     private func streamContents(_ request: ReaderRequest, stream: String) async throws -> HTTPResponse {
         let (entries, continuation) = try await streamPage(request, stream: stream)
         var answer: [String: JSONValue] = [
             "id": .string(stream), "updated": .from(Int64(Date().timeIntervalSince1970)),
-            "items": .array(try await items(entries)),
+            "items": .array(try await items(entries, request)),
         ]
         if let continuation { answer["continuation"] = .string(continuation) }
         return MinifluxJSON.response(.object(answer))
@@ -313,7 +313,7 @@ struct GoogleReaderAPI: Sendable {
     private func streamListing(_ request: ReaderRequest, stream text: String, maximum: Int) async throws
         -> (EntryListing, Int) {
         guard let stream = ReaderStream(text) else { throw AggregatorError.notFound("unknown stream: \(text)") }
-        var listing = try await listing(for: stream)
+        var listing = try await listing(for: stream, request)
         listing.order = .id
         listing.ascending = request.value("r") == "o"
         let count = min(maximum, max(1, Int(request.value("n") ?? "") ?? 20))
@@ -347,8 +347,8 @@ struct GoogleReaderAPI: Sendable {
         return (listing, count)
     }
 
-    private func listing(for stream: ReaderStream) async throws -> EntryListing {
-        var listing = EntryListing()
+    private func listing(for stream: ReaderStream, _ request: ReaderRequest) async throws -> EntryListing {
+        var listing = EntryListing(account: request.account.id)
         switch stream {
         case .readingList: break
         case .read: listing.read = true
@@ -358,8 +358,8 @@ struct GoogleReaderAPI: Sendable {
             // A label that does not exist (deleted on another device) is an empty stream, as FreshRSS
             // answers: clients take any error for a failed sync.
             listing.filter.category = name
-        case .feed(let id): listing.filter.feedID = try await service.feed(.id(id)).id
-        case .feedURL(let url): listing.filter.feedID = try await service.feed(.url(url)).id
+        case .feed(let id): listing.filter.feedID = try await service.feed(.id(id), for: request.account).id
+        case .feedURL(let url): listing.filter.feedID = try await service.feed(.url(url), for: request.account).id
         }
         return listing
     }
@@ -387,21 +387,21 @@ struct GoogleReaderAPI: Sendable {
                 }
             }
         }
-        if !ids.isEmpty, read != nil || starred != nil { _ = try await service.mark(.ids(ids), read: read, starred: starred) }
+        if !ids.isEmpty, read != nil || starred != nil { _ = try await service.mark(.ids(ids), read: read, starred: starred, for: request.account) }
         return .text("OK")
     }
 
     /// `s` (a stream) read, up to `ts` (microseconds; what was stored before the client last looked).
     private func markAllAsRead(_ request: ReaderRequest) async throws -> HTTPResponse {
         guard let text = request.value("s"), let stream = ReaderStream(text) else { throw ReaderError("s must be a stream id") }
-        var listing = try await listing(for: stream)
+        var listing = try await listing(for: stream, request)
         (listing.order, listing.read, listing.limit) = (.id, false, Int(Int32.max))
         if let stamp = request.value("ts").flatMap(Double.init), stamp > 0 {
             // Microseconds as Google wrote them; a value too small for that is seconds (as Miniflux reads it).
             let seconds = stamp >= 1e14 ? stamp / 1_000_000 : stamp
             listing.createdBefore = Date(timeIntervalSince1970: seconds + 1)
         }
-        _ = try await service.mark(.ids(try await service.entryIDs(listing)), read: true, starred: nil)
+        _ = try await service.mark(.ids(try await service.entryIDs(listing, for: request.account)), read: true, starred: nil, for: request.account)
         return .text("OK")
     }
 
@@ -424,18 +424,18 @@ struct GoogleReaderAPI: Sendable {
         }
         switch request.value("ac") ?? "edit" {
         case "subscribe":
-            if case .feedURL(let url) = stream { _ = try await service.addFeed(url: url, category: label, title: title) }
+            if case .feedURL(let url) = stream { _ = try await service.addFeed(url: url, category: label, title: title, for: request.account) }
         case "unsubscribe":
-            _ = try await service.removeFeed(reference)
+            _ = try await service.removeFeed(reference, for: request.account)
         case "edit":
             // `r` alone takes the feed out of its label (no category) when it names the label the feed is
             // in: a stale `r` must not lose the feed's real folder.
             var category = label
             if label == nil, case .label(let removed)? = request.value("r").flatMap(ReaderStream.init),
-               try await service.feed(reference).category?.caseInsensitiveCompare(removed) == .orderedSame {
+               try await service.feed(reference, for: request.account).category?.caseInsensitiveCompare(removed) == .orderedSame {
                 category = ""
             }
-            if title != nil || category != nil { _ = try await service.updateFeed(reference, title: title, category: category) }
+            if title != nil || category != nil { _ = try await service.updateFeed(reference, title: title, category: category, for: request.account) }
         case let other:
             throw ReaderError("ac must be subscribe, unsubscribe or edit, not \(other)")
         }
@@ -448,7 +448,7 @@ struct GoogleReaderAPI: Sendable {
         if url.hasPrefix("feed/") { url = String(url.dropFirst(5)) }
         let added: FeedAddition
         do {
-            added = try await service.addFeed(url: url)
+            added = try await service.addFeed(url: url, for: request.account)
         } catch {
             // As FreshRSS and Miniflux answer: a 200 that found nothing, which apps show as "not found"
             // (a store that cannot be used now is still an error).
@@ -461,14 +461,14 @@ struct GoogleReaderAPI: Sendable {
 
     /// An OPML document as the body (NetNewsWire's and RSS Guard's import): subscribes to its feeds.
     private func importSubscriptions(_ request: ReaderRequest) async throws -> HTTPResponse {
-        _ = try await service.importOPML(request.http.body)
+        _ = try await service.importOPML(request.http.body, for: request.account)
         return .text("OK")
     }
 
     /// Every subscription as OPML (RSS Guard's export).
-    private func exportSubscriptions() async throws -> HTTPResponse {
+    private func exportSubscriptions(_ request: ReaderRequest) async throws -> HTTPResponse {
         HTTPResponse(status: 200, headers: [("Content-Type", "application/xml; charset=utf-8")],
-                     body: Data(try await service.exportOPML().utf8))
+                     body: Data(try await service.exportOPML(for: request.account).utf8))
     }
 
     /// `s=user/-/label/OLD&dest=user/-/label/NEW`: renames a category (into an existing one: merged).
@@ -477,7 +477,7 @@ struct GoogleReaderAPI: Sendable {
               case .label(let new)? = request.value("dest").flatMap(ReaderStream.init) else {
             throw ReaderError("s and dest must be labels (user/-/label/NAME)")
         }
-        _ = try await service.renameCategory(old, to: new)
+        _ = try await service.renameCategory(old, to: new, for: request.account)
         return .text("OK")
     }
 
@@ -486,9 +486,9 @@ struct GoogleReaderAPI: Sendable {
         guard case .label(let name)? = request.value("s").flatMap(ReaderStream.init) else {
             throw ReaderError("s must be a label (user/-/label/NAME)")
         }
-        guard let category = try await service.categories().first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
+        guard let category = try await service.categories(for: request.account).first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
         else { throw AggregatorError.notFound("no label \(name)") }
-        try await service.removeCategory(id: category.id)
+        try await service.removeCategory(id: category.id, for: request.account)
         return .text("OK")
     }
 
@@ -499,7 +499,7 @@ struct GoogleReaderAPI: Sendable {
     private func atom(_ request: ReaderRequest, stream: String) async throws -> HTTPResponse {
         let (entries, continuation) = try await streamPage(request, stream: stream)
         var title = stream
-        if case .feed(let id)? = ReaderStream(stream) { title = try await service.feed(.id(id)).title ?? stream }
+        if case .feed(let id)? = ReaderStream(stream) { title = try await service.feed(.id(id), for: request.account).title ?? stream }
         var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
         xml += #"<feed xmlns="http://www.w3.org/2005/Atom" xmlns:gr="http://www.google.com/schemas/reader/atom/">"#
         xml += "<id>tag:google.com,2005:reader/\(Self.escaped(stream))</id><title>\(Self.escaped(title))</title>"
@@ -536,8 +536,8 @@ struct GoogleReaderAPI: Sendable {
     /// The items of a page, each with its feed's site (else its URL, as `subscription/list` has it) as
     /// `origin.htmlUrl` (ReadYou links an article there when it has no URL of its own): only the
     /// page's feeds are read.
-    private func items(_ entries: [ListedEntry]) async throws -> [JSONValue] {
-        let feeds = try await service.feeds(ids: Set(entries.compactMap(\.article.feedID)))
+    private func items(_ entries: [ListedEntry], _ request: ReaderRequest) async throws -> [JSONValue] {
+        let feeds = try await service.feeds(ids: Set(entries.compactMap(\.article.feedID)), for: request.account)
         let sites = Dictionary(feeds.map { ($0.id, $0.siteURL ?? $0.url) }, uniquingKeysWith: { first, _ in first })
         return entries.map { Self.item($0, site: $0.article.feedID.flatMap { sites[$0] } ?? "") }
     }

@@ -11,8 +11,8 @@ extension MinifluxAPI {
     /// adds `feed_count` and `total_unread`.
     func categories(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let counts = try request.flag("counts") ?? false
-        var list = try await service.categories().map { MinifluxJSON.category($0, counts: counts) }
-        let loose = try await service.feeds().filter { $0.categoryID == nil }
+        var list = try await service.categories(for: request.account).map { MinifluxJSON.category($0, counts: counts) }
+        let loose = try await service.feeds(for: request.account).filter { $0.categoryID == nil }
         if !loose.isEmpty {
             list.append(MinifluxJSON.category(id: MinifluxJSON.uncategorizedID, title: MinifluxJSON.uncategorizedTitle,
                                               feeds: counts ? loose.count : nil,
@@ -28,11 +28,11 @@ extension MinifluxAPI {
         let hidden = try Self.hideGlobally(in: body)
         var category: CategorySummary
         do {
-            category = try await service.createCategory(title)
+            category = try await service.createCategory(title, for: request.account)
         } catch .alreadySubscribed(let message) {
             throw MinifluxError(message)  // Miniflux: 400 "This category already exists"
         }
-        if hidden == true { category = try await service.setCategoryHidden(id: category.id, true) }
+        if hidden == true { category = try await service.setCategoryHidden(id: category.id, true, for: request.account) }
         return MinifluxJSON.response(MinifluxJSON.category(category), status: 201)
     }
 
@@ -45,9 +45,9 @@ extension MinifluxAPI {
         let hidden = try Self.hideGlobally(in: body)
         guard title != nil || hidden != nil else { throw MinifluxError("give a title and/or hide_globally") }
         guard id != MinifluxJSON.uncategorizedID else { throw MinifluxError("the uncategorized feeds cannot be changed") }
-        var category = try await service.category(id: id)
-        if let title { category = try await service.renameCategory(id: id, to: title) }
-        if let hidden { category = try await service.setCategoryHidden(id: category.id, hidden) }
+        var category = try await service.category(id: id, for: request.account)
+        if let title { category = try await service.renameCategory(id: id, to: title, for: request.account) }
+        if let hidden { category = try await service.setCategoryHidden(id: category.id, hidden, for: request.account) }
         return MinifluxJSON.response(MinifluxJSON.category(category), status: 201)
     }
 
@@ -61,13 +61,13 @@ extension MinifluxAPI {
     func deleteCategory(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try request.id("categoryID")
         guard id != MinifluxJSON.uncategorizedID else { throw MinifluxError("the uncategorized feeds are not a category") }
-        try await service.removeCategory(id: id)
+        try await service.removeCategory(id: id, for: request.account)
         return MinifluxJSON.noContent
     }
 
     func categoryFeeds(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try await categoryID(request)
-        let feeds = try await service.feeds().filter { ($0.categoryID ?? MinifluxJSON.uncategorizedID) == id }
+        let feeds = try await service.feeds(for: request.account).filter { ($0.categoryID ?? MinifluxJSON.uncategorizedID) == id }
         return MinifluxJSON.response(.array(feeds.map(MinifluxJSON.feed)))
     }
 
@@ -78,7 +78,7 @@ extension MinifluxAPI {
     func categoryEntry(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let category = try await categoryID(request)
         let entry = try await shownEntry(request)
-        let feeds = try await service.feeds()
+        let feeds = try await service.feeds(for: request.account)
         let members = Set(feeds.filter { ($0.categoryID ?? MinifluxJSON.uncategorizedID) == category }.map(\.id))
         guard let feedID = entry.article.feedID, members.contains(feedID) else {
             throw AggregatorError.notFound("no entry \(entry.article.id) in category \(category)")
@@ -87,14 +87,14 @@ extension MinifluxAPI {
     }
 
     func markCategoryRead(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        _ = try await service.mark(.matching(try await categoryQuery(try await categoryID(request))), read: true, starred: nil)
+        _ = try await service.mark(.matching(try await categoryQuery(try await categoryID(request), request)), read: true, starred: nil, for: request.account)
         return MinifluxJSON.noContent
     }
 
     func refreshCategory(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try await categoryID(request)
-        let feeds = try await service.feeds().filter { ($0.categoryID ?? MinifluxJSON.uncategorizedID) == id }
-        if !feeds.isEmpty { _ = try await service.refresh(feeds.map { .id($0.id) }, wait: false) }
+        let feeds = try await service.feeds(for: request.account).filter { ($0.categoryID ?? MinifluxJSON.uncategorizedID) == id }
+        if !feeds.isEmpty { _ = try await service.refresh(feeds.map { .id($0.id) }, wait: false, for: request.account) }
         return MinifluxJSON.noContent
     }
 
@@ -103,14 +103,14 @@ extension MinifluxAPI {
     /// The category id of the route, checked to exist (the uncategorized one included).
     func categoryID(_ request: MinifluxRequest) async throws -> Int64 {
         let id = try request.id("categoryID")
-        if id != MinifluxJSON.uncategorizedID { _ = try await service.category(id: id) }
+        if id != MinifluxJSON.uncategorizedID { _ = try await service.category(id: id, for: request.account) }
         return id
     }
 
     /// The articles of a category (or of the feeds filed under none), for marks and listings.
-    func categoryQuery(_ id: Int64) async throws -> ArticleQuery {
+    func categoryQuery(_ id: Int64, _ request: MinifluxRequest) async throws -> ArticleQuery {
         guard id != MinifluxJSON.uncategorizedID else { return ArticleQuery(uncategorized: true) }
-        return ArticleQuery(category: try await service.category(id: id).name)
+        return ArticleQuery(category: try await service.category(id: id, for: request.account).name)
     }
 
     static func title(in body: [String: JSONValue]) throws(MinifluxError) -> String {

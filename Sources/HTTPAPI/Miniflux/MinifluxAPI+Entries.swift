@@ -13,7 +13,7 @@ extension MinifluxAPI {
 
     func entry(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let entry = try await shownEntry(request)
-        let feed = try await entry.article.feedID.asyncMap { try await service.feed(.id($0)) }
+        let feed = try await entry.article.feedID.asyncMap { try await service.feed(.id($0), for: request.account) }
         return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feed))
     }
 
@@ -21,7 +21,7 @@ extension MinifluxAPI {
     func entryIDs(_ request: MinifluxRequest) async throws -> HTTPResponse {
         guard var listing = try await listing(request) else { return MinifluxJSON.response(["total": 0, "entry_ids": []]) }
         (listing.limit, listing.offset) = (.max, 0)  // all, for the total; the page is cut below
-        let ids = try await service.entryIDs(listing)
+        let ids = try await service.entryIDs(listing, for: request.account)
         let page = ids.dropFirst(listing.offset).prefix(listing.limit)
         return MinifluxJSON.response(["total": .from(ids.count), "entry_ids": .array(page.map { .from($0) })])
     }
@@ -44,7 +44,7 @@ extension MinifluxAPI {
             if case .notFound = error { throw error }
             throw MinifluxError(error.description)
         }
-        let feed = try await edited.article.feedID.asyncMap { try await service.feed(.id($0)) }
+        let feed = try await edited.article.feedID.asyncMap { try await service.feed(.id($0), for: request.account) }
         return MinifluxJSON.response(MinifluxJSON.entry(edited, feed: feed), status: 201)
     }
 
@@ -92,19 +92,19 @@ extension MinifluxAPI {
             starred = flag
         }
         guard read != nil || starred != nil else { throw MinifluxError("give status and/or starred") }
-        _ = try await service.mark(.ids(ids), read: read, starred: starred)
+        _ = try await service.mark(.ids(ids), read: read, starred: starred, for: request.account)
         return MinifluxJSON.noContent
     }
 
     func toggleStar(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let entry = try await shownEntry(request)
-        _ = try await service.mark(.ids([entry.article.id]), read: nil, starred: !entry.article.isStarred)
+        _ = try await service.mark(.ids([entry.article.id]), read: nil, starred: !entry.article.isStarred, for: request.account)
         return MinifluxJSON.noContent
     }
 
     func markEverythingRead(_ request: MinifluxRequest) async throws -> HTTPResponse {
         guard try request.id("userID") == 1 else { throw MinifluxError("you can only mark your own entries", status: 403) }
-        _ = try await service.mark(.matching(ArticleQuery()), read: true, starred: nil)
+        _ = try await service.mark(.matching(ArticleQuery()), read: true, starred: nil, for: request.account)
         return MinifluxJSON.noContent
     }
 
@@ -118,7 +118,7 @@ extension MinifluxAPI {
         let (entries, total) = try await service.entries(listing, for: request.account)
         // Only the page's feeds: reading all 5,000 of a large subscription list cost more than the page.
         let feedIDs = Set(entries.compactMap(\.article.feedID) + [listing.filter.feedID].compactMap { $0 })
-        let feeds = Dictionary(try await service.feeds(ids: feedIDs).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let feeds = Dictionary(try await service.feeds(ids: feedIDs, for: request.account).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let listedFeed = listing.filter.feedID.flatMap { feeds[$0] }
         return MinifluxJSON.response(["total": .from(total), "entries": .array(entries.map { entry in
             MinifluxJSON.entry(entry, feed: listedFeed ?? entry.article.feedID.flatMap { feeds[$0] })
@@ -128,7 +128,7 @@ extension MinifluxAPI {
     /// The store listing the query asks for, or nil when it can match nothing (only removed entries).
     /// Every parameter is checked; a bad one is a 400 naming it.
     func listing(_ request: MinifluxRequest, feed: Int64? = nil, category: Int64? = nil) async throws -> EntryListing? {
-        var listing = EntryListing()
+        var listing = EntryListing(account: request.account.id)
         let statuses = Set(request.values("status"))
         guard statuses.isSubset(of: ["read", "unread", "removed"]) else {
             throw MinifluxError("invalid status: \(statuses.sorted().joined(separator: ", ")) (use read, unread or removed)")
@@ -158,14 +158,14 @@ extension MinifluxAPI {
             if categoryID == MinifluxJSON.uncategorizedID {
                 listing.filter.uncategorized = true
             } else {
-                guard let found = try? await service.category(id: categoryID) else { throw MinifluxError("invalid category ID") }
+                guard let found = try? await service.category(id: categoryID, for: request.account) else { throw MinifluxError("invalid category ID") }
                 listing.filter.category = found.name
             }
         }
         if let feed {
-            listing.filter.feedID = try await service.feed(.id(feed)).id  // the route's feed: 404 when not there
+            listing.filter.feedID = try await service.feed(.id(feed), for: request.account).id  // the route's feed: 404 when not there
         } else if let feedID = try request.integer("feed_id", in: 1...Int64.max) {
-            guard (try? await service.feed(.id(feedID))) != nil else { throw MinifluxError("invalid feed ID") }
+            guard (try? await service.feed(.id(feedID), for: request.account)) != nil else { throw MinifluxError("invalid feed ID") }
             listing.filter.feedID = feedID
         }
         // As Miniflux: 0 for a date or an entry id means not given.

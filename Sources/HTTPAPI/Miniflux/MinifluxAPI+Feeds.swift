@@ -8,12 +8,12 @@ import HTTPServer
 extension MinifluxAPI {
     // MARK: - Feeds
 
-    func feeds() async throws -> HTTPResponse {
-        MinifluxJSON.response(.array(try await service.feeds().map(MinifluxJSON.feed)))
+    func feeds(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        MinifluxJSON.response(.array(try await service.feeds(for: request.account).map(MinifluxJSON.feed)))
     }
 
     func feed(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        MinifluxJSON.response(MinifluxJSON.feed(try await service.feed(.id(try request.id("feedID")))))
+        MinifluxJSON.response(MinifluxJSON.feed(try await service.feed(.id(try request.id("feedID")), for: request.account)))
     }
 
     /// `{"feed_url", "category_id"}`: subscribes (finding the feed behind a page, as `aggregatorctl add`)
@@ -25,14 +25,14 @@ extension MinifluxAPI {
         guard let url = body["feed_url"]?.string, !url.isEmpty else { throw MinifluxError("feed_url is required") }
         let category: String?
         if let value = body["category_id"], !value.isNull, value.int != 0 {
-            category = try await categoryName(value)
+            category = try await categoryName(value, request)
         } else {
-            category = try await service.categories().map(\.name)
+            category = try await service.categories(for: request.account).map(\.name)
                 .min { $0.localizedCaseInsensitiveCompare($1) == .orderedAscending }
         }
-        let added = try await service.addFeed(url: url, category: category)
+        let added = try await service.addFeed(url: url, category: category, for: request.account)
         // A failed first fetch does not undo the subscription: the feed shows its error and is retried.
-        _ = try? await service.refresh([.id(added.feed.id)], wait: true)
+        _ = try? await service.refresh([.id(added.feed.id)], wait: true, for: request.account)
         return MinifluxJSON.response(["feed_id": .from(added.feed.id)], status: 201)
     }
 
@@ -59,7 +59,7 @@ extension MinifluxAPI {
         }
         var categoryName: String?
         if let value = body["category_id"], !value.isNull {
-            categoryName = try await self.categoryName(value) ?? ""  // "": filed under no category
+            categoryName = try await self.categoryName(value, request) ?? ""  // "": filed under no category
         }
         for (name, value) in body.sorted(by: { $0.key < $1.key }) where Self.keptLaterFeedFields.contains(name) {
             guard Self.isDefaultFeedSetting(value) else {
@@ -68,9 +68,9 @@ extension MinifluxAPI {
             }
         }
         let feed = title == nil && categoryName == nil && url == nil && siteURL == nil && disabled == nil
-            ? try await service.feed(.id(id))
+            ? try await service.feed(.id(id), for: request.account)
             : try await service.updateFeed(.id(id), title: title, category: categoryName, url: url, siteURL: siteURL,
-                                           disabled: disabled)
+                                           disabled: disabled, for: request.account)
         return MinifluxJSON.response(MinifluxJSON.feed(feed), status: 201)
     }
 
@@ -89,32 +89,32 @@ extension MinifluxAPI {
     }
 
     func deleteFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        _ = try await service.removeFeed(.id(try request.id("feedID")))
+        _ = try await service.removeFeed(.id(try request.id("feedID")), for: request.account)
         return MinifluxJSON.noContent
     }
 
     func refreshFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        _ = try await service.refresh([.id(try await service.feed(.id(try request.id("feedID"))).id)], wait: false)
+        _ = try await service.refresh([.id(try await service.feed(.id(try request.id("feedID")), for: request.account).id)], wait: false, for: request.account)
         return MinifluxJSON.noContent
     }
 
-    func refreshAll() async throws -> HTTPResponse {
-        _ = try await service.refresh(nil, wait: false)
+    func refreshAll(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        _ = try await service.refresh(nil, wait: false, for: request.account)
         return MinifluxJSON.noContent
     }
 
     /// We keep no icons yet: a 404 as Miniflux answers for a feed without one.
     func feedIcon(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        MinifluxJSON.response(MinifluxJSON.icon(try await service.icon(ofFeed: .id(try request.id("feedID")))))
+        MinifluxJSON.response(MinifluxJSON.icon(try await service.icon(ofFeed: .id(try request.id("feedID")), for: request.account)))
     }
 
     func icon(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        MinifluxJSON.response(MinifluxJSON.icon(try await service.icon(id: try request.id("iconID"))))
+        MinifluxJSON.response(MinifluxJSON.icon(try await service.icon(id: try request.id("iconID"), for: request.account)))
     }
 
     func markFeedRead(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try request.id("feedID")
-        _ = try await service.mark(.matching(ArticleQuery(feed: .id(try await service.feed(.id(id)).id))), read: true, starred: nil)
+        _ = try await service.mark(.matching(ArticleQuery(feed: .id(try await service.feed(.id(id), for: request.account).id))), read: true, starred: nil, for: request.account)
         return MinifluxJSON.noContent
     }
 
@@ -123,23 +123,23 @@ extension MinifluxAPI {
     }
 
     func feedEntry(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        let feed = try await service.feed(.id(try request.id("feedID")))
+        let feed = try await service.feed(.id(try request.id("feedID")), for: request.account)
         let entry = try await shownEntry(request)
         // A cross-posted entry is listed under each feed that carries it.
-        var listing = EntryListing()
+        var listing = EntryListing(account: request.account.id)
         listing.filter.feedID = feed.id
         (listing.afterID, listing.beforeID) = (entry.article.id - 1, entry.article.id + 1)
-        guard try await service.entryIDs(listing) == [entry.article.id] else {
+        guard try await service.entryIDs(listing, for: request.account) == [entry.article.id] else {
             throw AggregatorError.notFound("no entry \(entry.article.id) in feed \(feed.id)")
         }
         return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feed))
     }
 
     /// Read and unread entries per feed.
-    func counters() async throws -> HTTPResponse {
+    func counters(_ request: MinifluxRequest) async throws -> HTTPResponse {
         var reads: [String: JSONValue] = [:]
         var unreads: [String: JSONValue] = [:]
-        for feed in try await service.feedCounters() {
+        for feed in try await service.feedCounters(for: request.account) {
             reads[String(feed.id)] = .from(feed.total - feed.unread)
             unreads[String(feed.id)] = .from(feed.unread)
         }
@@ -148,13 +148,13 @@ extension MinifluxAPI {
 
     // MARK: - OPML and discovery
 
-    func export() async throws -> HTTPResponse {
+    func export(_ request: MinifluxRequest) async throws -> HTTPResponse {
         HTTPResponse(status: 200, headers: [("Content-Type", "text/xml; charset=utf-8")],
-                     body: Data(try await service.exportOPML().utf8))
+                     body: Data(try await service.exportOPML(for: request.account).utf8))
     }
 
     func importOPML(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        let summary = try await service.importOPML(request.http.body)
+        let summary = try await service.importOPML(request.http.body, for: request.account)
         return MinifluxJSON.response(["message": .string("Feeds imported successfully (\(summary.added) added, "
             + "\(summary.skipped) already subscribed, \(summary.invalid) not http(s))")], status: 201)
     }
@@ -202,12 +202,12 @@ extension MinifluxAPI {
     // MARK: - Helpers
 
     /// The name of the category a request's `category_id` names (nil: the uncategorized one, or none given).
-    func categoryName(_ value: JSONValue?) async throws -> String? {
+    func categoryName(_ value: JSONValue?, _ request: MinifluxRequest) async throws -> String? {
         guard let value, !value.isNull else { return nil }
         guard let number = value.int, number > 0 else { throw MinifluxError("category_id must be a positive integer") }
         guard Int64(number) != MinifluxJSON.uncategorizedID else { return nil }
         do {
-            return try await service.category(id: Int64(number)).name
+            return try await service.category(id: Int64(number), for: request.account).name
         } catch .notFound {
             throw MinifluxError("invalid category_id: no category \(number)")  // Miniflux: 400, not 404
         }

@@ -20,7 +20,7 @@ extension WebUI {
     func feedsPage(_ request: WebRequest, notice: String? = nil, error: String? = nil, status: Int = 200,
                    url: String = "", category: String = "") async throws -> HTTPResponse {
         let page = try await self.page(request, section: "feeds")
-        let feeds = try await service.feeds().sorted { a, b in
+        let feeds = try await service.feeds(for: request.account).sorted { a, b in
             if (a.status == .failing) != (b.status == .failing) { return a.status == .failing }
             return (a.title ?? a.url).localizedCaseInsensitiveCompare(b.title ?? b.url) == .orderedAscending
         }
@@ -116,7 +116,7 @@ extension WebUI {
         let category = (request.form.value("category") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let added: FeedAddition
         do {
-            added = try await service.addFeed(url: url, category: category.isEmpty ? nil : category)
+            added = try await service.addFeed(url: url, category: category.isEmpty ? nil : category, for: request.account)
         } catch {
             return try await feedsPage(request, error: error.description, status: MinifluxAPI.status(of: error), url: url,
                                        category: category)
@@ -128,7 +128,7 @@ extension WebUI {
     }
 
     func editFeedPage(_ request: WebRequest) async throws -> HTTPResponse {
-        let feed = try await service.feed(.id(try request.id()))
+        let feed = try await service.feed(.id(try request.id()), for: request.account)
         let page = try await self.page(request, section: "feeds")
         let main = """
             <h1>Edit \(escaped(feed.title ?? feed.url))</h1>
@@ -147,34 +147,34 @@ extension WebUI {
         let title = (request.form.value("title") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let category = (request.form.value("category") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard title.count <= 500, category.count <= 200 else { throw WebError("the title or category is too long") }
-        _ = try await service.updateFeed(.id(try request.id()), title: title.isEmpty ? nil : title, category: category)
+        _ = try await service.updateFeed(.id(try request.id()), title: title.isEmpty ? nil : title, category: category, for: request.account)
         return redirect(to: "/feeds?notice=updated", request.http)
     }
 
     func refreshFeed(_ request: WebRequest) async throws -> HTTPResponse {
-        _ = try await service.refresh([.id(try request.id())], wait: false)
+        _ = try await service.refresh([.id(try request.id())], wait: false, for: request.account)
         return redirect(to: "/feeds?notice=refreshing", request.http)
     }
 
     func removeFeed(_ request: WebRequest) async throws -> HTTPResponse {
-        _ = try await service.removeFeed(.id(try request.id()))
+        _ = try await service.removeFeed(.id(try request.id()), for: request.account)
         return redirect(to: "/feeds?notice=removed", request.http)
     }
 
     // MARK: - Categories
 
     func createCategory(_ request: WebRequest) async throws -> HTTPResponse {
-        _ = try await service.createCategory(request.form.value("name") ?? "")
+        _ = try await service.createCategory(request.form.value("name") ?? "", for: request.account)
         return redirect(to: "/feeds?notice=category-added", request.http)
     }
 
     func renameCategory(_ request: WebRequest) async throws -> HTTPResponse {
-        _ = try await service.renameCategory(id: try request.id(), to: request.form.value("name") ?? "")
+        _ = try await service.renameCategory(id: try request.id(), to: request.form.value("name") ?? "", for: request.account)
         return redirect(to: "/feeds?notice=category-renamed", request.http)
     }
 
     func removeCategory(_ request: WebRequest) async throws -> HTTPResponse {
-        try await service.removeCategory(id: try request.id())
+        try await service.removeCategory(id: try request.id(), for: request.account)
         return redirect(to: "/feeds?notice=category-removed", request.http)
     }
 }

@@ -115,7 +115,7 @@ extension WebUI {
         }
         let summary: ImportSummary
         do {
-            summary = try await service.importOPML(document)
+            summary = try await service.importOPML(document, for: request.account)
         } catch {
             return try await feedsPage(request, error: "That file could not be imported: \(error.description)", status: 400)
         }
@@ -123,8 +123,8 @@ extension WebUI {
                                    + "subscribed, \(summary.invalid) without a usable address.")
     }
 
-    func exportOPML() async throws -> HTTPResponse {
-        let document = try await service.exportOPML()
+    func exportOPML(_ request: WebRequest) async throws -> HTTPResponse {
+        let document = try await service.exportOPML(for: request.account)
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/x-opml; charset=utf-8"),
                                                    ("Content-Disposition", "attachment; filename=\"aggregatord.opml\"")],
                             body: Data(document.utf8))

@@ -56,7 +56,7 @@ struct WebUI: Sendable {
         ("POST", "/settings/tokens/{id}/revoke", { web, request in try await web.revokeToken(request) }),
         ("POST", "/settings/sessions/{id}/revoke", { web, request in try await web.revokeSession(request) }),
         ("POST", "/settings/import", { web, request in try await web.importOPML(request) }),
-        ("GET", "/export.opml", { web, _ in try await web.exportOPML() }),
+        ("GET", "/export.opml", { web, request in try await web.exportOPML(request) }),
         ("POST", "/logout", { web, request in try await web.logout(request) }),
     ]
 
@@ -203,7 +203,7 @@ struct WebUI: Sendable {
     /// The frame of a signed-in page, with the counts of the sidebar and navigation filled in.
     func page(_ request: WebRequest, section: String, search: String = "") async throws -> WebPage {
         var page = WebPage(base: basePath, csrf: request.csrf, section: section, search: search)
-        let counts = try await service.readingCounts()
+        let counts = try await service.readingCounts(for: request.account)
         page.categories = counts.categories
         page.uncategorizedUnread = counts.uncategorizedFeeds == 0 ? nil : counts.uncategorizedUnread
         page.unread = counts.unread

@@ -1,0 +1,55 @@
+/// The SQL that limits a query to one account's view of the shared entries (DESIGN §12): the
+/// entries its subscribed feeds carry, plus those it starred; its marks; its subscription and
+/// category for each entry. `account` is the placeholder (`?N`) its id is bound to; `state` the alias
+/// of the entry's `entry_state` row. Fixed text only: every value is bound by the caller.
+enum AccountScope {
+    /// The entry is carried by a feed the account follows (its first feed decides most entries, the
+    /// account's feeds collected once), or the account starred it.
+    static func visible(account: String, state st: String = "st") -> String {
+        """
+        (\(st).feed_id IN (SELECT feed_id FROM subscriptions WHERE account_id = \(account))
+         OR (\(st).sources > 1 AND EXISTS (
+             SELECT 1 FROM entry_sources vs JOIN subscriptions vu ON vu.feed_id = vs.feed_id
+             WHERE vs.entry_id = \(st).entry_id AND vu.account_id = \(account)))
+         OR EXISTS (SELECT 1 FROM entry_marks vm WHERE vm.account_id = \(account) AND vm.entry_id = \(st).entry_id
+                    AND vm.starred = 1))
+        """
+    }
+
+    /// The account has a mark on the entry with `flag` (read or starred) set to 1.
+    static func marked(_ flag: Flag, account: String, state st: String = "st") -> String {
+        "EXISTS (SELECT 1 FROM entry_marks fm WHERE fm.account_id = \(account) AND fm.entry_id = \(st).entry_id AND fm.\(flag.rawValue) = 1)"
+    }
+
+    enum Flag: String {
+        case read, starred
+    }
+
+    /// Joins for the columns of a listed entry: `m` (the account's marks, maybe none), `u` (its
+    /// subscription to a feed carrying the entry: the entry's first feed when it follows that),
+    /// `f` (that feed) and `c` (the subscription's category). `entry` is the entry's id column.
+    static func joins(account: String, entry: String = "e.id", state st: String = "st") -> String {
+        """
+        LEFT JOIN entry_marks m ON m.account_id = \(account) AND m.entry_id = \(entry)
+        LEFT JOIN subscriptions u ON u.id = coalesce(
+            (SELECT ju.id FROM subscriptions ju WHERE ju.account_id = \(account) AND ju.feed_id = \(st).feed_id),
+            (SELECT ju.id FROM entry_sources js JOIN subscriptions ju ON ju.feed_id = js.feed_id
+             WHERE js.entry_id = \(entry) AND ju.account_id = \(account) LIMIT 1))
+        LEFT JOIN feeds f ON f.id = u.feed_id LEFT JOIN categories c ON c.id = u.category_id
+        """
+    }
+
+    /// The columns `joins` makes readable, as `StoreReader.article(from:)` reads them (0–12).
+    static let articleColumns = """
+        e.id, u.id, coalesce(u.title, f.title), c.name, e.title, e.url, e.author, e.published_at, e.updated_at,
+        e.summary, e.image_url, coalesce(m.read, 0), coalesce(m.starred, 0)
+        """
+
+    /// When the account's read or starred state of the entry last changed (when it was stored, before).
+    static let changedAt = "coalesce(m.changed_at, e.first_seen_at)"
+
+    /// The feed of the account's subscription `subscription`, for conditions on a feed's entries.
+    static func feed(ofSubscription subscription: String, account: String) -> String {
+        "(SELECT feed_id FROM subscriptions WHERE id = \(subscription) AND account_id = \(account))"
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+@testable import FeedStore
+import Testing
+
+/// Two accounts on one store (DESIGN §12): a feed both follow is one feed, fetched and stored once;
+/// each has its own subscription (title, category, id), marks, counts and categories; neither reaches
+/// the other's ids.
+@Suite struct AccountViewTests {
+    private let ann: Int64 = 1
+
+    /// A store where account 1 (Ann) follows a and b, and Bea follows a and c; a and b cross-post story 2.
+    private func twoReaders() async throws -> (fixture: StoreFixture, bea: Int64, feeds: [String: Int64]) {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let bea = try #require(try await store.addAccount(name: "Bea", passwordHash: "", isAdmin: false, now: now))
+        try await store.addFeeds([.init(url: "https://a.example/feed", title: "A", category: "Tech"),
+                                  .init(url: "https://b.example/feed", title: "B", category: "Tech")], account: ann)
+        try await store.addFeeds([.init(url: "https://a.example/feed", title: "Bea's A", category: "Tech"),
+                                  .init(url: "https://c.example/feed", title: "C")], account: bea)
+        var feeds: [String: Int64] = [:]
+        try fixture.reader().database.statement("SELECT url, id FROM feeds").query { feeds[$0.text(at: 0)!] = $0.int64(at: 1) }
+        func story(_ n: Int) -> IncomingEntry { entry("https://news.example/\(n)", title: "Story \(n)", published: Double(n) * day) }
+        try await store.ingest([
+            IncomingFeed(feedID: feeds["https://a.example/feed"]!, entries: [story(1), story(2)]),
+            IncomingFeed(feedID: feeds["https://b.example/feed"]!, entries: [story(2), story(3)]),
+            IncomingFeed(feedID: feeds["https://c.example/feed"]!, entries: [story(4)]),
+        ], now: now)
+        return (fixture, bea, feeds)
+    }
+
+    private func titles(_ reader: StoreReader, _ filter: ArticleFilter) throws -> [String] {
+        try reader.articles(filter, sort: .oldest).articles.compactMap(\.title)
+    }
+
+    @Test func aSharedFeedIsOneFeedWithASubscriptionPerAccount() async throws {
+        let (fixture, bea, _) = try await twoReaders()
+        let reader = try fixture.reader()
+        #expect(try reader.database.integer("SELECT count(*) FROM feeds") == 3, "a.example is stored once")
+        #expect(try reader.database.integer("SELECT count(*) FROM entries") == 4, "every story once")
+        #expect(try titles(reader, ArticleFilter(account: ann)) == ["Story 1", "Story 2", "Story 3"])
+        #expect(try titles(reader, ArticleFilter(account: bea)) == ["Story 1", "Story 2", "Story 4"])
+        let beas = try reader.feeds(account: bea)
+        #expect(beas.map(\.title) == ["C", "Bea's A"], "her titles, hers uncategorized first")
+        #expect(beas.map(\.category) == [nil, "Tech"])
+        #expect(try reader.categories(account: bea).map(\.name) == ["All", "Tech"], "a new account gets All")
+        #expect(try reader.categories(account: ann).map(\.name) == ["Tech"])
+        let beasA = try #require(beas.first { $0.url == "https://a.example/feed" })
+        let annsA = try #require(try reader.feeds(account: ann).first { $0.url == "https://a.example/feed" })
+        #expect(beasA.id != annsA.id, "each account has its own id for the feed")
+        #expect(try titles(reader, ArticleFilter(account: bea, feedID: beasA.id)) == ["Story 1", "Story 2"])
+        // An article names the reader's own subscription and category.
+        let story1 = try #require(try reader.articles(ArticleFilter(account: bea), sort: .oldest).articles.first)
+        #expect(story1.feedID == beasA.id && story1.feedTitle == "Bea's A" && story1.category == "Tech")
+    }
+
+    @Test func marksAndCountsAreEachAccountsOwn() async throws {
+        let (fixture, bea, _) = try await twoReaders()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        let story2 = try #require(try reader.articles(ArticleFilter(account: ann, search: "\"Story 2\"")).articles.first?.id)
+        #expect(try await store.mark(ids: [story2], account: ann, read: true, starred: true) == 1)
+        #expect(try reader.accountCounts(ann) == EntryCounts(entries: 3, unread: 2), "the cross-post counts once")
+        #expect(try reader.accountCounts(bea) == EntryCounts(entries: 3, unread: 3), "Ann's marks are not Bea's")
+        #expect(try titles(reader, ArticleFilter(account: bea, unreadOnly: true)) == ["Story 1", "Story 2", "Story 4"])
+        #expect(try titles(reader, ArticleFilter(account: bea, starredOnly: true)).isEmpty)
+        #expect(try reader.article(id: story2, account: bea)?.isRead == false)
+        #expect(try reader.article(id: story2, account: ann)?.isRead == true)
+        let annsFeeds = try reader.feeds(account: ann).map { [$0.unread, $0.total] }
+        #expect(annsFeeds == [[1, 2], [1, 2]], "read in both of Ann's feeds carrying it")
+        #expect(try reader.categories(account: ann).map { [$0.unread, $0.total] } == [[2, 3]])
+        var listing = EntryListing(account: bea)
+        listing.read = false
+        #expect(try reader.entries(listing).total == 3)
+        #expect(try reader.entryIDs(listing).count == 3)
+        // Bea reads everything in her Tech category: only her marks move.
+        #expect(try await store.mark(ArticleFilter(account: bea, category: "Tech"), read: true) == 2)
+        #expect(try reader.accountCounts(bea).unread == 1)
+        #expect(try reader.accountCounts(ann).unread == 2)
+        try await store.recountCounters()
+        #expect(try reader.accountCounts(bea).unread == 1 && reader.accountCounts(ann).unread == 2, "kept = counted")
+    }
+
+    @Test func anotherAccountsIdsAreNotFoundAndChangeNothing() async throws {
+        let (fixture, bea, _) = try await twoReaders()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        let annsB = try #require(try reader.feeds(account: ann).first { $0.url == "https://b.example/feed" })
+        let story3 = try #require(try reader.articles(ArticleFilter(account: ann, search: "\"Story 3\"")).articles.first?.id)
+        let annsTech = try #require(try reader.categories(account: ann).first?.id)
+        #expect(try reader.article(id: story3, account: bea) == nil)
+        #expect(try await store.mark(ids: [story3], account: bea, read: true, starred: true) == 0)
+        #expect(try await store.editEntry(id: story3, title: "x", content: nil, account: bea) == false)
+        #expect(try await store.setMediaProgression(5, account: bea, entryID: story3, index: 0) == false)
+        #expect(try reader.subscriptionCounts(annsB.id, account: bea) == nil)
+        #expect(try reader.feeds(account: bea, ids: [annsB.id]).isEmpty)
+        await #expect(throws: StoreError.self) { try await store.removeFeed(id: annsB.id, account: bea) }
+        await #expect(throws: StoreError.self) { try await store.updateFeed(id: annsB.id, account: bea, title: "Mine") }
+        await #expect(throws: StoreError.self) { try await store.setCategoryHidden(id: annsTech, account: bea, true) }
+        await #expect(throws: StoreError.self) { try await store.removeCategory(id: annsTech, account: bea) }
+        #expect(try titles(reader, ArticleFilter(account: bea, feedID: annsB.id)).isEmpty)
+        #expect(try reader.feeds(account: ann).map(\.title) == ["A", "B"], "nothing of Ann's changed")
+        #expect(try reader.accountCounts(ann).unread == 3)
+    }
+
+    @Test func unsubscribingDropsReadMarksKeepsStarsAndRemovesUnfollowedFeeds() async throws {
+        let (fixture, bea, feeds) = try await twoReaders()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        let beasA = try #require(try reader.feeds(account: bea).first { $0.url == "https://a.example/feed" }?.id)
+        let ids = try reader.articles(ArticleFilter(account: bea, feedID: beasA), sort: .oldest).articles.map(\.id)
+        try await store.mark(ids: [ids[0]], account: bea, read: true)
+        try await store.mark(ids: [ids[1]], account: bea, starred: true)
+        try await store.removeFeed(id: beasA, account: bea)
+        #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE id = ?1", [.integer(feeds["https://a.example/feed"]!)]) == 1,
+                "Ann still follows it")
+        #expect(try reader.database.integer("SELECT count(*) FROM entry_marks WHERE account_id = ?1 AND read = 1", [.integer(bea)]) == 0)
+        #expect(try titles(reader, ArticleFilter(account: bea, starredOnly: true)) == ["Story 2"], "her star stays")
+        // Bea subscribes again: story 1 is unread for her.
+        try await store.addFeeds([.init(url: "https://a.example/feed")], account: bea)
+        #expect(try titles(reader, ArticleFilter(account: bea, unreadOnly: true)) == ["Story 1", "Story 2", "Story 4"])
+        // Nobody follows c once Bea leaves it: the feed and its entries go.
+        let beasC = try #require(try reader.feeds(account: bea).first { $0.url == "https://c.example/feed" }?.id)
+        try await store.removeFeed(id: beasC, account: bea)
+        #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE url = 'https://c.example/feed'") == 0)
+        #expect(try reader.totals(account: ann).entries == 3)
+    }
+
+    @Test func retentionKeepsWhatAnyAccountStarred() async throws {
+        let (fixture, bea, _) = try await twoReaders()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        let story1 = try #require(try reader.articles(ArticleFilter(account: bea), sort: .oldest).articles.first?.id)
+        try await store.mark(ids: [story1], account: bea, starred: true)
+        try await store.mark(ids: [story1], account: ann, read: true)
+        let expired = try await store.expire(RetentionPolicy(maximumAgeDays: 1, keepNewestPerFeed: 0),
+                                             now: now.addingTimeInterval(30 * day))
+        #expect(expired == 3, "every story but the one Bea starred")
+        #expect(try titles(reader, ArticleFilter(account: bea)) == ["Story 1"])
+        #expect(try titles(reader, ArticleFilter(account: ann)) == ["Story 1"])
+        #expect(try reader.accountCounts(ann) == EntryCounts(entries: 1, unread: 0))
+        // Once unstarred it may expire; Ann's read mark went with nothing else.
+        try await store.mark(ids: [story1], account: bea, starred: false)
+        #expect(try await store.expire(RetentionPolicy(maximumAgeDays: 1, keepNewestPerFeed: 0),
+                                       now: now.addingTimeInterval(30 * day)) == 1)
+        #expect(try reader.accountCounts(ann) == EntryCounts(entries: 0, unread: 0))
+        try await store.recountCounters()
+        #expect(try reader.accountCounts(ann) == EntryCounts(entries: 0, unread: 0))
+    }
+
+    @Test func removingAnAccountKeepsWhatOthersFollowAndTheLastAdmin() async throws {
+        let (fixture, bea, _) = try await twoReaders()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        await #expect(throws: StoreError.self) { try await store.setAdmin(false, account: ann) }
+        await #expect(throws: StoreError.self) { try await store.removeAccount(id: ann) }
+        #expect(try await store.addAccount(name: "bea", passwordHash: "", isAdmin: false) == nil, "names are unique in any case")
+        try await store.removeAccount(id: bea)
+        #expect(try reader.database.integer("SELECT count(*) FROM feeds") == 2, "c went, a stays for Ann")
+        #expect(try reader.database.integer("SELECT count(*) FROM subscriptions WHERE account_id = ?1", [.integer(bea)]) == 0)
+        #expect(try reader.database.integer("SELECT count(*) FROM categories WHERE account_id = ?1", [.integer(bea)]) == 0)
+        #expect(try titles(reader, ArticleFilter(account: ann)) == ["Story 1", "Story 2", "Story 3"])
+        await #expect(throws: StoreError.self) { try await store.removeAccount(id: bea) }
+    }
+}
