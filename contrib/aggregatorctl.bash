@@ -25,7 +25,7 @@ _aggregatorctl() {
         watch) COMPREPLY=($(compgen -W "$selection --json" -- "$current")) ;;
         read|unread|star|unstar) COMPREPLY=($(compgen -W "--all $selection" -- "$current")) ;;
         parse) COMPREPLY=($(compgen -W "--json --url --content-type --content-language --max-size" -- "$current")) ;;
-        user) [[ $previous == user ]] && COMPREPLY=($(compgen -W "list show set rename fever" -- "$current")) ;;
+        user) [[ $previous == user ]] && COMPREPLY=($(compgen -W "list show add set rename remove admin fever" -- "$current")) ;;
         token) [[ $previous == token ]] && COMPREPLY=($(compgen -W "create list revoke" -- "$current")) ;;
         help) COMPREPLY=($(compgen -W "$commands" -- "$current")) ;;
     esac

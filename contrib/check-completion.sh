@@ -10,7 +10,8 @@ complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _agg
 [ "$(complete_words aggregatorctl watch --so)" = "" ]  # a watch takes no order or paging
 [ "$(complete_words aggregatorctl watch --si)" = "--since" ]
 [ "$(complete_words aggregatorctl token cr)" = "create" ]
-[ "$(complete_words aggregatorctl user re)" = "rename" ]
+[ "$(complete_words aggregatorctl user ren)" = "rename" ]
+[ "$(complete_words aggregatorctl user rem)" = "remove" ]
 [ "$(complete_words aggregatorctl --us)" = "--user" ]
 # Every command the built client lists in its help completes (the two never drift apart).
 client=../.build/release/aggregatorctl

@@ -33,14 +33,15 @@ public struct ControlHandler: Sendable {
         case .notFound(let message): .notFound(message)
         case .alreadySubscribed(let message): .alreadySubscribed(message)
         case .invalidArgument(let message): .invalidParams(message)
-        case .failed(let message): .failed(message)
+        case .failed(let message), .forbidden(let message): .failed(message)
         case .unavailable(let message): .unavailable(message)
         }
     }
 
     /// Methods about the whole server, or naming their account themselves: the others act for one
     /// (`status` counts its unread entries, `refresh` names its feeds by its ids).
-    private static let serverWide: Set<ControlMethod> = [.backup, .userSet, .userList, .userRename, .userShow]
+    private static let serverWide: Set<ControlMethod> = [.backup, .userSet, .userAdd, .userRemove, .userAdmin, .userList,
+                                                         .userRename, .userShow]
 
     private func answer(_ method: ControlMethod, _ params: Parameters, notifier: ControlNotifier) async throws -> JSONValue {
         // A `user` that names no account is refused before anything is done; the one it names is
@@ -124,6 +125,20 @@ public struct ControlHandler: Sendable {
                 throw JSONRPCError.invalidParams("\"name\" and \"password\" are required")
             }
             return ["user": Self.json(try await service.setPassword(name: name, password: password))]
+        case .userAdd:
+            guard let name = params.string("name"), let password = params.value("password")?.string else {
+                throw JSONRPCError.invalidParams("\"name\" and \"password\" are required")
+            }
+            let added = try await service.addAccount(name: name, password: password, isAdmin: params.bool("admin") ?? false)
+            return ["user": Self.json(added)]
+        case .userRemove:
+            guard let name = params.string("name") else { throw JSONRPCError.invalidParams("\"name\" is required") }
+            return ["removed": Self.json(try await service.removeAccount(named: name))]
+        case .userAdmin:
+            guard let name = params.string("name"), let admin = params.bool("admin") else {
+                throw JSONRPCError.invalidParams("\"name\" and \"admin\" (true or false) are required")
+            }
+            return ["user": Self.json(try await service.setAdmin(named: name, admin))]
         case .userShow:
             // `name` names whom to show; else the account the request acts for.
             let account = try await service.account(named: params.string("name") ?? params.string("user"))
@@ -237,7 +252,7 @@ public struct ControlHandler: Sendable {
     }
 
     static func json(_ category: CategorySummary) -> JSONValue {
-        ["name": .string(category.name), "feeds": .from(category.feeds), "unread": .from(category.unread),
+        ["id": .from(category.id), "name": .string(category.name), "feeds": .from(category.feeds), "unread": .from(category.unread),
          "total": .from(category.total)]
     }
 

@@ -132,8 +132,12 @@ public final class RefreshPipeline: Sendable {
                     events.publish(.feedFailed(feedID: refresh.feedID, url: feedURLs[refresh.feedID] ?? "", reason: reason))
                 }
                 // A feed this round joined in flight is stored by the round that fetched it, and a fetch
-                // cut short by shutdown is not a failure of the feed.
-                if owned && !(Task.isCancelled && !refresh.isSuccess) { await queue.put(refresh) }
+                // cut short by shutdown is not a failure of the feed (those who joined it hear at once).
+                if owned && !(Task.isCancelled && !refresh.isSuccess) {
+                    await queue.put(refresh)
+                } else if owned {
+                    await self.inFlight.finish(refresh.feedID, with: refresh)
+                }
                 if !Task.isCancelled { startNext() }
             }
         }
@@ -166,10 +170,16 @@ public final class RefreshPipeline: Sendable {
     private func storeAsTheyArrive(_ queue: CommitQueue) async -> StoreOutcome {
         var outcome = StoreOutcome()
         var held: [(refresh: FeedRefresh, new: Int)] = []
-        func lose(_ refreshes: [FeedRefresh], _ error: StoreError) {
+        // Whoever joined a feed's fetch (another round, a `refresh --wait` for another account) hears
+        // of it once it is committed, so that what it reads next shows the feed's entries.
+        func committed(_ refreshes: [FeedRefresh]) async {
+            for refresh in refreshes { await inFlight.finish(refresh.feedID, with: refresh) }
+        }
+        func lose(_ refreshes: [FeedRefresh], _ error: StoreError) async {
             outcome.lost += refreshes
             outcome.error = error.description
             logger.error("Cannot store refresh results", ["feeds": refreshes.count, "error": error.description])
+            await committed(refreshes)
         }
         while case let batch = await queue.take(), !batch.isEmpty {
             do {
@@ -177,10 +187,11 @@ public final class RefreshPipeline: Sendable {
                 held += zip(batch, counts.map(\.new)).map { ($0, $1) }
                 if await !store.isHoldingCommit {
                     outcome.newEntries += held.reduce(0) { $0 + $1.new }
+                    await committed(held.map(\.refresh))
                     held.removeAll()
                 }
             } catch {
-                lose(held.map(\.refresh) + batch, error)
+                await lose(held.map(\.refresh) + batch, error)
                 held.removeAll()
             }
         }
@@ -188,8 +199,9 @@ public final class RefreshPipeline: Sendable {
         do {
             try await store.finishHeldCommit()
             outcome.newEntries += held.reduce(0) { $0 + $1.new }
+            await committed(held.map(\.refresh))
         } catch {
-            lose(held.map(\.refresh), error)
+            await lose(held.map(\.refresh), error)
         }
         return outcome
     }
@@ -221,12 +233,11 @@ public final class RefreshPipeline: Sendable {
         }
     }
 
-    /// One feed, within its host's bound; a feed already being fetched is joined, not fetched twice.
+    /// One feed, within its host's bound; a feed already being fetched is joined, not fetched twice
+    /// (the joiner resumes once the owner's round has stored it: `storeAsTheyArrive`).
     func refreshOne(_ feed: FeedFetchState, perHost: Int) async -> (FeedRefresh, owned: Bool) {
         if let joined = await inFlight.join(feed.id) { return (joined, false) }
-        let refresh = await fetchAndParse(feed, perHost: perHost)
-        await inFlight.finish(feed.id, with: refresh)
-        return (refresh, true)
+        return (await fetchAndParse(feed, perHost: perHost), true)
     }
 
     /// Fetches and parses one feed; never throws: failures become the feed's recorded error.
@@ -348,7 +359,7 @@ actor CommitQueue {
     }
 }
 
-/// Single flight per feed: the first caller fetches, later callers wait for its result.
+/// Single flight per feed: the first caller fetches, later callers wait for its result, stored.
 actor InFlightFeeds {
     private var waiting: [Int64: [CheckedContinuation<FeedRefresh, Never>]] = [:]
 
@@ -361,7 +372,7 @@ actor InFlightFeeds {
         return await withCheckedContinuation { waiting[feedID, default: []].append($0) }
     }
 
-    /// Ends the owner's fetch and hands its result to everyone who joined it.
+    /// Ends the owner's fetch (once stored, or lost) and hands its result to everyone who joined it.
     func finish(_ feedID: Int64, with refresh: FeedRefresh) {
         for continuation in waiting.removeValue(forKey: feedID) ?? [] { continuation.resume(returning: refresh) }
     }

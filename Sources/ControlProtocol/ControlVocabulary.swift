@@ -17,6 +17,9 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case eventsSubscribe = "events.subscribe"
     case backup
     case userSet = "user.set"
+    case userAdd = "user.add"
+    case userRemove = "user.remove"
+    case userAdmin = "user.admin"
     case userShow = "user.show"
     case userList = "user.list"
     case userRename = "user.rename"

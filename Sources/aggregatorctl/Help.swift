@@ -159,18 +159,26 @@ struct Command {
         mark("unstar", "Unstar articles"),
         Command(name: "backup", summary: "Copy the database to FILE while the daemon runs (SQLite online backup)",
                 arguments: "FILE", notes: "The daemon writes FILE: it must be a path the daemon's user can create."),
-        Command(name: "user", summary: "List, show, rename and set the passwords of the accounts",
-                arguments: "list | show [NAME] | set NAME | rename OLD NEW | fever on|off",
+        Command(name: "user", summary: "Add, list, show, rename and remove accounts; set passwords and admins",
+                arguments: "list | show [NAME] | add NAME [--admin] | set NAME | rename OLD NEW | remove NAME\n"
+                    + "                 | admin NAME on|off | fever on|off",
                 argumentHelp: [("list", "List the accounts: id, name, admin, created, last login, feeds, unread"),
                                ("show [NAME]", "Show an account (default: --user's, else the first admin): its dates,\n"
                                     + "API tokens and whether Fever is on"),
-                               ("set NAME", "Set NAME's password; on a new server, the first account takes NAME.\n"
+                               ("add NAME [--admin]", "Create an account (a regular one, or an admin), with its category\n"
+                                    + "\"All\"; its password is asked for as with 'set'"),
+                               ("set NAME", "Set NAME's password, creating a regular account NAME when there is\n"
+                                    + "none; on a new server, the first account (an admin) takes NAME.\n"
                                     + "The password is read from standard input (its first line) when that\n"
                                     + "is not a terminal, else asked for twice. At least 8 characters."),
                                ("rename OLD NEW", "Rename an account (its tokens and sessions stay; Fever turns off)"),
+                               ("remove NAME", "Remove an account: its subscriptions, categories, marks, tokens and\n"
+                                    + "sessions go; feeds others follow stay. Not the last admin."),
+                               ("admin NAME on|off", "Make an account an admin, or a regular one (not the last admin)"),
                                ("fever on|off", "Let --user's Fever clients log in (off by default). On asks for its\n"
                                     + "password: Fever's key is md5 of NAME:PASSWORD, stored as such (weak:\n"
-                                    + "see the README). A new password turns Fever off again.")]),
+                                    + "see the README). A new password turns Fever off again.")],
+                options: [OptionSpec(name: "--admin", help: "With add: make the new account an admin", isInUsage: false)]),
         Command(name: "token", summary: "Create, list or revoke API tokens for apps (X-Auth-Token)",
                 arguments: "create [LABEL] | list | revoke ID|LABEL",
                 argumentHelp: [("create [LABEL]", "Print a new token once, on one line (label default: token-N)"),

@@ -90,9 +90,21 @@ import Testing
             #expect(unknown.status == 1 && unknown.error.contains("no user named bob"), "\(unknown.error)")
         }
         #expect(try daemon.ctl(["token", "list"]).output.contains("token-1"), "the refused commands made no token")
-        // One account per server until subscriptions are per account: `user set` names an existing one.
-        let other = try daemon.ctl(["user", "set", "bob"], input: password + "\n")
-        #expect(other.status == 1 && other.error.contains("no user named bob (this server has Alicia"))
+        // `user set` with a new name creates a regular account; `user add`, `admin` and `remove` manage them.
+        #expect(try daemon.ctl(["user", "set", "bob"], input: password + "\n").status == 0)
+        #expect(try daemon.ctl(["user", "add", "carol", "--admin"], input: password + "\n").output.hasPrefix("User carol (admin)"))
+        let taken = try daemon.ctl(["user", "add", "BOB"], input: password + "\n")
+        #expect(taken.status == 1 && taken.error.contains("a user named BOB exists already"), "\(taken.error)")
+        let everyone = try daemon.ctl(["--json", "user", "list"]).output
+        let accounts = try #require(try JSONSerialization.jsonObject(with: Data(everyone.utf8)) as? [String: Any])["users"] as? [[String: Any]]
+        #expect(accounts?.map { "\($0["name"]!):\($0["admin"]!)" } == ["Alicia:1", "bob:0", "carol:1"])
+        #expect(try daemon.ctl(["user", "admin", "bob", "on"]).output.hasPrefix("User bob (admin)"))
+        #expect(try daemon.ctl(["user", "admin", "bob", "off"]).status == 0)
+        #expect(try daemon.ctl(["user", "remove", "carol"]).output == "Removed user carol and its 0 subscriptions\n")
+        let last = try daemon.ctl(["user", "admin", "Alicia", "off"])
+        #expect(last.status == 1 && last.error.contains("the last admin cannot be demoted or removed"), "\(last.error)")
+        #expect(try daemon.ctl(["user", "remove", "Alicia"]).status == 1)
+        #expect(try daemon.ctl(["user", "remove", "carol"]).error.contains("no user named carol"))
     }
 
     @Test func tokensArePrintedOnceListedAndRevokedByIdOrLabel() async throws {

@@ -10,7 +10,7 @@ import Testing
         "add": ["https://example.org/feed"], "remove": ["1"], "rename": ["1", "Title"], "move": ["1", "News"],
         "rename-category": ["Old", "New"], "import": [opml], "search": ["words"], "show": ["1"],
         "read": ["1"], "unread": ["1"], "star": ["1"], "unstar": ["1"], "backup": ["/tmp/copy.db"],
-        "parse": ["/dev/null"], "user": ["show"], "token": ["list"],
+        "parse": ["/dev/null"], "user": ["add", "zoe"], "token": ["list"],
     ]
 
     /// An OPML file for `import`, which reads it before calling the daemon.

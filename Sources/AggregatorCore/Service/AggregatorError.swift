@@ -13,13 +13,15 @@ public enum AggregatorError: Error, Equatable, CustomStringConvertible {
     /// The request was understood but could not be carried out (no feed found at a page, an OPML
     /// file that cannot be read).
     case failed(String)
+    /// The account asking may not do this (a regular account managing others): only admins may.
+    case forbidden(String)
     /// The store cannot be used now (locked, full, read-only, failing): not the user's doing.
     case unavailable(String)
 
     public var description: String {
         switch self {
         case .notFound(let message), .alreadySubscribed(let message), .invalidArgument(let message),
-             .failed(let message), .unavailable(let message):
+             .failed(let message), .forbidden(let message), .unavailable(let message):
             message
         }
     }

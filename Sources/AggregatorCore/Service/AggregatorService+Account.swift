@@ -89,8 +89,9 @@ extension AggregatorService {
         }
     }
 
-    /// Sets the password of the account named `name`. When no account has one yet, the first account
-    /// takes this name and password (a new server's first `user set`). Tokens stay valid; logins
+    /// Sets the password of the account named `name`, creating a regular account when none has the
+    /// name. When no account has a password yet, the first account (an admin) takes this name and
+    /// password instead (a new server's first `user set`). Tokens stay valid; logins
     /// remembered with the old password are forgotten, Fever is turned off (its key is made of the
     /// password), and the account's web sessions end but `keepingSession` (the browser that changed it).
     public func setPassword(name: String, password: String, keepingSession: Int64? = nil)
@@ -103,9 +104,8 @@ extension AggregatorService {
         } else if let first = accounts.first, !accounts.contains(where: \.hasPassword) {
             target = first
         } else {
-            let names = accounts.map(\.name).joined(separator: ", ")
-            throw .notFound("no user named \(name) (this server has \(names); rename one with "
-                + "'aggregatorctl user rename OLD NEW')")
+            // A new name: a new regular account (DESIGN §12, `user set NAME` creates it).
+            return try await addAccount(name: name, password: password, isAdmin: false)
         }
         // Hashed once the account is known: a refused name costs no Argon2id run.
         let hash = try await hashedPassword(password)
@@ -139,7 +139,7 @@ extension AggregatorService {
         return name
     }
 
-    private func hashedPassword(_ password: String) async throws(AggregatorError) -> String {
+    func hashedPassword(_ password: String) async throws(AggregatorError) -> String {
         guard password.count >= Self.minimumPasswordLength else {
             throw .invalidArgument("the password must be at least \(Self.minimumPasswordLength) characters")
         }

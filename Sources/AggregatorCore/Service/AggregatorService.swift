@@ -85,10 +85,13 @@ public final class AggregatorService: Sendable {
         }
     }
 
-    /// The id of the account's subscription named by id or URL.
+    /// The id of the account's subscription named by id or URL; another account's is not found.
     func feedID(_ reference: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> Int64 {
         switch reference {
         case .id(let id):
+            guard try await read({ try $0.subscriptionCounts(id, account: account.id) }) != nil else {
+                throw .notFound("no feed with id \(id)")
+            }
             return id
         case .url(let url):
             guard let id = try await write({ try await $0.feedID(url: url, account: account.id) }) else {

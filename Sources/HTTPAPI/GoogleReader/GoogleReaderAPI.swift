@@ -35,7 +35,7 @@ struct GoogleReaderAPI: Sendable {
         self.router = router
     }
 
-    private static let routes: [(String, String, Handler)] = [
+    static let routes: [(String, String, Handler)] = [
         ("GET", "/reader/api/0/token", { api, request in api.token(request) }),
         ("GET", "/reader/api/0/user-info", { api, request in try await api.userInfo(request) }),
         ("GET", "/reader/api/0/tag/list", { api, request in try await api.tags(request) }),

@@ -11,12 +11,12 @@ extension MinifluxAPI {
     /// adds `feed_count` and `total_unread`.
     func categories(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let counts = try request.flag("counts") ?? false
-        var list = try await service.categories(for: request.account).map { MinifluxJSON.category($0, counts: counts) }
+        var list = try await service.categories(for: request.account).map { MinifluxJSON.category($0, counts: counts, user: request.account.id) }
         let loose = try await service.feeds(for: request.account).filter { $0.categoryID == nil }
         if !loose.isEmpty {
             list.append(MinifluxJSON.category(id: MinifluxJSON.uncategorizedID, title: MinifluxJSON.uncategorizedTitle,
                                               feeds: counts ? loose.count : nil,
-                                              unread: counts ? loose.reduce(0) { $0 + $1.unread } : nil))
+                                              unread: counts ? loose.reduce(0) { $0 + $1.unread } : nil, user: request.account.id))
         }
         return MinifluxJSON.response(.array(list))
     }
@@ -33,7 +33,7 @@ extension MinifluxAPI {
             throw MinifluxError(message)  // Miniflux: 400 "This category already exists"
         }
         if hidden == true { category = try await service.setCategoryHidden(id: category.id, true, for: request.account) }
-        return MinifluxJSON.response(MinifluxJSON.category(category), status: 201)
+        return MinifluxJSON.response(MinifluxJSON.category(category, user: request.account.id), status: 201)
     }
 
     /// `{"title", "hide_globally"}`, either or both (as Miniflux: a field left out stays as it is).
@@ -48,7 +48,7 @@ extension MinifluxAPI {
         var category = try await service.category(id: id, for: request.account)
         if let title { category = try await service.renameCategory(id: id, to: title, for: request.account) }
         if let hidden { category = try await service.setCategoryHidden(id: category.id, hidden, for: request.account) }
-        return MinifluxJSON.response(MinifluxJSON.category(category), status: 201)
+        return MinifluxJSON.response(MinifluxJSON.category(category, user: request.account.id), status: 201)
     }
 
     /// The optional `hide_globally` of a category request.
@@ -68,7 +68,7 @@ extension MinifluxAPI {
     func categoryFeeds(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try await categoryID(request)
         let feeds = try await service.feeds(for: request.account).filter { ($0.categoryID ?? MinifluxJSON.uncategorizedID) == id }
-        return MinifluxJSON.response(.array(feeds.map(MinifluxJSON.feed)))
+        return MinifluxJSON.response(.array(feeds.map { MinifluxJSON.feed($0, user: request.account.id) }))
     }
 
     func categoryEntries(_ request: MinifluxRequest) async throws -> HTTPResponse {
@@ -83,7 +83,7 @@ extension MinifluxAPI {
         guard let feedID = entry.article.feedID, members.contains(feedID) else {
             throw AggregatorError.notFound("no entry \(entry.article.id) in category \(category)")
         }
-        return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feeds.first { $0.id == feedID }))
+        return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feeds.first { $0.id == feedID }, user: request.account.id))
     }
 
     func markCategoryRead(_ request: MinifluxRequest) async throws -> HTTPResponse {

@@ -14,15 +14,16 @@ extension MinifluxAPI {
     func entry(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let entry = try await shownEntry(request)
         let feed = try await entry.article.feedID.asyncMap { try await service.feed(.id($0), for: request.account) }
-        return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feed))
+        return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feed, user: request.account.id))
     }
 
     /// `{"total", "entry_ids"}` of every entry the filters select.
     func entryIDs(_ request: MinifluxRequest) async throws -> HTTPResponse {
         guard var listing = try await listing(request) else { return MinifluxJSON.response(["total": 0, "entry_ids": []]) }
+        let (limit, offset) = (listing.limit, listing.offset)
         (listing.limit, listing.offset) = (.max, 0)  // all, for the total; the page is cut below
         let ids = try await service.entryIDs(listing, for: request.account)
-        let page = ids.dropFirst(listing.offset).prefix(listing.limit)
+        let page = ids.dropFirst(max(0, offset)).prefix(max(0, limit))
         return MinifluxJSON.response(["total": .from(ids.count), "entry_ids": .array(page.map { .from($0) })])
     }
 
@@ -45,7 +46,7 @@ extension MinifluxAPI {
             throw MinifluxError(error.description)
         }
         let feed = try await edited.article.feedID.asyncMap { try await service.feed(.id($0), for: request.account) }
-        return MinifluxJSON.response(MinifluxJSON.entry(edited, feed: feed), status: 201)
+        return MinifluxJSON.response(MinifluxJSON.entry(edited, feed: feed, user: request.account.id), status: 201)
     }
 
     /// The route's entry as the account sees it (its edits, where it stopped in the enclosures).
@@ -57,7 +58,7 @@ extension MinifluxAPI {
 
     func enclosure(_ request: MinifluxRequest) async throws -> HTTPResponse {
         MinifluxJSON.response(MinifluxJSON.enclosure(try await service.enclosure(id: try request.id("enclosureID"),
-                                                                                 for: request.account)))
+                                                                                 for: request.account), user: request.account.id))
     }
 
     /// `{"media_progression": seconds}`: where the account stopped in it (Miniflux answers 204).
@@ -103,7 +104,9 @@ extension MinifluxAPI {
     }
 
     func markEverythingRead(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        guard try request.id("userID") == 1 else { throw MinifluxError("you can only mark your own entries", status: 403) }
+        guard try request.id("userID") == request.account.id else {
+            throw MinifluxError("you can only mark your own entries", status: 403)
+        }
         _ = try await service.mark(.matching(ArticleQuery()), read: true, starred: nil, for: request.account)
         return MinifluxJSON.noContent
     }
@@ -121,7 +124,7 @@ extension MinifluxAPI {
         let feeds = Dictionary(try await service.feeds(ids: feedIDs, for: request.account).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let listedFeed = listing.filter.feedID.flatMap { feeds[$0] }
         return MinifluxJSON.response(["total": .from(total), "entries": .array(entries.map { entry in
-            MinifluxJSON.entry(entry, feed: listedFeed ?? entry.article.feedID.flatMap { feeds[$0] })
+            MinifluxJSON.entry(entry, feed: listedFeed ?? entry.article.feedID.flatMap { feeds[$0] }, user: request.account.id)
         })])
     }
 

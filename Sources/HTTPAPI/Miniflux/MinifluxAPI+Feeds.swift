@@ -9,11 +9,11 @@ extension MinifluxAPI {
     // MARK: - Feeds
 
     func feeds(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        MinifluxJSON.response(.array(try await service.feeds(for: request.account).map(MinifluxJSON.feed)))
+        MinifluxJSON.response(.array(try await service.feeds(for: request.account).map { MinifluxJSON.feed($0, user: request.account.id) }))
     }
 
     func feed(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        MinifluxJSON.response(MinifluxJSON.feed(try await service.feed(.id(try request.id("feedID")), for: request.account)))
+        MinifluxJSON.response(MinifluxJSON.feed(try await service.feed(.id(try request.id("feedID")), for: request.account), user: request.account.id))
     }
 
     /// `{"feed_url", "category_id"}`: subscribes (finding the feed behind a page, as `aggregatorctl add`)
@@ -42,6 +42,7 @@ extension MinifluxAPI {
     /// field, never silently ignored. Fields Miniflux does not take (`id`, `checked_at`, …) are ignored.
     func updateFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try request.id("feedID")
+        _ = try await service.feed(.id(id), for: request.account)  // another account's feed: 404 before the body
         let body = try request.jsonObject()
         func text(_ name: String) throws(MinifluxError) -> String? {
             guard let value = body[name], !value.isNull else { return nil }
@@ -71,7 +72,7 @@ extension MinifluxAPI {
             ? try await service.feed(.id(id), for: request.account)
             : try await service.updateFeed(.id(id), title: title, category: categoryName, url: url, siteURL: siteURL,
                                            disabled: disabled, for: request.account)
-        return MinifluxJSON.response(MinifluxJSON.feed(feed), status: 201)
+        return MinifluxJSON.response(MinifluxJSON.feed(feed, user: request.account.id), status: 201)
     }
 
     /// Miniflux's feed settings we do not keep yet (its `FeedModificationRequest`). Other fields are
@@ -99,7 +100,9 @@ extension MinifluxAPI {
     }
 
     func refreshAll(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        _ = try await service.refresh(nil, wait: false, for: request.account)
+        // The account's feeds (nil would be the whole server's, which the control socket may ask).
+        let feeds = try await service.feeds(for: request.account)
+        if !feeds.isEmpty { _ = try await service.refresh(feeds.map { .id($0.id) }, wait: false, for: request.account) }
         return MinifluxJSON.noContent
     }
 
@@ -132,7 +135,7 @@ extension MinifluxAPI {
         guard try await service.entryIDs(listing, for: request.account) == [entry.article.id] else {
             throw AggregatorError.notFound("no entry \(entry.article.id) in feed \(feed.id)")
         }
-        return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feed))
+        return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feed, user: request.account.id))
     }
 
     /// Read and unread entries per feed.

@@ -21,7 +21,7 @@ struct MinifluxAPI: Sendable {
     }
 
     /// The routes, each with its handler (in the extensions by subject).
-    private static let routes: [(String, String, Handler)] = [
+    static let routes: [(String, String, Handler)] = [
         ("GET", "/v1/me", { api, request in try await api.me(request) }),
         ("GET", "/v1/version", { _, _ in version() }),
         ("GET", "/v1/categories", { api, request in try await api.categories(request) }),
@@ -58,6 +58,11 @@ struct MinifluxAPI: Sendable {
         ("POST", "/v1/entries/{entryID}/save", { _, request in try saveEntry(request) }),
         ("GET", "/v1/integrations/status", { _, _ in MinifluxJSON.response(["has_integrations": false]) }),
         ("PUT", "/v1/users/{userID}/mark-all-as-read", { api, request in try await api.markEverythingRead(request) }),
+        ("GET", "/v1/users", { api, request in try await api.users(request) }),
+        ("POST", "/v1/users", { api, request in try await api.createUser(request) }),
+        ("GET", "/v1/users/{userID}", { api, request in try await api.user(request) }),
+        ("PUT", "/v1/users/{userID}", { api, request in try await api.updateUser(request) }),
+        ("DELETE", "/v1/users/{userID}", { api, request in try await api.deleteUser(request) }),
         ("GET", "/v1/export", { api, request in try await api.export(request) }),
         ("POST", "/v1/import", { api, request in try await api.importOPML(request) }),
         ("POST", "/v1/discover", { api, request in try await api.discover(request) }),
@@ -126,6 +131,7 @@ struct MinifluxAPI: Sendable {
         case .notFound: 404
         case .alreadySubscribed: 400  // Miniflux: "This feed already exists", a validation error
         case .invalidArgument, .failed: 400
+        case .forbidden: 403
         case .unavailable: 503
         }
     }
@@ -147,18 +153,6 @@ struct MinifluxAPI: Sendable {
     }
 
     // MARK: - User and version
-
-    private func me(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        let account = try await service.accountSummary(request.account)
-        return MinifluxJSON.response([
-            "id": .from(account.id), "username": .string(account.name), "is_admin": .bool(account.isAdmin),
-            "theme": "system_serif",
-            "language": "en_US", "timezone": "UTC", "entry_sorting_direction": "desc", "entry_sorting_order": "published_at",
-            "entries_per_page": 100, "keyboard_shortcuts": true, "show_reading_time": true, "entry_swipe": true,
-            "stylesheet": "", "google_id": "", "openid_connect_id": "", "display_mode": "standalone",
-            "last_login_at": MinifluxJSON.timestamp(account.lastLoginAt),
-        ])
-    }
 
     /// The Miniflux API level served (apps gate features on it), and what really serves it.
     private static func version() -> HTTPResponse {

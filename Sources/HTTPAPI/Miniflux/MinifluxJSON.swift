@@ -20,26 +20,39 @@ enum MinifluxJSON {
 
     static let noContent = HTTPResponse(status: 204)
 
+    /// A user as Miniflux writes one; the settings we do not keep yet are Miniflux's defaults.
+    static func user(_ account: AccountSummary) -> JSONValue {
+        [
+            "id": .from(account.id), "username": .string(account.name), "is_admin": .bool(account.isAdmin),
+            "theme": "light_serif",
+            "language": "en_US", "timezone": "UTC", "entry_sorting_direction": "desc", "entry_sorting_order": "published_at",
+            "entries_per_page": 100, "keyboard_shortcuts": true, "show_reading_time": true, "entry_swipe": true,
+            "stylesheet": "", "google_id": "", "openid_connect_id": "", "display_mode": "standalone",
+            "last_login_at": timestamp(account.lastLoginAt),
+        ]
+    }
+
     static func timestamp(_ date: Date?) -> JSONValue {
         // Go's zero time, as Miniflux writes a date it does not have.
         .string(date.map { rfc3339(secondsSinceEpoch: Int64($0.timeIntervalSince1970.rounded(.down))) } ?? "0001-01-01T00:00:00Z")
     }
 
-    static func category(id: Int64, title: String, feeds: Int? = nil, unread: Int? = nil, hidden: Bool = false) -> JSONValue {
-        var object: [String: JSONValue] = ["id": .from(id), "title": .string(title), "user_id": 1, "hide_globally": .bool(hidden)]
+    static func category(id: Int64, title: String, feeds: Int? = nil, unread: Int? = nil, hidden: Bool = false,
+                         user: Int64) -> JSONValue {
+        var object: [String: JSONValue] = ["id": .from(id), "title": .string(title), "user_id": .from(user), "hide_globally": .bool(hidden)]
         if let feeds { object["feed_count"] = .from(feeds) }
         if let unread { object["total_unread"] = .from(unread) }
         return .object(object)
     }
 
-    static func category(_ category: CategorySummary, counts: Bool = false) -> JSONValue {
+    static func category(_ category: CategorySummary, counts: Bool = false, user: Int64) -> JSONValue {
         Self.category(id: category.id, title: category.name, feeds: counts ? category.feeds : nil,
-                      unread: counts ? category.unread : nil, hidden: category.hideGlobally)
+                      unread: counts ? category.unread : nil, hidden: category.hideGlobally, user: user)
     }
 
-    static func feed(_ feed: FeedSummary) -> JSONValue {
+    static func feed(_ feed: FeedSummary, user: Int64) -> JSONValue {
         [
-            "id": .from(feed.id), "user_id": 1, "feed_url": .string(feed.url), "site_url": .string(feed.siteURL ?? feed.url),
+            "id": .from(feed.id), "user_id": .from(user), "feed_url": .string(feed.url), "site_url": .string(feed.siteURL ?? feed.url),
             "title": .string(feed.title ?? feed.url), "description": "", "language": "",
             "checked_at": timestamp(feed.checkedAt), "next_check_at": timestamp(feed.nextCheckAt),
             "etag_header": "", "last_modified_header": "",
@@ -54,15 +67,15 @@ enum MinifluxJSON {
             "ignore_entry_updates": false, "apprise_service_urls": "", "webhook_url": "", "ntfy_priority": 0,
             "ntfy_topic": "", "pushover_priority": 0, "proxy_url": "",
             "category": category(id: feed.categoryID ?? uncategorizedID, title: feed.category ?? uncategorizedTitle,
-                                 hidden: feed.isCategoryHidden),
+                                 hidden: feed.isCategoryHidden, user: user),
             "icon": feed.icon.map { ["feed_id": .from(feed.id), "icon_id": .from($0.id), "external_icon_id": .string($0.digest)] }
                 ?? .null,
         ]
     }
 
     /// An enclosure, in an entry and at `GET /v1/enclosures/{id}`.
-    static func enclosure(_ item: EnclosureItem) -> JSONValue {
-        ["id": .from(item.id), "user_id": 1, "entry_id": .from(item.entryID), "url": .string(item.enclosure.url),
+    static func enclosure(_ item: EnclosureItem, user: Int64) -> JSONValue {
+        ["id": .from(item.id), "user_id": .from(user), "entry_id": .from(item.entryID), "url": .string(item.enclosure.url),
          "mime_type": .string(item.enclosure.type ?? "application/octet-stream"), "size": .from(item.enclosure.length ?? 0),
          "media_progression": .number(Double(item.enclosure.mediaProgression))]
     }
@@ -73,12 +86,12 @@ enum MinifluxJSON {
     }
 
     /// An entry; `feed` is the feed it is listed under (for a cross-posted entry, the one asked about).
-    static func entry(_ entry: ListedEntry, feed: FeedSummary?) -> JSONValue {
+    static func entry(_ entry: ListedEntry, feed: FeedSummary?, user: Int64) -> JSONValue {
         let article = entry.article
         let feedID = feed?.id ?? article.feedID ?? 0
         let content = HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url)
         var object: [String: JSONValue] = [
-            "id": .from(article.id), "user_id": 1, "feed_id": .from(feedID),
+            "id": .from(article.id), "user_id": .from(user), "feed_id": .from(feedID),
             "status": .string(article.isRead ? "read" : "unread"), "hash": .string(String(article.id)),
             "title": .string(article.title ?? ""), "url": .string(article.url ?? ""), "comments_url": "", "language": "",
             "published_at": timestamp(article.published ?? entry.createdAt), "created_at": timestamp(entry.createdAt),
@@ -86,13 +99,13 @@ enum MinifluxJSON {
             "share_code": "", "starred": .bool(article.isStarred), "reading_time": .from(readingTime(of: content)),
             "tags": [],
             "enclosures": article.enclosures.isEmpty ? .null : .array(article.enclosures.enumerated().map { index, enclosure in
-                Self.enclosure(EnclosureItem(entryID: article.id, index: index, enclosure: enclosure))
+                Self.enclosure(EnclosureItem(entryID: article.id, index: index, enclosure: enclosure), user: user)
             }),
         ]
         // Apps read entry.feed without checking it is there: a starred entry kept after its feed was
         // removed carries a stand-in (id 0, as feed_id), titled as removed, under the uncategorized one.
         object["feed"] = Self.feed(feed ?? FeedSummary(id: 0, url: "", title: "Removed feed",
-                                                       siteURL: article.url.flatMap(Self.origin), status: .disabled))
+                                                       siteURL: article.url.flatMap(Self.origin), status: .disabled), user: user)
         return .object(object)
     }
 

@@ -27,7 +27,7 @@ struct WebUI: Sendable {
     }
 
     /// The pages and form actions that need a session (login, logout and assets are answered first).
-    private static let routes: [(String, String, Handler)] = [
+    static let routes: [(String, String, Handler)] = [
         ("GET", "/", { web, request in web.redirect(to: "/unread", request.http) }),
         ("GET", "/unread", { web, request in try await web.listing(request, kind: .unread) }),
         ("GET", "/starred", { web, request in try await web.listing(request, kind: .starred) }),

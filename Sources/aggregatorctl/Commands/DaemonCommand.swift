@@ -6,6 +6,8 @@ import Glibc
 /// The commands that talk to the daemon: each turns its arguments into one JSON-RPC call and
 /// prints the result, as JSON with `--json` or as aligned text.
 struct DaemonCommand {
+    static let userSubcommands = "list, show [NAME], add NAME [--admin], set NAME, rename OLD NEW, remove NAME, admin NAME on|off or fever on|off"
+
     let name: String
     let method: ControlMethod
     var params: JSONValue
@@ -107,7 +109,9 @@ struct DaemonCommand {
                 params = .object(flag.merging(["ids": .array(numbers.map { .from($0) })]) { $1 })
             }
         case "user":
+            let admin = reader.flag("--admin")
             let arguments = try reader.positionals()
+            if admin, arguments.first != "add" { throw UsageError("--admin goes with 'user add NAME'") }
             switch arguments.first {
             case "set":
                 guard arguments.count >= 2 else { throw UsageError("Missing expected argument 'NAME'") }
@@ -115,6 +119,23 @@ struct DaemonCommand {
                 method = .userSet
                 params = ["name": .string(arguments[1])]
                 needsPassword = .new
+            case "add":
+                guard arguments.count >= 2 else { throw UsageError("Missing expected argument 'NAME'") }
+                guard arguments.count == 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
+                method = .userAdd
+                params = ["name": .string(arguments[1]), "admin": .bool(admin)]
+                needsPassword = .new
+            case "remove":
+                guard arguments.count >= 2 else { throw UsageError("Missing expected argument 'NAME'") }
+                guard arguments.count == 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
+                method = .userRemove
+                params = ["name": .string(arguments[1])]
+            case "admin":
+                guard arguments.count == 3, ["on", "off"].contains(arguments[2]) else {
+                    throw UsageError("Use 'user admin NAME on' or 'user admin NAME off'")
+                }
+                method = .userAdmin
+                params = ["name": .string(arguments[1]), "admin": .bool(arguments[2] == "on")]
             case "show":
                 guard arguments.count <= 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
                 method = .userShow
@@ -135,9 +156,8 @@ struct DaemonCommand {
                 method = .userFever
                 params = ["enabled": .bool(arguments[1] == "on")]
                 needsPassword = arguments[1] == "on" ? .current : .none
-            case nil: throw UsageError("Missing expected argument: list, show [NAME], set NAME, rename OLD NEW or fever on|off")
-            case let other?:
-                throw UsageError("Unknown subcommand 'user \(other)': use list, show [NAME], set NAME, rename OLD NEW or fever on|off")
+            case nil: throw UsageError("Missing expected argument: \(Self.userSubcommands)")
+            case let other?: throw UsageError("Unknown subcommand 'user \(other)': use \(Self.userSubcommands)")
             }
         case "token":
             let arguments = try reader.positionals()

@@ -44,7 +44,12 @@ struct HumanOutput {
         case "articles", "search": articles(result)
         case "show": article(result["article"] ?? .null)
         case "read", "unread", "star", "unstar": "Marked \(count(result["changed"], "article")) \(command == "star" ? "starred" : command == "unstar" ? "unstarred" : command)\n"
-        case "user": result["users"].map { users($0.array ?? []) } ?? user(result["user"] ?? .null)
+        case "user":
+            if let removed = result["removed"] {
+                "Removed user \(removed["name"]?.string ?? "") and its \(count(removed["feeds"], "subscription"))\n"
+            } else {
+                result["users"].map { users($0.array ?? []) } ?? user(result["user"] ?? .null)
+            }
         case "token": token(result)
         default: String(decoding: result.encoded(pretty: true), as: UTF8.self) + "\n"
         }
