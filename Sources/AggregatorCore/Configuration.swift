@@ -311,16 +311,22 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
 /// Who may make the server fetch loopback, private and other non-public addresses (feeds, discovery).
 /// Link-local and cloud metadata ranges are refused for everyone whatever the rule.
 public enum PrivateNetworkRule: String, Sendable, Equatable {
-    /// Admins may (a self-hoster's LAN bridges); regular accounts may not. Every account is an admin
-    /// until regular accounts exist (issue 28), so today this allows them.
+    /// Admins may (a self-hoster's LAN bridges); regular accounts may not: their subscriptions to
+    /// such addresses are refused, and a feed only regular accounts follow is refused them at every
+    /// fetch and redirect (`FetchRequest.refusingPrivateNetworks`).
     case admins
     /// Everyone may (tests and benchmarks on a loopback farm).
     case all
     /// No one may.
     case none
 
-    /// The fetcher's policy for feeds fetched for the accounts there are (admins only, today).
+    /// The fetcher's policy: what admins' fetches may reach.
     var addressPolicy: AddressPolicy {
         AddressPolicy(denyPrivateNetworks: self == .none, reason: "private-networks = \(rawValue)")
+    }
+
+    /// The rule a fetch for regular accounts only adds (nil: none, their fetches are as admins').
+    var refusalForRegularAccounts: String? {
+        self == .admins ? "private-networks = admins: only admins' feeds may reach private addresses" : nil
     }
 }

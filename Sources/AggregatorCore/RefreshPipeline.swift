@@ -76,6 +76,15 @@ public final class RefreshPipeline: Sendable {
         settings = Mutex(Settings(width: max(1, width), perHost: max(1, perHost), limits: limits, policy: policy))
     }
 
+    /// What fetches for regular accounts only may not reach beyond the fetcher's own policy: the
+    /// refusal `FetchRequest.refusingPrivateNetworks` carries (`private-networks = admins`), or nil.
+    public var regularAccountsRule: String? { settings.withLock { $0.regularAccountsRule } }
+
+    /// Sets `regularAccountsRule` for the fetches from now on (start-up and reloads).
+    public func setRegularAccountsRule(_ rule: String?) {
+        settings.withLock { $0.regularAccountsRule = rule }
+    }
+
     /// The time and size limits each fetch runs under (also for `add` and discovery).
     public var limits: FetchLimits { settings.withLock { $0.limits } }
 
@@ -242,11 +251,12 @@ public final class RefreshPipeline: Sendable {
 
     /// Fetches and parses one feed; never throws: failures become the feed's recorded error.
     func fetchAndParse(_ feed: FeedFetchState, perHost: Int) async -> FeedRefresh {
-        let limits = self.limits
+        let (limits, rule) = settings.withLock { ($0.limits, $0.regularAccountsRule) }
         let fetched: Result<FetchResponse, FetchError>
         do {
             fetched = .success(try await fetcher.fetch(FetchRequest(
-                url: feed.url, etag: feed.etag, lastModified: feed.lastModified, limits: limits, perHostLimit: perHost)))
+                url: feed.url, etag: feed.etag, lastModified: feed.lastModified, limits: limits, perHostLimit: perHost,
+                refusingPrivateNetworks: feed.hasAdminFollower ? nil : rule)))
         } catch {
             fetched = .failure(error)
         }
@@ -307,6 +317,7 @@ private struct Settings: Sendable {
     var perHost: Int
     var limits: FetchLimits
     var policy: RefreshPolicy
+    var regularAccountsRule: String?
 }
 
 /// Refreshes waiting to be stored. The round puts each as it finishes (waiting while `capacity` wait

@@ -80,7 +80,11 @@ private final class CurlLoop: @unchecked Sendable {
         guard let transfer = Transfer(id: id, request: request) else {
             return .failure(.transport("cannot create a curl handle"))
         }
-        transfer.addressPolicy = addressPolicy.withLock { $0 }
+        var policy = addressPolicy.withLock { $0 }
+        if let reason = request.refusingPrivateNetworks, !policy.denyPrivateNetworks {
+            policy = AddressPolicy(denyPrivateNetworks: true, reason: reason)
+        }
+        transfer.addressPolicy = policy
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 transfer.wait(with: continuation)

@@ -25,9 +25,14 @@ public struct FetchRequest: Sendable, Equatable {
     /// the others back, their time limits not yet running, and starts the next one the moment one of
     /// them ends. Nil: no bound.
     public var perHostLimit: Int?
+    /// When set, loopback and private addresses are refused for this fetch whatever the fetcher's
+    /// policy, and this names the rule in the refusal (a regular account's fetch under
+    /// `private-networks = admins`).
+    public var refusingPrivateNetworks: String?
 
     public init(url: String, etag: String? = nil, lastModified: String? = nil, limits: FetchLimits = FetchLimits(),
-                perHostLimit: Int? = nil) {
+                perHostLimit: Int? = nil, refusingPrivateNetworks: String? = nil) {
+        self.refusingPrivateNetworks = refusingPrivateNetworks
         self.url = url
         self.etag = etag
         self.lastModified = lastModified

@@ -10,6 +10,8 @@ public struct FeedFetchState: Sendable, Equatable {
     public var status: FeedStatus
     public var nextCheckAt: Date?
     public var intervalSeconds: Int?
+    /// Whether an admin follows it (`private-networks = admins`: else it may not reach private addresses).
+    public var hasAdminFollower = true
 }
 
 /// The outcome of one fetch, as the store records it on the feed.
@@ -28,7 +30,8 @@ extension FeedStore {
     public func feedsToFetch() throws(StoreError) -> [FeedFetchState] {
         var feeds: [FeedFetchState] = []
         try database.statement("""
-            SELECT id, url, etag, last_modified, error_count, status, next_check_at, interval_s
+            SELECT id, url, etag, last_modified, error_count, status, next_check_at, interval_s,
+                   EXISTS (SELECT 1 FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = feeds.id AND a.admin = 1)
             FROM feeds WHERE status != 'disabled' ORDER BY coalesce(next_check_at, 0), id
             """).query { row in
             feeds.append(FeedFetchState(
@@ -36,6 +39,7 @@ extension FeedStore {
                 errorCount: Int(row.int64(at: 4)), status: FeedStatus(column: row.text(at: 5)),
                 nextCheckAt: row.optionalInt64(at: 6).map { Date(timeIntervalSince1970: TimeInterval($0)) },
                 intervalSeconds: row.optionalInt64(at: 7).map { Int($0) }))
+            feeds[feeds.count - 1].hasAdminFollower = row.int64(at: 8) != 0
         }
         return feeds
     }

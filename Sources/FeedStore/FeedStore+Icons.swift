@@ -24,6 +24,8 @@ public struct IconCandidate: Sendable, Equatable {
     public var imageURL: String?
     /// Where its icon was found last time, if it has one.
     public var iconURL: String?
+    /// Whether an admin follows the feed (else its icon may not come from a private address).
+    public var hasAdminFollower = true
 }
 
 extension FeedStore {
@@ -31,12 +33,12 @@ extension FeedStore {
     public func feedsNeedingIcons(checkedBefore: Date, limit: Int) throws(StoreError) -> [IconCandidate] {
         var found: [IconCandidate] = []
         try database.statement("""
-            SELECT id, url, site_url, image_url, icon_url FROM feeds
+            SELECT id, url, site_url, image_url, icon_url, EXISTS (SELECT 1 FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = feeds.id AND a.admin = 1) FROM feeds
             WHERE status = 'ok' AND checked_at IS NOT NULL AND coalesce(icon_checked_at, 0) < ?1
             ORDER BY coalesce(icon_checked_at, 0), id LIMIT ?2
             """).query([.integer(Int64(checkedBefore.timeIntervalSince1970)), .integer(Int64(limit))]) { row in
             found.append(IconCandidate(feedID: row.int64(at: 0), feedURL: row.text(at: 1) ?? "", siteURL: row.text(at: 2),
-                                       imageURL: row.text(at: 3), iconURL: row.text(at: 4)))
+                                       imageURL: row.text(at: 3), iconURL: row.text(at: 4), hasAdminFollower: row.int64(at: 5) != 0))
         }
         return found
     }

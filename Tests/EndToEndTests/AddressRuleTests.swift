@@ -33,6 +33,43 @@ import Testing
         #expect(listener.pendingConnections() == 0)
     }
 
+    /// With the default `private-networks = admins`, an admin may subscribe to a feed on this machine
+    /// and a regular account may not (CLI and API, naming the rule, no connection made); a feed only
+    /// regular accounts follow is refused private addresses at every fetch.
+    @Test func adminsMayReachPrivateAddressesAndRegularAccountsMayNot() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let listener = try Listener()
+        defer { close(listener.socket) }
+        let daemon = try await ServedDaemon()  // the default rule: admins
+        defer { daemon.stop() }
+        _ = try daemon.createAccount(name: "alice")
+        #expect(try daemon.ctl(["user", "add", "bob"], input: "bobs password\n").status == 0)
+        let bob = try daemon.ctl(["--user", "bob", "token", "create"]).output.trimmingCharacters(in: .newlines)
+        let url = "http://127.0.0.1:\(listener.port)/feed.xml"
+
+        let added = try daemon.ctl(["--user", "bob", "add", url])
+        #expect(added.status == 1 && added.error.contains("private-networks = admins"), "\(added.error)")
+        let api = try daemon.curl("/v1/feeds", ["-H", "X-Auth-Token: \(bob)", "-X", "POST", "-d", #"{"feed_url":"\#(url)"}"#])
+        #expect(api.status == 400 && api.body.contains("private-networks = admins"), "\(api.status) \(api.body)")
+        #expect(listener.pendingConnections() == 0, "no connection reached the feed's server")
+
+        // Alice, an admin, may; once she leaves a feed Bob also follows, its fetches are refused.
+        let feed = server.url("/many.xml")
+        #expect(try daemon.ctl(["add", feed]).status == 0)
+        #expect(try daemon.ctl(["refresh", "--wait"]).output.contains("1 ok"))
+        #expect(try daemon.ctl(["--user", "bob", "add", feed]).status == 1, "Bob may not subscribe to it himself")
+        // Bob subscribed while an admin, then is made a regular account, and Alice leaves the feed.
+        #expect(try daemon.ctl(["user", "admin", "bob", "on"]).status == 0)
+        #expect(try daemon.ctl(["--user", "bob", "add", feed]).status == 0)
+        #expect(try daemon.ctl(["user", "admin", "bob", "off"]).status == 0)
+        #expect(try daemon.ctl(["remove", feed]).status == 0)
+        let refreshed = try daemon.ctl(["refresh", "--wait"])
+        #expect(refreshed.output.contains("1 failed"), "\(refreshed.output)")
+        let feeds = try daemon.ctl(["--user", "bob", "feeds"]).output
+        #expect(feeds.contains("private-networks = admins"), "\(feeds)")
+    }
+
     /// A listening socket that never accepts: connections made to it wait in its queue, to be counted.
     private struct Listener {
         let socket: Int32

@@ -5,7 +5,7 @@ extension ServedDaemon {
     /// A daemon subscribed to the test server's 250-item feed (category News) and a feed that
     /// cross-posts one of its items (no category), both fetched: what the reader-app tests read.
     static func withReaderFeeds(_ server: FeedTestServer) async throws -> ServedDaemon {
-        let daemon = try await ServedDaemon(extraArguments: ["--deny-private-networks", "false"])
+        let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"])
         for (url, category) in [(server.url("/many.xml"), ["--category", "News"]), (server.url("/crosspost.xml"), [])] {
             let added = try daemon.ctl(["add", url] + category)
             guard added.status == 0 else { throw TestSupportError("add failed: \(added.error)") }

@@ -87,11 +87,46 @@ import Testing
         #expect(try daemon.curl("/unread", ["-b", jar]).status == 303)
     }
 
+    /// An admin creates an account, sets its password and role, and removes it on the users page;
+    /// a regular account has no users page.
+    @Test func anAdminManagesAccountsOnTheUsersPage() async throws {
+        let daemon = try await ServedDaemon()
+        defer { daemon.stop() }
+        _ = try daemon.createAccount(name: "alice", password: password)
+        let jar = daemon.directory.appendingPathComponent("cookies").path
+        let csrf = try logIn(daemon, jar: jar, password: password)
+        #expect(try daemon.curl("/unread", ["-b", jar]).body.contains(">Users</a>"), "admins see the link")
+        let made = try daemon.curl("/users", ["-b", jar, "-d", "csrf=\(csrf)&name=bob&password=bobs+password"])
+        #expect(made.status == 303 && made.headers["location"] == "/users?notice=created", "\(made.status)")
+        let page = try daemon.curl("/users?notice=created", ["-b", jar]).body
+        #expect(page.contains("The account was created.") && page.contains("<td>bob</td>"))
+        let bobMatch = try #require(page.firstMatch(of: /\/users\/([0-9]+)\/remove/)?.1)
+        let bob = try #require(Int(bobMatch))
+        #expect(try daemon.curl("/users", ["-b", jar, "-d", "csrf=\(csrf)&name=BOB&password=bobs+password"]).status == 400)
+        #expect(try daemon.curl("/users/\(bob)/password", ["-b", jar, "-d", "csrf=\(csrf)&password=short"]).status == 400)
+        #expect(try daemon.curl("/users/\(bob)/password", ["-b", jar, "-d", "csrf=\(csrf)&password=another+password"]).status == 303)
+
+        // Bob, regular: no users page, no link, and the forms refuse him.
+        let bobJar = daemon.directory.appendingPathComponent("bob-cookies").path
+        let bobCSRF = try logIn(daemon, jar: bobJar, name: "bob", password: "another password")
+        #expect(try daemon.curl("/users", ["-b", bobJar]).status == 403)
+        #expect(!(try daemon.curl("/unread", ["-b", bobJar]).body.contains(">Users</a>")))
+        #expect(try daemon.curl("/users/1/admin", ["-b", bobJar, "-d", "csrf=\(bobCSRF)&admin=0"]).status == 403)
+
+        #expect(try daemon.curl("/users/\(bob)/admin", ["-b", jar, "-d", "csrf=\(csrf)&admin=1"]).status == 303)
+        #expect(try daemon.ctl(["user", "show", "bob"]).output.hasPrefix("User bob (admin)"))
+        #expect(try daemon.curl("/users/\(bob)/remove", ["-b", jar, "-d", "csrf=\(csrf)"]).status == 303)
+        #expect(try daemon.ctl(["user", "show", "bob"]).status == 1)
+        #expect(try daemon.curl("/unread", ["-b", bobJar]).status == 303, "a removed account's session ends")
+        let myself = try daemon.curl("/users/1/remove", ["-b", jar, "-d", "csrf=\(csrf)"])
+        #expect(myself.status == 400 && myself.body.contains("you cannot remove yourself"))
+    }
+
     /// Logs in with curl: the cookie jar's path and the page's CSRF token.
-    private func logIn(_ daemon: ServedDaemon, jar: String, password: String) throws -> String {
+    private func logIn(_ daemon: ServedDaemon, jar: String, name: String = "alice", password: String) throws -> String {
         let page = try daemon.curl("/login", ["-c", jar])
         let token = try #require(page.body.firstMatch(of: /name="login_token" value="([0-9a-f]{64})"/)?.1)
-        let login = try daemon.curl("/login", ["-b", jar, "-c", jar, "-d", "login_token=\(token)&name=alice&password=\(password)"])
+        let login = try daemon.curl("/login", ["-b", jar, "-c", jar, "-d", "login_token=\(token)&name=\(name)&password=\(password)"])
         guard login.status == 303 else { throw TestSupportError("login answered \(login.status)") }
         let unread = try daemon.curl("/unread", ["-b", jar])
         return String(try #require(unread.body.firstMatch(of: /data-csrf="([0-9a-f]{64})"/)?.1))

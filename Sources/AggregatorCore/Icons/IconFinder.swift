@@ -20,6 +20,8 @@ struct IconFinder: Sendable {
     let fetcher: FeedFetcher
     let logger: Logger
     let limits: FetchLimits
+    /// Added to the fetches for a feed no admin follows (`RefreshPipeline.regularAccountsRule`).
+    var regularAccountsRule: String?
 
     /// Looks for the icons of every feed due for it, four at a time and one per host. - Returns: how many got one.
     @discardableResult
@@ -65,30 +67,32 @@ struct IconFinder: Sendable {
     }
 
     func find(_ feed: IconCandidate) async -> (data: Data, mimeType: String, url: String)? {
-        if let known = feed.iconURL, let image = await image(at: known) { return image }
-        if let imageURL = feed.imageURL, imageURL != feed.iconURL, let image = await image(at: imageURL) { return image }
+        let refusal = feed.hasAdminFollower ? nil : regularAccountsRule
+        if let known = feed.iconURL, let image = await image(at: known, refusal) { return image }
+        if let imageURL = feed.imageURL, imageURL != feed.iconURL, let image = await image(at: imageURL, refusal) { return image }
         let site = feed.siteURL.flatMap { Self.isWeb($0) ? $0 : nil } ?? feed.feedURL
         var tried: Set<String> = Set([feed.iconURL, feed.imageURL].compactMap { $0 })
-        if let page = try? await fetch(site, maximumBytes: Self.maximumPageBytes) {
+        if let page = try? await fetch(site, maximumBytes: Self.maximumPageBytes, refusal) {
             for link in FeedDiscovery.iconLinks(in: page.body, pageURL: page.finalURL).prefix(4) where tried.insert(link).inserted {
-                if let image = await image(at: link) { return image }
+                if let image = await image(at: link, refusal) { return image }
             }
         }
         guard let root = Self.root(of: site), tried.insert(root + "/favicon.ico").inserted else { return nil }
-        return await image(at: root + "/favicon.ico")
+        return await image(at: root + "/favicon.ico", refusal)
     }
 
-    private func image(at url: String) async -> (data: Data, mimeType: String, url: String)? {
-        guard Self.isWeb(url), let response = try? await fetch(url, maximumBytes: IconImage.maximumBytes),
+    private func image(at url: String, _ refusal: String?) async -> (data: Data, mimeType: String, url: String)? {
+        guard Self.isWeb(url), let response = try? await fetch(url, maximumBytes: IconImage.maximumBytes, refusal),
               let type = IconImage.mimeType(of: response.body) else { return nil }
         return (response.body, type, url)
     }
 
-    /// A plain GET under the feeds' limits (and the fetcher's address rule), one at a time per host.
-    private func fetch(_ url: String, maximumBytes: Int) async throws(FetchError) -> FetchResponse {
+    /// A plain GET under the feeds' limits and the address rule (the fetcher's, and `refusal` for a
+    /// feed only regular accounts follow), one at a time per host.
+    private func fetch(_ url: String, maximumBytes: Int, _ refusal: String?) async throws(FetchError) -> FetchResponse {
         var limits = self.limits
         limits.maximumBodyBytes = min(limits.maximumBodyBytes, maximumBytes)
-        return try await fetcher.fetch(FetchRequest(url: url, limits: limits, perHostLimit: 1))
+        return try await fetcher.fetch(FetchRequest(url: url, limits: limits, perHostLimit: 1, refusingPrivateNetworks: refusal))
     }
 
     static func isWeb(_ url: String) -> Bool {

@@ -115,7 +115,8 @@ public actor Scheduler {
     /// Starts a pass over the feeds whose icons are due, unless one is still going: it never delays a round.
     private func findIconsUnlessLooking() {
         guard findsIcons, iconPass == nil else { return }
-        let finder = IconFinder(store: store, fetcher: pipeline.fetcher, logger: logger, limits: pipeline.limits)
+        let finder = IconFinder(store: store, fetcher: pipeline.fetcher, logger: logger, limits: pipeline.limits,
+                                regularAccountsRule: pipeline.regularAccountsRule)
         iconPass = Task {
             await finder.run()
             self.iconPassEnded()

@@ -40,7 +40,7 @@ extension AggregatorService {
               components.host?.isEmpty == false else {
             throw .invalidArgument("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
         }
-        let found = try await discover(url)
+        let found = try await discover(url, for: account)
         guard try await write({ try await $0.feedID(url: found.url, account: account.id) }) == nil else {
             throw .alreadySubscribed("already subscribed to \(found.url)")
         }
@@ -81,7 +81,7 @@ extension AggregatorService {
             // An address the rule refuses is refused now, as when a feed is added (`discover` throws it);
             // any other answer, a page or a failure, is the scheduler's to show on the feed.
             do {
-                _ = try await discover(url)
+                _ = try await discover(url, for: account)
             } catch .invalidArgument(let message) {
                 throw .invalidArgument(message)
             } catch {}
@@ -130,14 +130,14 @@ extension AggregatorService {
     // MARK: - Discovery
 
     /// The feeds found at `url` (a feed itself, or a page linking to feeds), without subscribing.
-    public func discoverFeeds(at url: String) async throws(AggregatorError) -> [DiscoveredFeed] {
+    public func discoverFeeds(at url: String, for account: AccountIdentity) async throws(AggregatorError) -> [DiscoveredFeed] {
         guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
               components.host?.isEmpty == false else {
             throw .invalidArgument("not an http(s) URL: \(url)")
         }
         let found: (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?)
         do {
-            found = try await discover(url)
+            found = try await discover(url, for: account)
         } catch .failed(let message) {
             throw .notFound(message)  // the page was read and holds no feed
         }
@@ -146,14 +146,16 @@ extension AggregatorService {
     }
 
     /// The feed behind `url`: the URL itself when it serves a feed, else the first feed an HTML page
-    /// links to (`<link rel="alternate">`), else the first of the usual paths that serves one.
-    private func discover(_ url: String) async throws(AggregatorError)
+    /// links to (`<link rel="alternate">`), else the first of the usual paths that serves one. A
+    /// regular account's requests obey `private-networks = admins` (DESIGN §12).
+    private func discover(_ url: String, for account: AccountIdentity) async throws(AggregatorError)
         -> (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?) {
         let fetcher = pipeline.fetcher
         let limits = pipeline.limits
+        let refusal = try await read { try $0.account(id: account.id)?.isAdmin } == true ? nil : pipeline.regularAccountsRule
         let response: FetchResponse
         do {
-            response = try await fetcher.fetch(FetchRequest(url: url, limits: limits))
+            response = try await fetcher.fetch(FetchRequest(url: url, limits: limits, refusingPrivateNetworks: refusal))
         } catch {
             // An address the rule refuses is refused at once (no request was sent): subscribing would
             // only make a feed that fails at every fetch.
@@ -171,7 +173,8 @@ extension AggregatorService {
             origin.path = path
             origin.query = nil
             guard let candidate = origin.string,
-                  let answer = try? await fetcher.fetch(FetchRequest(url: candidate, limits: limits)),
+                  let answer = try? await fetcher.fetch(FetchRequest(url: candidate, limits: limits,
+                                                                     refusingPrivateNetworks: refusal)),
                   let feed = parsedFeed(answer, limits: limits) else { continue }
             return (candidate, feed.title, [], nil)
         }

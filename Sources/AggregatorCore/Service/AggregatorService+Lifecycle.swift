@@ -13,6 +13,7 @@ extension AggregatorService {
                                        width: configuration.maximumConnections,
                                        perHost: configuration.maximumConnectionsPerHost,
                                        limits: configuration.fetchLimits, policy: configuration.refreshPolicy)
+        pipeline.setRegularAccountsRule(configuration.privateNetworks.refusalForRegularAccounts)
         let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
                                   retention: configuration.retention, findsIcons: configuration.feedIcons)
         self.init(store: store, scheduler: scheduler, pipeline: pipeline)
@@ -39,6 +40,7 @@ extension AggregatorService {
     /// bounds, the refresh policy, the address policy, retention and feed icons.
     public func apply(_ configuration: Configuration) async {
         pipeline.fetcher.setAddressPolicy(configuration.privateNetworks.addressPolicy)
+        pipeline.setRegularAccountsRule(configuration.privateNetworks.refusalForRegularAccounts)
         pipeline.setBounds(width: configuration.maximumConnections, perHost: configuration.maximumConnectionsPerHost)
         pipeline.setLimits(configuration.fetchLimits)
         pipeline.setPolicy(configuration.refreshPolicy)

@@ -165,18 +165,10 @@ extension MinifluxAPI {
     /// `{"url"}`: the feeds found there, without subscribing.
     func discover(_ request: MinifluxRequest) async throws -> HTTPResponse {
         guard let url = try request.jsonObject()["url"]?.string, !url.isEmpty else { throw MinifluxError("url is required") }
-        let found = try await discoveredFeeds(at: url)
+        // Nothing found there is `notFound`: a 404, as in Miniflux.
+        let found = try await service.discoverFeeds(at: url, for: request.account)
         return MinifluxJSON.response(.array(found.map { ["url": .string($0.url), "title": .string($0.title ?? $0.url),
                                                          "type": .string($0.type)] }))
-    }
-
-    /// The service's discovery, where nothing found is a 404 as in Miniflux.
-    private func discoveredFeeds(at url: String) async throws -> [DiscoveredFeed] {
-        do {
-            return try await service.discoverFeeds(at: url)
-        } catch .notFound(let message) {
-            throw MinifluxError(message, status: 404)
-        }
     }
 
     // MARK: - API keys (our API tokens)

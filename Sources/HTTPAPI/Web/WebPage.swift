@@ -33,6 +33,8 @@ struct WebPage {
     /// The navigation entry to mark as the current page ("unread", "starred", …).
     var section = ""
     var search = ""
+    /// Whether the navigation links the users page (admins').
+    var showsUsers = false
     /// The icon digests of the feeds a page shows articles of (the listing fills it in).
     var feedIcons: [Int64: String] = [:]
 
@@ -70,9 +72,10 @@ struct WebPage {
             <a class="brand" href="\(link("/unread"))">aggregatord</a>
             <nav aria-label="Sections">
             """
+        let users = showsUsers ? [("users", "Users", "/users")] : []
         for (key, label, path) in [("unread", "Unread", "/unread"), ("starred", "Starred", "/starred"),
-                                   ("history", "History", "/history"), ("feeds", "Feeds", "/feeds"),
-                                   ("settings", "Settings", "/settings")] {
+                                   ("history", "History", "/history"), ("feeds", "Feeds", "/feeds")] + users
+                                   + [("settings", "Settings", "/settings")] {
             let current = key == section ? " aria-current=\"page\"" : ""
             let count = key == "unread" && unread > 0 ? " <span class=\"count\" id=\"unread-total\">\(unread)</span>" : ""
             html += "<a href=\"\(link(path))\"\(current)>\(label)\(count)</a>"

@@ -51,6 +51,11 @@ struct WebUI: Sendable {
         ("POST", "/category/{id}/rename", { web, request in try await web.renameCategory(request) }),
         ("POST", "/category/{id}/remove", { web, request in try await web.removeCategory(request) }),
         ("GET", "/settings", { web, request in try await web.settingsPage(request) }),
+        ("GET", "/users", { web, request in try await web.usersPage(request) }),
+        ("POST", "/users", { web, request in try await web.createUser(request) }),
+        ("POST", "/users/{id}/password", { web, request in try await web.setUserPassword(request) }),
+        ("POST", "/users/{id}/admin", { web, request in try await web.setUserAdmin(request) }),
+        ("POST", "/users/{id}/remove", { web, request in try await web.removeUser(request) }),
         ("POST", "/settings/password", { web, request in try await web.changePassword(request) }),
         ("POST", "/settings/tokens", { web, request in try await web.createToken(request) }),
         ("POST", "/settings/tokens/{id}/revoke", { web, request in try await web.revokeToken(request) }),
@@ -203,6 +208,7 @@ struct WebUI: Sendable {
     /// The frame of a signed-in page, with the counts of the sidebar and navigation filled in.
     func page(_ request: WebRequest, section: String, search: String = "") async throws -> WebPage {
         var page = WebPage(base: basePath, csrf: request.csrf, section: section, search: search)
+        page.showsUsers = request.account.isAdmin
         let counts = try await service.readingCounts(for: request.account)
         page.categories = counts.categories
         page.uncategorizedUnread = counts.uncategorizedFeeds == 0 ? nil : counts.uncategorizedUnread
