@@ -1,0 +1,146 @@
+import CLibXML2
+
+/// The main article of a web page, as `ArticleExtractor` found it.
+public struct ExtractedArticle: Sendable, Equatable {
+    /// The article's headline: the page's `og:title`, else its `<title>` without the site's name.
+    public var title: String?
+    /// The article as sanitized HTML (`HTMLSanitizer`), URLs absolute.
+    public var html: String
+    /// Characters of readable text in `html`.
+    public var textLength: Int
+
+    public init(title: String?, html: String, textLength: Int) {
+        (self.title, self.html, self.textLength) = (title, html, textLength)
+    }
+}
+
+/// Finds the main article of a web page (DESIGN §15 "Full content"): a readability algorithm of our own
+/// on libxml2's HTML parser.
+///
+/// The page's own markup is trusted first: its one substantial `<article>`, else its `<main>`. Otherwise
+/// paragraphs score the blocks around them, as in Arc90's and Mozilla's Readability: points for length and
+/// commas, class and id hints (`entry-content` up, `sidebar` down), link density against. Navigation,
+/// scripts, forms, the site's header and footer and blocks named like boilerplate go before scoring, and
+/// boilerplate-looking blocks inside the chosen article after. Bounded: pages over 5 MB are cut, at most
+/// 200,000 nodes read, and every walk over the tree is iterative.
+public enum ArticleExtractor {
+    /// Pages are cut to this many bytes of UTF-8 before parsing.
+    public static let maximumInputBytes = 5 * 1024 * 1024
+    /// Less readable text than this is no article (a tweet is 280).
+    static let minimumTextLength = 140
+
+    /// The main article of `html`, a page fetched from `pageURL`, or nil when the page has none.
+    public static func extract(html: String, pageURL: String) -> ExtractedArticle? {
+        let bytes = cut(html, to: maximumInputBytes)
+        guard bytes.contains(where: { !FastText.isASCIIWhitespace($0) }) else { return nil }
+        let parsed = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                htmlReadMemory($0.baseAddress, Int32($0.count), pageURL, "UTF-8", aggregator_html_options())
+            }
+        }
+        guard let document = parsed else { return nil }
+        defer { xmlFreeDoc(document) }
+        guard let root = element("html", in: document.pointee.children) else { return nil }
+        let head = PageHead(html: root, pageURL: pageURL)
+        guard let body = element("body", in: root.pointee.children) else { return nil }
+        // Each attempt keeps more than the one before, as Readability retries when it found nothing.
+        for attempt in Attempt.all {
+            if let article = extract(from: body, head: head, attempt: attempt) { return article }
+        }
+        return nil
+    }
+
+    private struct Attempt {
+        var removesUnlikely: Bool
+        var weighsClasses: Bool
+        var cleansConditionally: Bool
+        /// Some sites (ASP.NET's) wrap the whole page in a `<form>`.
+        var keepsForms: Bool
+
+        static let all = [
+            Attempt(removesUnlikely: true, weighsClasses: true, cleansConditionally: true, keepsForms: false),
+            Attempt(removesUnlikely: false, weighsClasses: true, cleansConditionally: true, keepsForms: true),
+            Attempt(removesUnlikely: false, weighsClasses: false, cleansConditionally: false, keepsForms: true),
+        ]
+    }
+
+    private static func extract(from body: xmlNodePtr, head: PageHead, attempt: Attempt) -> ExtractedArticle? {
+        var tree = PageTree(root: body, keepsForms: attempt.keepsForms)
+        guard !tree.elements.isEmpty else { return nil }
+        if attempt.removesUnlikely { tree.removeUnlikelyElements() }
+        let roots: [Int]
+        if let semantic = tree.semanticRoot() {
+            roots = [semantic]
+        } else {
+            tree.scoreParagraphs(weighClasses: attempt.weighsClasses)
+            guard let best = tree.bestCandidate(weighClasses: attempt.weighsClasses) else { return nil }
+            roots = tree.siblings(keptWith: best)
+        }
+        if attempt.cleansConditionally { tree.cleanConditionally(below: roots, weighClasses: attempt.weighsClasses) }
+        var counts = TextStats()
+        for root in roots { counts.add(tree.elements[root].total) }
+        // Mostly links is a list of pages (a home page, an index), not an article.
+        guard counts.characters - counts.linkCharacters >= minimumTextLength, counts.linkDensity < 0.5 else {
+            return nil
+        }
+        var writer = ArticleHTMLWriter(tree: tree, baseURL: head.baseURL)
+        for root in roots { writer.write(root) }
+        let html = HTMLSanitizer.sanitize(writer.html, baseURL: head.baseURL)
+        let text = HTMLText.plainText(fromHTML: html)
+        let textLength = text.count
+        guard textLength >= minimumTextLength, isProse(text) else { return nil }
+        let title = head.title ?? roots.lazy.compactMap { tree.firstHeading(below: $0) }.first
+        return ExtractedArticle(title: title, html: html, textLength: textLength)
+    }
+
+    /// Mostly letters (in any script): not symbols, digits or the U+FFFD of text that failed to decode.
+    private static func isProse(_ text: String) -> Bool {
+        var letters = 0
+        var others = 0
+        for scalar in text.unicodeScalars where !scalar.properties.isWhitespace {
+            if scalar.properties.isAlphabetic { letters += 1 } else { others += 1 }
+        }
+        return letters >= others
+    }
+
+    /// The first `limit` bytes of `text`'s UTF-8, not cutting a character in two.
+    private static func cut(_ text: String, to limit: Int) -> [UInt8] {
+        var bytes = Array(text.utf8)
+        guard bytes.count > limit else { return bytes }
+        var end = limit
+        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // back to the start of a character
+        bytes.removeSubrange(end...)
+        return bytes
+    }
+
+    private static func element(_ name: String, in first: xmlNodePtr?) -> xmlNodePtr? {
+        var node = first
+        while let current = node {
+            if current.pointee.type == XML_ELEMENT_NODE, let tag = current.pointee.name,
+               String(cString: tag).lowercased() == name {
+                return current
+            }
+            node = current.pointee.next
+        }
+        return nil
+    }
+}
+
+extension PageTree {
+    /// The text of the first `h1` kept below `root`, when the page's head names no title.
+    func firstHeading(below root: Int) -> String? {
+        var index = root
+        while index < elements[root].end {
+            if elements[index].isRemoved {
+                index = elements[index].end
+                continue
+            }
+            if elements[index].tag == "h1" {
+                let heading = text(of: index)
+                return heading.isEmpty ? nil : heading
+            }
+            index += 1
+        }
+        return nil
+    }
+}

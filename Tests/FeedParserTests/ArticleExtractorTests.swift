@@ -1,0 +1,89 @@
+import FeedParser
+import Testing
+
+@Suite struct ArticleExtractorTests {
+    private let pageURL = "https://news.example.com/world/2024/story.html"
+    private let prose = """
+        <p>The harbour authority confirmed on Monday that the new locks will open in the spring, two years later \
+        than planned, after engineers found cracks in the concrete of the northern gate during the final inspection.</p>
+        <p>Shipping companies said the delay would cost them millions, but welcomed the decision to keep the old \
+        locks in service until the new ones are ready, so that traffic on the canal can continue as before.</p>
+        """
+
+    @Test func titleComesFromTheSocialCardThenTheDocumentTitleWithoutTheSiteName() throws {
+        let social = try #require(ArticleExtractor.extract(html: """
+            <html><head><title>Locks delayed | Harbour News</title>\
+            <meta property="og:title" content="Locks delayed again"></head><body>\(prose)</body></html>
+            """, pageURL: pageURL))
+        #expect(social.title == "Locks delayed again")
+        let document = try #require(ArticleExtractor.extract(html: """
+            <html><head><title>New locks open two years late | Harbour News</title></head><body>\(prose)</body></html>
+            """, pageURL: pageURL))
+        #expect(document.title == "New locks open two years late")
+    }
+
+    @Test func relativeLinksAndImagesResolveAgainstThePageAndItsBase() throws {
+        let page = """
+            <html><head><base href="/media/"></head><body><div class="entry-content">\(prose)
+            <figure><img src="locks.jpg" alt="The gate"><figcaption>The northern gate.</figcaption></figure>
+            <p>More in <a href="../archive/">our archive</a>, and <img src="data:image/gif;base64,R0lGOD" \
+            data-src="lazy.jpg" alt="lazy"> a lazy image; a pixel <img src="/t.gif" width="1" height="1">.</p>
+            </div></body></html>
+            """
+        let article = try #require(ArticleExtractor.extract(html: page, pageURL: pageURL))
+        #expect(article.html.contains(#"src="https://news.example.com/media/locks.jpg""#), "\(article.html)")
+        #expect(article.html.contains(#"href="https://news.example.com/archive/""#))
+        #expect(article.html.contains(#"src="https://news.example.com/media/lazy.jpg""#))
+        #expect(article.html.contains("<figcaption>The northern gate.</figcaption>"))
+        #expect(!article.html.contains("t.gif") && !article.html.contains("data:"))
+    }
+
+    @Test func scriptInjectionDoesNotSurvive() throws {
+        let page = """
+            <html><body><div class="post-body">\(prose)
+            <p>Read <a href="javascript:alert(1)">this</a> and <a href=" JaVaScRiPt:alert(2)">that</a>.\
+            <img src="x.png" onerror="alert(3)"><span onclick="alert(4)">tap</span></p>
+            <script>alert(5)</script><iframe src="https://evil.example/"></iframe>
+            <svg onload="alert(6)"></svg></div></body></html>
+            """
+        let article = try #require(ArticleExtractor.extract(html: page, pageURL: pageURL))
+        for forbidden in ["javascript", "onerror", "onclick", "onload", "alert", "<script", "<iframe", "<svg"] {
+            #expect(!article.html.lowercased().contains(forbidden), "\(forbidden) in \(article.html)")
+        }
+        #expect(article.html.contains(#"<img src="https://news.example.com/world/2024/x.png""#))
+    }
+
+    @Test func pagesWithoutAnArticleGiveNil() {
+        let links = (1...40).map { "<li><a href=\"/p/\($0)\">A headline about topic number \($0)</a></li>" }.joined()
+        for html in ["", "   \n", "garbage <<<>>> &&& \u{0}\u{1}", "<html><body><p>Too short.</p></body></html>",
+                     "<html><body><ul>\(links)</ul></body></html>", "<frameset><frame src=x></frameset>",
+                     String(repeating: "\u{FFFD}", count: 10_000)] {
+            #expect(ArticleExtractor.extract(html: html, pageURL: pageURL) == nil, "\(html.prefix(60))")
+        }
+    }
+
+    @Test func deepNestingDoesNotCrash() {
+        let deep = String(repeating: "<div>", count: 100_000) + prose + String(repeating: "</div>", count: 100_000)
+        // libxml2 stops nesting at 256 levels; whatever it keeps, the walk must not overflow the stack.
+        _ = ArticleExtractor.extract(html: "<html><body>" + deep + "</body></html>", pageURL: pageURL)
+        let mixed = String(repeating: "<div><table><tr><td><ul><li><span>", count: 20_000) + prose
+        _ = ArticleExtractor.extract(html: mixed, pageURL: pageURL)
+    }
+
+    @Test func hugeAttributesAndManyElementsStayBounded() throws {
+        let huge = String(repeating: "a", count: 2_000_000)  // twice: under the 5 MB cut
+        let page = "<html><body><div class=\"\(huge)\" title=\"\(huge)\">\(prose)</div></body></html>"
+        let article = try #require(ArticleExtractor.extract(html: page, pageURL: pageURL))
+        #expect(article.html.contains("harbour authority") && article.html.count < 10_000)
+        let many = String(repeating: "<span>x</span>", count: 400_000) + prose
+        _ = ArticleExtractor.extract(html: many, pageURL: pageURL)
+    }
+
+    @Test func pagesOverTheLimitAreCut() throws {
+        let filler = String(repeating: "<p>filler, filler, filler text that goes on and on.</p>", count: 120_000)
+        let page = "<html><body><div>\(prose)</div>\(filler)<p>Beyond the cut.</p></body></html>"
+        #expect(page.utf8.count > ArticleExtractor.maximumInputBytes)
+        let article = try #require(ArticleExtractor.extract(html: page, pageURL: pageURL))
+        #expect(!article.html.contains("Beyond the cut."))
+    }
+}
