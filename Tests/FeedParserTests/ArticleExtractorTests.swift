@@ -1,7 +1,86 @@
 import FeedParser
+import Foundation
 import Testing
 
+/// The article pages of `Fixtures/articles`: `NAME.html`, with `NAME.expected.txt` (sentences of the
+/// article, each must be found) and `NAME.boilerplate.txt` (lines of navigation, comments, footers and
+/// related links: what of them is found must stay under 10 % of the extracted text).
+struct ArticlePage: CustomStringConvertible, Sendable {
+    let name: String
+    let html: String
+    let expected: [String]
+    let boilerplate: [String]
+
+    var description: String { name }
+    var pageURL: String { "https://www.example.org/2024/03/\(name)/" }
+
+    static let all: [ArticlePage] = {
+        guard let folder = Bundle.module.url(forResource: "articles", withExtension: nil, subdirectory: "Fixtures"),
+              let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        let read = { (file: String) in
+            (try? String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)) ?? ""
+        }
+        let lines = { (file: String) -> [String] in
+            read(file).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        return files.filter { $0.hasSuffix(".html") }.sorted().map { file in
+            let name = String(file.dropLast(".html".count))
+            return ArticlePage(name: name, html: read(file), expected: lines(name + ".expected.txt"),
+                               boilerplate: lines(name + ".boilerplate.txt"))
+        }
+    }()
+
+    /// What the extractor finds on this page, as text.
+    struct Result {
+        var article: ExtractedArticle?
+        var text: String
+        var missing: [String]
+        var boilerplateFound: [String]
+
+        /// Characters of boilerplate lines found, against the extracted text's.
+        var boilerplateShare: Double {
+            text.isEmpty ? 1 : Double(boilerplateFound.map(\.count).reduce(0, +)) / Double(text.count)
+        }
+        var isGood: Bool { article != nil && missing.isEmpty && boilerplateShare < 0.1 }
+    }
+
+    func extract() -> Result {
+        let article = ArticleExtractor.extract(html: html, pageURL: pageURL)
+        let text = HTMLText.plainText(fromHTML: article?.html ?? "")
+        return Result(article: article, text: text, missing: expected.filter { !text.contains($0) },
+                      boilerplateFound: boilerplate.filter { text.contains($0) })
+    }
+}
+
 @Suite struct ArticleExtractorTests {
+    @Test func corpusIsThere() {
+        #expect(ArticlePage.all.count >= 15)
+    }
+
+    @Test(arguments: ArticlePage.all)
+    func findsTheArticleWithLittleBoilerplate(page: ArticlePage) throws {
+        let result = page.extract()
+        let article = try #require(result.article, "no article found")
+        #expect(result.missing.isEmpty, "missing: \(result.missing)\n\(result.text)")
+        #expect(result.boilerplateShare < 0.1, "boilerplate: \(result.boilerplateFound)\n\(result.text)")
+        #expect(article.textLength == result.text.count)
+        #expect(article.title?.isEmpty == false)
+    }
+
+    /// The corpus figure, for the commit message and docs (printed, not asserted: the per-page test is).
+    @Test func corpusFigure() {
+        let results = ArticlePage.all.map { ($0.name, $0.extract()) }
+        let good = results.filter { $0.1.isGood }
+        for (name, result) in results {
+            let share = String(format: "%.1f", result.boilerplateShare * 100)
+            print("article corpus: \(name): \(result.isGood ? "ok" : "FAILED") text=\(result.text.count) "
+                  + "missing=\(result.missing.count) boilerplate=\(share) % title=\(result.article?.title ?? "-")")
+        }
+        print("article corpus: \(good.count) of \(results.count) pages: article text found with < 10 % boilerplate")
+    }
+
+    // MARK: - Behaviour, one rule at a time
+
     private let pageURL = "https://news.example.com/world/2024/story.html"
     private let prose = """
         <p>The harbour authority confirmed on Monday that the new locks will open in the spring, two years later \
