@@ -73,6 +73,8 @@ extension FeedStore {
                 try database.statement("UPDATE entry_state SET removed = 1 WHERE entry_id = ?1").run([.integer(id)])
                 try counters.entryChanged(id, primaryFeed: state.feedID, sources: state.sources, by: -1)
                 try Counters.forgetMarks(ofExpiring: id, database)
+                try database.statement("DELETE FROM entry_pages WHERE entry_id = ?1").run([.integer(id)])
+                try database.statement("DELETE FROM page_readers WHERE entry_id = ?1").run([.integer(id)])
                 try database.statement("""
                     UPDATE entries SET title = NULL, summary = NULL, content = NULL, author = NULL,
                         image_url = NULL, enclosures = NULL, search_text = NULL, sort_at = \(Self.expiredSortKey) WHERE id = ?1

@@ -441,6 +441,22 @@ enum Migrations {
         CREATE INDEX entry_state_crossposted ON entry_state(entry_id) WHERE sources > 1 AND removed = 0;
         ALTER TABLE store_totals DROP COLUMN unread;
         """, rebuildsTables: true),
+        // 21: full article content (DESIGN §15). The article extracted from an entry's page is the
+        // page's text, whoever asked: kept once per entry. It is shown instead of the feed's content
+        // only to the accounts that asked for that (`update_content=true`, the web page's button).
+        Step(sql: """
+        CREATE TABLE entry_pages (
+            entry_id   INTEGER PRIMARY KEY REFERENCES entries(id) ON DELETE CASCADE,
+            content    TEXT NOT NULL,
+            fetched_at INTEGER NOT NULL
+        );
+        CREATE TABLE page_readers (
+            account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            entry_id   INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            PRIMARY KEY (account_id, entry_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX page_readers_by_entry ON page_readers(entry_id);
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

@@ -22,6 +22,19 @@ HOSTILE = ("<p onclick=\"steal()\">Hello<script>alert(1)</script><a href=\"javas
            "<iframe src=\"http://evil.example/\"></iframe><form action=\"/x\"><input name=\"q\"></form>"
            "<style>body{display:none}</style><svg><script>alert(3)</script></svg>"
            "<img src=\"/pic.png\" onerror=\"alert(4)\"></p>")
+TEASER_FEED = """<?xml version="1.0"?><rss version="2.0"><channel><title>Teasers</title><link>http://example.org/</link>
+<item><title>The whole story</title><link>{link}</link><description>Only the first line…</description></item></channel></rss>"""
+ARTICLE_PAGE = ("""<!doctype html><html><head><title>The whole story - Example News</title></head><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/world">World</a></li><li><a href="/sport">Sport</a></li></ul></nav>
+<div class="sidebar"><h3>Most read</h3><ul><li><a href="/a">Sidebar headline one</a></li>
+<li><a href="/b">Sidebar headline two</a></li></ul></div>
+<article><h1>The whole story</h1>"""
+    + "".join(f"<p>Paragraph {n} of the whole story, with enough words in it, commas, and sentences to read "
+              f"as the body of an article rather than a caption or a menu of links.</p>" for n in range(1, 7))
+    + """<p><img src="/images/figure.png" alt="A figure"> <a href="javascript:alert(1)">a trap</a></p>
+<script>alert('script')</script></article>
+<section class="comments"><h3>Comments</h3><p>First comment, not part of the article.</p></section>
+<footer>Copyright Example News. Footer links.</footer></body></html>""").encode()
 MANY = ("""<?xml version="1.0"?><rss version="2.0"><channel><title>Many</title><link>http://example.org/many/</link>"""
         + "".join(f"""<item><title>Item {n}</title><link>http://example.org/many/{n}</link>
 <pubDate>{time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(1_600_000_000 + n * 86400))}</pubDate>
@@ -107,6 +120,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             image = f"<image><url>{origin}/icons/logo.gif</url></image>" if path == "/imaged.xml" else ""
             return self.send(200, ICON_FEED.format(title=path[1:-4], site=origin + site, image=image).encode(),
                              [("Content-Type", "application/rss+xml")])
+        if path == "/article.xml":  # a teaser whose link is a page with the whole article
+            origin = "http://" + self.headers.get("Host", "127.0.0.1")
+            return self.send(200, TEASER_FEED.format(link=origin + "/articles/1.html").encode(),
+                             [("Content-Type", "application/rss+xml")])
+        if path == "/articles/1.html":
+            return self.send(200, ARTICLE_PAGE, [("Content-Type", "text/html; charset=utf-8")])
         if path == "/podcast.xml":
             return self.send(200, PODCAST, [("Content-Type", "application/rss+xml")])
         if path == "/site.html":

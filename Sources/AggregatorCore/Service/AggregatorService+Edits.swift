@@ -32,18 +32,22 @@ extension AggregatorService {
         return try await entry(id: id, for: account)
     }
 
-    /// `entries` as `account` sees them: its edits, and where it stopped in their enclosures (one read).
+    /// `entries` as `account` sees them: its edits, the pages it asked for, and where it stopped in their
+    /// enclosures (one read).
     func seen(by account: AccountIdentity, _ entries: [ListedEntry]) async throws(AggregatorError) -> [ListedEntry] {
         guard !entries.isEmpty else { return entries }
         let ids = entries.map(\.article.id)
         let withEnclosures = entries.filter { !$0.article.enclosures.isEmpty }.map(\.article.id)
-        let (edits, positions) = try await read { reader in
+        let (edits, positions, pages) = try await read { reader in
             (try reader.entryEdits(account: account.id, entryIDs: ids),
-             try reader.mediaProgressions(account: account.id, entryIDs: withEnclosures))
+             try reader.mediaProgressions(account: account.id, entryIDs: withEnclosures),
+             try reader.pages(account: account.id, entryIDs: ids))
         }
-        guard !edits.isEmpty || !positions.isEmpty else { return entries }
+        guard !edits.isEmpty || !positions.isEmpty || !pages.isEmpty else { return entries }
         return entries.map { entry in
             var entry = entry
+            // The page the account asked for replaces the feed's content; its own edit wins over both.
+            if let page = pages[entry.article.id] { entry.article.content = page }
             entry.article = Self.edited(entry.article, edits[entry.article.id])
             for index in entry.article.enclosures.indices {
                 entry.article.enclosures[index].mediaProgression = positions[entry.article.id]?[index] ?? 0
@@ -52,13 +56,19 @@ extension AggregatorService {
         }
     }
 
-    /// `articles` with `account`'s own titles and contents.
+    /// `articles` with `account`'s own titles and contents, and the pages it asked for.
     func seen(by account: AccountIdentity, _ articles: [Article]) async throws(AggregatorError) -> [Article] {
         guard !articles.isEmpty else { return articles }
         let ids = articles.map(\.id)
-        let edits = try await read { try $0.entryEdits(account: account.id, entryIDs: ids) }
-        guard !edits.isEmpty else { return articles }
-        return articles.map { Self.edited($0, edits[$0.id]) }
+        let (edits, pages) = try await read { reader in
+            (try reader.entryEdits(account: account.id, entryIDs: ids), try reader.pages(account: account.id, entryIDs: ids))
+        }
+        guard !edits.isEmpty || !pages.isEmpty else { return articles }
+        return articles.map { article in
+            var article = article
+            if let page = pages[article.id] { article.content = page }
+            return Self.edited(article, edits[article.id])
+        }
     }
 
     private static func edited(_ article: Article, _ edit: (title: String?, content: String?)?) -> Article {

@@ -27,6 +27,14 @@ extension MinifluxAPI {
         return MinifluxJSON.response(["total": .from(ids.count), "entry_ids": .array(page.map { .from($0) })])
     }
 
+    /// `{"content", "reading_time"}`: the article of the entry's page (DESIGN §15), extracted once per
+    /// entry; `update_content=true` shows it instead of the feed's content to this account from now on.
+    func fetchContent(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let update = request.http.queryValue("update_content").map { ["true", "1"].contains($0.lowercased()) } ?? false
+        let content = try await service.fetchContent(entryID: try request.id("entryID"), update: update, for: request.account)
+        return MinifluxJSON.response(["content": .string(content), "reading_time": .from(MinifluxJSON.readingTime(of: content))])
+    }
+
     /// `{"title", "content"}` (either or both): the account's own version of the entry, which only it
     /// sees; answered 201 with the entry as it now is, as Miniflux answers.
     func editEntry(_ request: MinifluxRequest) async throws -> HTTPResponse {

@@ -53,6 +53,7 @@ struct MinifluxAPI: Sendable {
         ("PUT", "/v1/entries", { api, request in try await api.updateEntries(request) }),
         ("GET", "/v1/entries/{entryID}", { api, request in try await api.entry(request) }),
         ("PUT", "/v1/entries/{entryID}", { api, request in try await api.editEntry(request) }),
+        ("GET", "/v1/entries/{entryID}/fetch-content", { api, request in try await api.fetchContent(request) }),
         ("PUT", "/v1/entries/{entryID}/bookmark", { api, request in try await api.toggleStar(request) }),
         ("PUT", "/v1/entries/{entryID}/star", { api, request in try await api.toggleStar(request) }),
         ("POST", "/v1/entries/{entryID}/save", { _, request in try saveEntry(request) }),

@@ -184,12 +184,22 @@ extension WebUI {
         main += page.button(article.isStarred ? "Unstar" : "Star", action: "/entries/mark",
                             fields: [("ids", String(id)), ("starred", article.isStarred ? "0" : "1"), ("back", back)],
                             inline: "star", pressed: article.isStarred)
+        if article.url.map(Self.isWebLink) == true {
+            main += page.button("Fetch original content", action: "/entry/\(id)/fetch-content", fields: [])
+        }
         main += "</div></header>"
         let content = HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url)
         main += "<div class=\"content\">\(content)</div>"
         main += Self.enclosures(article.enclosures)
         main += "</article>"
         return Self.html(page.document(title: title, main: main))
+    }
+
+    /// Fetches the entry's page and shows its article instead of the feed's content, to this account.
+    func fetchOriginalContent(_ request: WebRequest) async throws -> HTTPResponse {
+        let id = try request.id()
+        _ = try await service.fetchContent(entryID: id, update: true, for: request.account)
+        return redirect(to: "/entry/\(id)", request.http)
     }
 
     /// Audio and video as players (loading nothing until played), anything else as a link.

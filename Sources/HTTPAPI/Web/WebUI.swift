@@ -38,6 +38,7 @@ struct WebUI: Sendable {
         ("GET", "/category/{id}", { web, request in try await web.listing(request, kind: .category(try request.id())) }),
         ("GET", "/feed/{id}", { web, request in try await web.listing(request, kind: .feed(try request.id())) }),
         ("GET", "/entry/{id}", { web, request in try await web.entryPage(request) }),
+        ("POST", "/entry/{id}/fetch-content", { web, request in try await web.fetchOriginalContent(request) }),
         ("POST", "/entries/mark", { web, request in try await web.markEntries(request) }),
         ("POST", "/category/{id}/mark-read", { web, request in try await web.markCategoryRead(request) }),
         ("POST", "/feed/{id}/mark-read", { web, request in try await web.markFeedRead(request) }),

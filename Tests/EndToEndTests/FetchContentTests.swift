@@ -1,0 +1,58 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Full article content (DESIGN §15): Miniflux's `fetch-content` and the web page's "Fetch original
+/// content" extract a teaser's page once, sanitized, and show it instead of the feed's content only
+/// to the account that asked.
+@Suite(.timeLimit(.minutes(2))) struct FetchContentTests {
+    let password = "correct horse battery"
+
+    @Test func thePageIsExtractedOnceAndShownToWhoAskedOnly() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"])
+        defer { daemon.stop() }
+        let ann = try daemon.createAccount(name: "ann", password: password)
+        #expect(try daemon.ctl(["user", "add", "bea"], input: password + "\n").status == 0)
+        let bea = try daemon.ctl(["--user", "bea", "token", "create"]).output.trimmingCharacters(in: .newlines)
+        for user in ["ann", "bea"] { #expect(try daemon.ctl(["--user", user, "add", server.url("/article.xml")]).status == 0) }
+        #expect(try daemon.ctl(["refresh", "--wait"]).status == 0)
+        let annAuth = ["-H", "X-Auth-Token: \(ann)"], beaAuth = ["-H", "X-Auth-Token: \(bea)"]
+        let ids = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/entries/ids", annAuth).body.utf8))
+        let id = try #require(((ids as? [String: Any])?["entry_ids"] as? [Int])?.first)
+
+        // Asked without update_content: the article comes back, the entry keeps the feed's teaser.
+        let fetched = try daemon.curl("/v1/entries/\(id)/fetch-content", beaAuth)
+        #expect(fetched.status == 200, "\(fetched.body)")
+        let content = try #require((try JSONSerialization.jsonObject(with: Data(fetched.body.utf8)) as? [String: Any])?["content"] as? String)
+        #expect(content.contains("Paragraph 1 of the whole story") && content.contains("Paragraph 6"))
+        #expect(!content.contains("Sidebar headline") && !content.contains("First comment") && !content.contains("Footer links"))
+        #expect(!content.contains("<script") && !content.contains("javascript:"), "sanitized as all content")
+        #expect(content.contains("/images/figure.png"), "its figure kept, the address made absolute")
+        #expect(try daemon.curl("/v1/entries/\(id)", beaAuth).body.contains("Only the first line"))
+
+        // update_content: Bea sees the article from now on; Ann still sees the feed's teaser.
+        #expect(try daemon.curl("/v1/entries/\(id)/fetch-content?update_content=true", beaAuth).status == 200)
+        let beas = try daemon.curl("/v1/entries/\(id)", beaAuth).body
+        #expect(beas.contains("Paragraph 1 of the whole story") && !beas.contains("Only the first line"))
+        #expect(try daemon.curl("/v1/entries/\(id)", annAuth).body.contains("Only the first line"))
+        #expect(try daemon.ctl(["--user", "bea", "show", String(id)]).output.contains("Paragraph 1 of the whole story"))
+        #expect(try daemon.ctl(["show", String(id)]).output.contains("Only the first line"))
+
+        // The web page's button does the same for Ann.
+        let jar = daemon.directory.appendingPathComponent("cookies").path
+        let page = try daemon.curl("/login", ["-c", jar])
+        let token = try #require(page.body.firstMatch(of: /name="login_token" value="([0-9a-f]{64})"/)?.1)
+        _ = try daemon.curl("/login", ["-b", jar, "-c", jar, "-d", "login_token=\(token)&name=ann&password=\(password)"])
+        let entryPage = try daemon.curl("/entry/\(id)", ["-b", jar]).body
+        #expect(entryPage.contains("Fetch original content") && entryPage.contains("Only the first line"))
+        let csrf = try #require(entryPage.firstMatch(of: /data-csrf="([0-9a-f]{64})"/)?.1)
+        let pressed = try daemon.curl("/entry/\(id)/fetch-content", ["-b", jar, "-d", "csrf=\(csrf)"])
+        #expect(pressed.status == 303 && pressed.headers["location"] == "/entry/\(id)")
+        #expect(try daemon.curl("/entry/\(id)", ["-b", jar]).body.contains("Paragraph 1 of the whole story"))
+
+        // Not an entry of the asker's, or not there: 404.
+        #expect(try daemon.curl("/v1/entries/999999/fetch-content", beaAuth).status == 404)
+    }
+}
