@@ -40,7 +40,8 @@ ${CC:-cc} -O2 -Wall -Werror -o "$work/sandbox-exec" systemd/sandbox-exec.c -lsec
 
 # The farm: the parser's real-world fixtures, and 200 generated RSS feeds of 20 items each.
 mkdir -p "$work/farm"
-cp Tests/FeedParserTests/Fixtures/* "$work/farm/"
+# The fixtures themselves, not their subdirectories (the extractor's article pages).
+find Tests/FeedParserTests/Fixtures -maxdepth 1 -type f -exec cp -t "$work/farm/" {} +
 python3 - "$work/farm" <<'PY'
 import sys
 for feed in range(200):

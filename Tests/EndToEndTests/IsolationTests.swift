@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 @testable import HTTPAPI
 import TestSupport
@@ -189,7 +190,23 @@ import Testing
         }
     }
 
+    /// Every control method is walked below with Ann's ids, or takes none of an account's ids: a new
+    /// method fails here until it is placed in one of the two.
+    static let walkedMethods: Set<ControlMethod> = [
+        .feedsRemove, .feedsUpdate, .articlesGet, .articlesMark, .articlesList, .refresh, .tokenRevoke,
+        .categoriesRename, .feedsList, .categoriesList, .feedsExport, .status, .tokenList, .userShow,
+    ]
+    static let methodsWithoutOwnedIDs: Set<ControlMethod> = [
+        .feedsAdd, .feedsImport, .eventsSubscribe, .backup, .tokenCreate,
+        // Accounts, by name; the control socket acts as an admin.
+        .userSet, .userAdd, .userRemove, .userAdmin, .userList, .userRename, .userFever,
+    ]
+
     private func walkControlSocket(_ daemon: ServedDaemon, _ ann: Owned) throws {
+        for method in ControlMethod.allCases {
+            #expect(Self.walkedMethods.contains(method) != Self.methodsWithoutOwnedIDs.contains(method),
+                    "\(method.rawValue): walk it with another account's ids, or say it takes none")
+        }
         let (feed, entry) = (String(ann.feed), String(ann.entry))
         for command in [["remove", feed], ["rename", feed, "Bea was here"], ["move", feed, "Bea"], ["show", entry],
                         ["refresh", feed], ["articles", "--feed", feed], ["token", "revoke", String(ann.token)],

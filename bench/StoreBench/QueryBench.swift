@@ -117,6 +117,36 @@ enum QueryBench {
         marks.sort()
         print("| mark a category of \(members) read or unread (6 runs) | \(String(format: "%.0f", marks[3])) | "
               + "\(String(format: "%.0f–%.0f", marks[0], marks[5])) |")
+        try await perAccount(store, reader, time: time)
+    }
+
+    /// The reading queries as two accounts ask them (DESIGN §12): account 1, which follows all 5,000
+    /// feeds, and "fifty", which follows every 100th (10,000 of the entries): listings walk the shared
+    /// date index and skip what is not theirs; counts come from their subscriptions.
+    private static func perAccount(_ store: FeedStore, _ reader: StoreReader,
+                                   time: (String, () throws -> Void) throws -> Void) async throws {
+        var fifty = try reader.accounts().first { $0.name == "fifty" }?.id
+        if fifty == nil {
+            fifty = try await store.addAccount(name: "fifty", passwordHash: "", isAdmin: false)
+            try await store.addFeeds(stride(from: 0, to: 5000, by: 100).map {
+                FeedStore.NewFeed(url: "https://feeds\($0 % 400).example/\($0).xml", category: "Fifty")
+            }, account: fifty!)
+        }
+        print("\n| query (per account) | median ms | min–max ms |")
+        print("|---|---|---|")
+        for (name, account) in [("all 5,000 feeds", Int64(1)), ("50 feeds", fifty!)] {
+            try time("\(name): first page (50) of unread, newest") {
+                _ = try reader.articles(ArticleFilter(account: account, unreadOnly: true), limit: 50)
+            }
+            var listing = EntryListing(account: account)
+            (listing.read, listing.order, listing.ascending, listing.limit) = (false, .publishedAt, false, 100)
+            try time("\(name): Miniflux unread entries (100) with the total") { _ = try reader.entries(listing) }
+            var ids = EntryListing(account: account)
+            (ids.read, ids.order, ids.limit) = (false, .id, .max)
+            try time("\(name): Fever's unread ids (all)") { _ = try reader.entryIDs(ids) }
+            try time("\(name): unread and total counts") { _ = try reader.accountCounts(account) }
+            try time("\(name): categories with counts") { _ = try reader.categories(account: account) }
+        }
     }
 
     private static func fill(_ store: FeedStore, databasePath: String, entries: Int, vocabulary: Vocabulary) async throws {
