@@ -43,6 +43,11 @@ import Testing
         defer { close(listener.socket) }
         let daemon = try await ServedDaemon()  // the default rule: admins
         defer { daemon.stop() }
+        try await offThePool { try refuseRegularAccounts(daemon, server, listener) }
+    }
+
+    /// The test's body, on a thread of its own (`offThePool`).
+    private func refuseRegularAccounts(_ daemon: ServedDaemon, _ server: FeedTestServer, _ listener: Listener) throws {
         _ = try daemon.createAccount(name: "alice")
         #expect(try daemon.ctl(["user", "add", "bob"], input: "bobs password\n").status == 0)
         let bob = try daemon.ctl(["--user", "bob", "token", "create"]).output.trimmingCharacters(in: .newlines)

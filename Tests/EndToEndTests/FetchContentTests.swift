@@ -13,6 +13,11 @@ import Testing
         defer { server.stop() }
         let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"])
         defer { daemon.stop() }
+        try await offThePool { try fetchAsTwoAccounts(daemon, server) }
+    }
+
+    /// The test's body, on a thread of its own (`offThePool`).
+    private func fetchAsTwoAccounts(_ daemon: ServedDaemon, _ server: FeedTestServer) throws {
         let ann = try daemon.createAccount(name: "ann", password: password)
         #expect(try daemon.ctl(["user", "add", "bea"], input: password + "\n").status == 0)
         let bea = try daemon.ctl(["--user", "bea", "token", "create"]).output.trimmingCharacters(in: .newlines)

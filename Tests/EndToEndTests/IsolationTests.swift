@@ -23,6 +23,11 @@ import Testing
         defer { server.stop() }
         let daemon = try await ServedDaemon.withReaderFeeds(server)
         defer { daemon.stop() }
+        try await offThePool { try walkEverything(daemon, server) }
+    }
+
+    /// The test's body, on a thread of its own (`offThePool`): some 200 child processes in a row.
+    private func walkEverything(_ daemon: ServedDaemon, _ server: FeedTestServer) throws {
         let annToken = try daemon.createAccount(name: "ann", password: password)
         // Bea: a regular account following one of Ann's feeds (shared: its entries are both's), stored.
         #expect(try daemon.ctl(["user", "add", "bea"], input: password + "\n").status == 0)
@@ -31,7 +36,7 @@ import Testing
         let beas = try json(daemon.ctl(["--user", "bea", "--json", "articles", "--limit", "1000"]).output)["articles"] as? [[String: Any]]
         let shared = Set((beas ?? []).compactMap { $0["id"] as? Int })
         #expect(!shared.isEmpty, "Bea sees the shared feed's entries")
-        var ann = try await annSetup(daemon, token: annToken, notIn: shared)
+        var ann = try annSetup(daemon, token: annToken, notIn: shared)
         let before = try snapshot(daemon)
         let bea = try daemon.ctl(["--user", "bea", "token", "create"]).output.trimmingCharacters(in: .newlines)
         let jar = daemon.directory.appendingPathComponent("bea-cookies").path
@@ -52,7 +57,7 @@ import Testing
 
     /// Ann's feed renamed, its category renamed, an entry only her feed carries (none of `shared`) read,
     /// starred and edited, a token labelled.
-    private func annSetup(_ daemon: ServedDaemon, token: String, notIn shared: Set<Int>) async throws -> Owned {
+    private func annSetup(_ daemon: ServedDaemon, token: String, notIn shared: Set<Int>) throws -> Owned {
         var owned = Owned()
         let feeds = try json(daemon.ctl(["--json", "feeds"]).output)["feeds"] as? [[String: Any]] ?? []
         let many = try #require(feeds.first { ($0["url"] as? String)?.hasSuffix("/many.xml") == true })

@@ -92,6 +92,11 @@ import Testing
     @Test func anAdminManagesAccountsOnTheUsersPage() async throws {
         let daemon = try await ServedDaemon()
         defer { daemon.stop() }
+        try await offThePool { try manageAccounts(daemon) }
+    }
+
+    /// The test's body, on a thread of its own (`offThePool`).
+    private func manageAccounts(_ daemon: ServedDaemon) throws {
         _ = try daemon.createAccount(name: "alice", password: password)
         let jar = daemon.directory.appendingPathComponent("cookies").path
         let csrf = try logIn(daemon, jar: jar, password: password)

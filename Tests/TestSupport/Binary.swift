@@ -152,3 +152,14 @@ public struct TestSupportError: Error, CustomStringConvertible {
         self.description = description
     }
 }
+
+/// Runs `body` on a thread of its own and waits for it. A test that runs many child processes in a
+/// row (curl, aggregatorctl: a route walk) would otherwise hold one of the cooperative pool's threads
+/// (one a core) for its whole length, and other tests' handlers, timers and servers wait behind it:
+/// the HTTP server's own tests timed out so in a full run. An expectation that fails in `body` fails
+/// the run, reported under «unknown» test with its file and line.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}

@@ -3,7 +3,7 @@ import Glibc
 
 /// The built daemon serving HTTP on a free loopback port, in a temporary directory of its own,
 /// with `aggregatorctl` and curl to talk to it. `stop()` ends it and removes the directory.
-public final class ServedDaemon {
+public final class ServedDaemon: @unchecked Sendable {  // immutable after init
     public let directory: URL
     public let port: UInt16
     public let log: URL
