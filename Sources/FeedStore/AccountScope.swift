@@ -2,6 +2,10 @@
 /// entries its subscribed feeds carry, plus those it starred; its marks; its subscription and
 /// category for each entry. `account` is the placeholder (`?N`) its id is bound to; `state` the alias
 /// of the entry's `entry_state` row. Fixed text only: every value is bound by the caller.
+///
+/// From an entry to the account's subscriptions carrying it, the entry's sources come first (`CROSS
+/// JOIN` keeps that order): left to choose, SQLite walked the account's 5,000 subscriptions for each
+/// entry, and a category's first page took 80 ms instead of 3 (1,000,000 entries, measured).
 enum AccountScope {
     /// The entry is carried by a feed the account follows (its first feed decides most entries, the
     /// account's feeds collected once), or the account starred it.
@@ -9,7 +13,7 @@ enum AccountScope {
         """
         (\(st).feed_id IN (SELECT feed_id FROM subscriptions WHERE account_id = \(account))
          OR (\(st).sources > 1 AND EXISTS (
-             SELECT 1 FROM entry_sources vs JOIN subscriptions vu ON vu.feed_id = vs.feed_id
+             SELECT 1 FROM entry_sources vs CROSS JOIN subscriptions vu ON vu.feed_id = vs.feed_id
              WHERE vs.entry_id = \(st).entry_id AND vu.account_id = \(account)))
          OR EXISTS (SELECT 1 FROM entry_marks vm WHERE vm.account_id = \(account) AND vm.entry_id = \(st).entry_id
                     AND vm.starred = 1))
@@ -33,7 +37,7 @@ enum AccountScope {
         LEFT JOIN entry_marks m ON m.account_id = \(account) AND m.entry_id = \(entry)
         LEFT JOIN subscriptions u ON u.id = coalesce(
             (SELECT ju.id FROM subscriptions ju WHERE ju.account_id = \(account) AND ju.feed_id = \(st).feed_id),
-            (SELECT ju.id FROM entry_sources js JOIN subscriptions ju ON ju.feed_id = js.feed_id
+            (SELECT ju.id FROM entry_sources js CROSS JOIN subscriptions ju ON ju.feed_id = js.feed_id
              WHERE js.entry_id = \(entry) AND ju.account_id = \(account) LIMIT 1))
         LEFT JOIN feeds f ON f.id = u.feed_id LEFT JOIN categories c ON c.id = u.category_id
         """

@@ -41,9 +41,14 @@ extension ArticleFilter {
                 ? "EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = st.entry_id AND s.feed_id = \(feed))"
                 : "st.entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = \(feed))")
         }
+        // Row by row, an entry's sources lead to the account's subscriptions; collecting members, the
+        // category's subscriptions lead to their sources (CROSS JOIN keeps the order: AccountScope).
+        let sourcesAndSubscriptions = walksAnIndex
+            ? "entry_sources s CROSS JOIN subscriptions u ON u.feed_id = s.feed_id"
+            : "subscriptions u CROSS JOIN entry_sources s ON s.feed_id = u.feed_id"
         if let category {
             let members = """
-                entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
+                \(sourcesAndSubscriptions)
                 WHERE u.account_id = \(account())
                   AND u.category_id = (SELECT id FROM categories WHERE account_id = \(account()) AND name = \(parameter(.text(category))))
                 """
@@ -53,7 +58,7 @@ extension ArticleFilter {
         }
         if uncategorized, category == nil {
             let members = """
-                entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
+                \(sourcesAndSubscriptions)
                 WHERE u.account_id = \(account()) AND u.category_id IS NULL
                 """
             conditions.append(walksAnIndex

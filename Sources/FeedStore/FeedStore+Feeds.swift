@@ -182,9 +182,9 @@ extension StoreReader {
         var orphans = EntryCounts(entries: 0, unread: 0)
         try database.statement("""
             SELECT count(*), coalesce(sum(m.read = 0), 0)
-            FROM entry_marks m JOIN entry_state st ON st.entry_id = m.entry_id
+            FROM entry_marks m INDEXED BY entry_marks_starred JOIN entry_state st ON st.entry_id = m.entry_id
             WHERE m.account_id = ?1 AND m.starred = 1 AND st.removed = 0
-              AND NOT EXISTS (SELECT 1 FROM entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
+              AND NOT EXISTS (SELECT 1 FROM entry_sources s CROSS JOIN subscriptions u ON u.feed_id = s.feed_id
                               WHERE s.entry_id = m.entry_id AND u.account_id = ?1)
             """).query([.integer(account)]) { row in
             orphans = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
@@ -228,8 +228,8 @@ extension StoreReader {
                 SELECT u.category_id, count(*) AS k,
                        NOT EXISTS (SELECT 1 FROM entry_marks m WHERE m.account_id = ?1 AND m.entry_id = st.entry_id
                                    AND m.read = 1) AS unread
-                FROM entry_state st JOIN entry_sources s ON s.entry_id = st.entry_id
-                JOIN subscriptions u ON u.feed_id = s.feed_id AND u.account_id = ?1
+                FROM entry_state st CROSS JOIN entry_sources s ON s.entry_id = st.entry_id
+                CROSS JOIN subscriptions u ON u.feed_id = s.feed_id AND u.account_id = ?1
                 WHERE st.sources > 1 AND st.removed = 0
                 GROUP BY \(group) HAVING count(*) > 1
             )\(byCategory ? " WHERE category_id IS NOT NULL GROUP BY category_id" : "")
@@ -252,7 +252,7 @@ extension FeedStore {
                 DELETE FROM entry_marks
                 WHERE account_id = ?2 AND starred = 0
                   AND entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = ?1)
-                  AND NOT EXISTS (SELECT 1 FROM entry_sources o JOIN subscriptions u ON u.feed_id = o.feed_id
+                  AND NOT EXISTS (SELECT 1 FROM entry_sources o CROSS JOIN subscriptions u ON u.feed_id = o.feed_id
                                   WHERE o.entry_id = entry_marks.entry_id AND u.account_id = ?2 AND u.feed_id != ?1)
                 """).run([.integer(feedID), .integer(account)])
             try database.statement("DELETE FROM subscriptions WHERE id = ?1").run([.integer(id)])

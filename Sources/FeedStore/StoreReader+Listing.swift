@@ -101,11 +101,29 @@ extension StoreReader {
         (plain.limit, plain.offset) = (listing.limit, listing.offset)
         if listing == plain {
             // Only read and starred: the narrow state rows alone (Fever's unread and saved id lists,
-            // every unread id at once: joining each to its entry tripled the time, measured).
-            let conditions = ["st.removed = 0", AccountScope.visible(account: "?3")] + Self.stateConditions(listing)
+            // every unread id at once: joining each to its entry tripled the time, measured). Starred
+            // ones come from the account's starred marks; an account following a small part of the
+            // store lists its feeds' sources rather than stepping over everyone else's entries.
+            let from: String
+            var conditions = ["st.removed = 0"] + Self.stateConditions(listing)
+            if listing.starred == true {
+                // The partial index of starred marks: SQLite otherwise reads all the account's marks.
+                from = "entry_marks sm INDEXED BY entry_marks_starred CROSS JOIN entry_state st ON st.entry_id = sm.entry_id"
+                conditions += ["sm.account_id = ?3", "sm.starred = 1"]
+            } else if try followsASmallPart(listing.filter.account) {
+                from = """
+                    (SELECT DISTINCT s.entry_id FROM subscriptions u CROSS JOIN entry_sources s ON s.feed_id = u.feed_id
+                     WHERE u.account_id = ?3
+                     UNION SELECT entry_id FROM entry_marks WHERE account_id = ?3 AND starred = 1) own
+                    CROSS JOIN entry_state st ON st.entry_id = own.entry_id
+                    """
+            } else {
+                from = "entry_state st"
+                conditions.append(AccountScope.visible(account: "?3"))
+            }
             var ids: [Int64] = []
             try database.statement("""
-                SELECT st.entry_id FROM entry_state st WHERE \(conditions.joined(separator: " AND "))
+                SELECT st.entry_id FROM \(from) WHERE \(conditions.joined(separator: " AND "))
                 ORDER BY st.entry_id \(listing.ascending ? "ASC" : "DESC") LIMIT ?1 OFFSET ?2
                 """).query([.integer(Int64(max(0, listing.limit))), .integer(Int64(max(0, listing.offset))),
                             .integer(listing.filter.account)]) { row in
@@ -258,6 +276,17 @@ extension StoreReader {
             FROM \(from) \(AccountScope.joins(account: account))
             WHERE \(conditions.joined(separator: " AND "))
             """, values)
+    }
+
+    /// Whether the account's feeds carry under a fifth of the stored entries: its own are then found
+    /// from its feeds' sources, not by stepping over the others' (an account of 50 feeds at 1,000,000
+    /// entries: Fever's unread ids in 525 ms by the walk).
+    func followsASmallPart(_ account: Int64) throws(StoreError) -> Bool {
+        let mine = try database.integer("""
+            SELECT coalesce(sum(f.entry_count), 0) FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1
+            """, [.integer(account)]) ?? 0
+        let all = try database.integer("SELECT entries FROM store_totals WHERE id = 1", []) ?? 0
+        return mine * 5 < all
     }
 
     /// Whether the feed of the account's subscription `id` carries few enough entries to be listed

@@ -80,6 +80,26 @@ import Testing
         #expect(try reader.accountCounts(bea).unread == 1 && reader.accountCounts(ann).unread == 2, "kept = counted")
     }
 
+    /// An account following a small part of the store lists its ids from its feeds' sources: the same
+    /// ids as its listing, its starred orphan included.
+    @Test func aSmallAccountsIdListsMatchItsListings() async throws {
+        let (fixture, bea, feeds) = try await twoReaders()
+        let store = fixture.store
+        try await store.ingest([IncomingFeed(feedID: feeds["https://b.example/feed"]!, entries: (10..<40).map {
+            entry("https://news.example/\($0)", title: "Story \($0)", published: Double($0) * day)
+        })], now: now)
+        let reader = try fixture.reader()
+        #expect(try reader.followsASmallPart(bea) && !reader.followsASmallPart(ann))
+        let beas = try reader.articles(ArticleFilter(account: bea), sort: .oldest).articles.map(\.id)
+        try await store.mark(ids: [beas[0]], account: bea, read: true, starred: true)
+        var unread = EntryListing(account: bea)
+        (unread.read, unread.order, unread.limit) = (false, .id, .max)
+        #expect(try reader.entryIDs(unread) == Array(beas.dropFirst()).sorted())
+        var starred = EntryListing(account: bea)
+        (starred.starred, starred.order, starred.limit) = (true, .id, .max)
+        #expect(try reader.entryIDs(starred) == [beas[0]])
+    }
+
     @Test func anotherAccountsIdsAreNotFoundAndChangeNothing() async throws {
         let (fixture, bea, _) = try await twoReaders()
         let store = fixture.store
