@@ -52,6 +52,18 @@ enum AccountScope {
     /// When the account's read or starred state of the entry last changed (when it was stored, before).
     static let changedAt = "coalesce(m.changed_at, e.first_seen_at)"
 
+    /// The entries the account sees, from its feeds' sources and its starred marks, as `own.id` joined
+    /// to `entries e` and `entry_state st`: for an account following a small part of the store, whose
+    /// entries a walk of the shared date index would find only among everyone else's.
+    static func ownEntries(account: String) -> String {
+        """
+        (SELECT s.entry_id AS id FROM subscriptions u CROSS JOIN entry_sources s ON s.feed_id = u.feed_id
+         WHERE u.account_id = \(account)
+         UNION SELECT entry_id FROM entry_marks INDEXED BY entry_marks_starred WHERE account_id = \(account) AND starred = 1) own
+        CROSS JOIN entries e ON e.id = own.id JOIN entry_state st ON st.entry_id = e.id
+        """
+    }
+
     /// The feed of the account's subscription `subscription`, for conditions on a feed's entries.
     static func feed(ofSubscription subscription: String, account: String) -> String {
         "(SELECT feed_id FROM subscriptions WHERE id = \(subscription) AND account_id = \(account))"

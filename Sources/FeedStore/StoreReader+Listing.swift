@@ -247,6 +247,12 @@ extension StoreReader {
             conditions.append("s.feed_id = \(AccountScope.feed(ofSubscription: "?\(values.count)", account: account))")
             filter.feedID = nil
             membershipKnown = true
+        } else if filter.feedID == nil, filter.category == nil, !filter.uncategorized, try followsASmallPart(filter.account) {
+            // An account following a small part of the store: its own entries, sorted (AccountScope):
+            // Miniflux's unread listing for 50 feeds of 5,000 took 25-29 ms so, 48-56 ms by the walk. (For
+            // the cursor-paged `articles`, sorting its 10,000 wide rows was no faster than the walk: 33 ms.)
+            from = AccountScope.ownEntries(account: account)
+            membershipKnown = true
         }
         if listing.read == false { filter.unreadOnly = true }
         if listing.starred == true { filter.starredOnly = true }

@@ -98,6 +98,21 @@ import Testing
         var starred = EntryListing(account: bea)
         (starred.starred, starred.order, starred.limit) = (true, .id, .max)
         #expect(try reader.entryIDs(starred) == [beas[0]])
+        // Her listings come from her own entries too, in order, filters applied.
+        #expect(try titles(reader, ArticleFilter(account: bea)) == ["Story 1", "Story 2", "Story 4"])
+        #expect(try titles(reader, ArticleFilter(account: bea, unreadOnly: true)) == ["Story 2", "Story 4"])
+        #expect(try reader.articles(ArticleFilter(account: bea), sort: .newest, limit: 2).articles.compactMap(\.title)
+                == ["Story 4", "Story 2"])
+        var listing = EntryListing(account: bea)
+        (listing.order, listing.ascending, listing.limit) = (.publishedAt, false, 2)
+        let page = try reader.entries(listing)
+        #expect(page.total == 3 && page.entries.map(\.article.title) == ["Story 4", "Story 2"])
+        listing.read = false
+        #expect(try reader.entries(listing).total == 2)
+        // Unsubscribed from a, her starred story 1 stays hers.
+        let beasA = try #require(try reader.feeds(account: bea).first { $0.url == "https://a.example/feed" }?.id)
+        try await store.removeFeed(id: beasA, account: bea)
+        #expect(try titles(reader, ArticleFilter(account: bea)) == ["Story 1", "Story 4"])
     }
 
     @Test func anotherAccountsIdsAreNotFoundAndChangeNothing() async throws {
