@@ -25,14 +25,9 @@ extension StoreReader {
     /// `account`'s own titles and contents of those of `entryIDs` it edited.
     public func entryEdits(account: Int64, entryIDs: [Int64]) throws(StoreError) -> [Int64: (title: String?, content: String?)] {
         var edits: [Int64: (title: String?, content: String?)] = [:]
-        for start in stride(from: 0, to: entryIDs.count, by: 10_000) {
-            var values: [SQLValue] = [.integer(account)]
-            let placeholders = SQLValue.placeholders(for: entryIDs[start..<min(start + 10_000, entryIDs.count)], appendingTo: &values)
-            try database.statement("""
-                SELECT entry_id, title, content FROM entry_edits
-                WHERE account_id = ?1 AND entry_id IN (\(placeholders))
-                """).query(values) { row in edits[row.int64(at: 0)] = (row.text(at: 1), row.text(at: 2)) }
-        }
+        try queryRows(of: account, entryIDs: entryIDs) { ids in
+            "SELECT entry_id, title, content FROM entry_edits WHERE account_id = ?1 AND entry_id IN (\(ids))"
+        } row: { row in edits[row.int64(at: 0)] = (row.text(at: 1), row.text(at: 2)) }
         return edits
     }
 }

@@ -27,18 +27,21 @@ extension FeedStore {
 extension StoreReader {
     /// Where `account` stopped in the enclosures of `entryIDs`: entry id → enclosure index → seconds.
     public func mediaProgressions(account: Int64, entryIDs: [Int64]) throws(StoreError) -> [Int64: [Int: Int64]] {
-        guard !entryIDs.isEmpty else { return [:] }
         var found: [Int64: [Int: Int64]] = [:]
+        try queryRows(of: account, entryIDs: entryIDs) { ids in
+            "SELECT entry_id, enclosure, seconds FROM media_progress WHERE account_id = ?1 AND entry_id IN (\(ids))"
+        } row: { row in found[row.int64(at: 0), default: [:]][Int(row.int64(at: 1))] = row.int64(at: 2) }
+        return found
+    }
+
+    /// Runs `sql` (given the placeholders of a list of entry ids; the account is `?1`) over `entryIDs`
+    /// in chunks of 10,000 (SQLite binds at most 32,766 values a statement), calling `row` for each row.
+    func queryRows(of account: Int64, entryIDs: [Int64], sql: (String) -> String,
+                   row: (Statement) throws(StoreError) -> Void) throws(StoreError) {
         for start in stride(from: 0, to: entryIDs.count, by: 10_000) {
             var values: [SQLValue] = [.integer(account)]
             let placeholders = SQLValue.placeholders(for: entryIDs[start..<min(start + 10_000, entryIDs.count)], appendingTo: &values)
-            try database.statement("""
-                SELECT entry_id, enclosure, seconds FROM media_progress
-                WHERE account_id = ?1 AND entry_id IN (\(placeholders))
-                """).query(values) { row in
-                found[row.int64(at: 0), default: [:]][Int(row.int64(at: 1))] = row.int64(at: 2)
-            }
+            try database.statement(sql(placeholders)).query(values, row: row)
         }
-        return found
     }
 }

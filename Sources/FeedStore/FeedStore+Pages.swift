@@ -35,14 +35,12 @@ extension StoreReader {
     /// The pages `account` asked to see instead of the feeds' content, of those of `entryIDs` that have one.
     public func pages(account: Int64, entryIDs: [Int64]) throws(StoreError) -> [Int64: String] {
         var pages: [Int64: String] = [:]
-        for start in stride(from: 0, to: entryIDs.count, by: 10_000) {
-            var values: [SQLValue] = [.integer(account)]
-            let placeholders = SQLValue.placeholders(for: entryIDs[start..<min(start + 10_000, entryIDs.count)], appendingTo: &values)
-            try database.statement("""
-                SELECT p.entry_id, p.content FROM page_readers r JOIN entry_pages p ON p.entry_id = r.entry_id
-                WHERE r.account_id = ?1 AND r.entry_id IN (\(placeholders))
-                """).query(values) { row in pages[row.int64(at: 0)] = row.text(at: 1) ?? "" }
-        }
+        try queryRows(of: account, entryIDs: entryIDs) { ids in
+            """
+            SELECT p.entry_id, p.content FROM page_readers r JOIN entry_pages p ON p.entry_id = r.entry_id
+            WHERE r.account_id = ?1 AND r.entry_id IN (\(ids))
+            """
+        } row: { row in pages[row.int64(at: 0)] = row.text(at: 1) ?? "" }
         return pages
     }
 }

@@ -47,12 +47,9 @@ import Testing
 
         // The web page's button does the same for Ann.
         let jar = daemon.directory.appendingPathComponent("cookies").path
-        let page = try daemon.curl("/login", ["-c", jar])
-        let token = try #require(page.body.firstMatch(of: /name="login_token" value="([0-9a-f]{64})"/)?.1)
-        _ = try daemon.curl("/login", ["-b", jar, "-c", jar, "-d", "login_token=\(token)&name=ann&password=\(password)"])
+        let csrf = try daemon.webLogIn(name: "ann", password: password, jar: jar)
         let entryPage = try daemon.curl("/entry/\(id)", ["-b", jar]).body
         #expect(entryPage.contains("Fetch original content") && entryPage.contains("Only the first line"))
-        let csrf = try #require(entryPage.firstMatch(of: /data-csrf="([0-9a-f]{64})"/)?.1)
         let pressed = try daemon.curl("/entry/\(id)/fetch-content", ["-b", jar, "-d", "csrf=\(csrf)"])
         #expect(pressed.status == 303 && pressed.headers["location"] == "/entry/\(id)")
         #expect(try daemon.curl("/entry/\(id)", ["-b", jar]).body.contains("Paragraph 1 of the whole story"))

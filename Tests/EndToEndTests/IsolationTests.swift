@@ -40,7 +40,7 @@ import Testing
         let before = try snapshot(daemon)
         let bea = try daemon.ctl(["--user", "bea", "token", "create"]).output.trimmingCharacters(in: .newlines)
         let jar = daemon.directory.appendingPathComponent("bea-cookies").path
-        let csrf = try webLogIn(daemon, name: "bea", jar: jar)
+        let csrf = try daemon.webLogIn(name: "bea", password: password, jar: jar)
         ann.session = try annSession(daemon)
 
         try walkMiniflux(daemon, as: bea, ann)
@@ -83,7 +83,7 @@ import Testing
     /// Ann signs in on the web: the id of her session, from her settings page.
     private func annSession(_ daemon: ServedDaemon) throws -> Int {
         let jar = daemon.directory.appendingPathComponent("ann-cookies").path
-        _ = try webLogIn(daemon, name: "ann", jar: jar)
+        _ = try daemon.webLogIn(name: "ann", password: password, jar: jar)
         let settings = try daemon.curl("/settings", ["-b", jar]).body
         let id = try #require(settings.firstMatch(of: /\/settings\/sessions\/([0-9]+)\/revoke/)?.1)
         return try #require(Int(id))
@@ -239,15 +239,6 @@ import Testing
         for marker in ann.markers where text.contains(marker) && !sent.contains(marker) {
             Issue.record("\(route) shows Ann's \"\(marker)\"", sourceLocation: sourceLocation)
         }
-    }
-
-    private func webLogIn(_ daemon: ServedDaemon, name: String, jar: String) throws -> String {
-        let page = try daemon.curl("/login", ["-c", jar])
-        let token = try #require(page.body.firstMatch(of: /name="login_token" value="([0-9a-f]{64})"/)?.1)
-        let login = try daemon.curl("/login", ["-b", jar, "-c", jar, "-d", "login_token=\(token)&name=\(name)&password=\(password)"])
-        guard login.status == 303 else { throw TestSupportError("\(name)'s login answered \(login.status)") }
-        let unread = try daemon.curl("/unread", ["-b", jar])
-        return String(try #require(unread.body.firstMatch(of: /data-csrf="([0-9a-f]{64})"/)?.1))
     }
 
     private func json(_ text: String) throws -> [String: Any] {

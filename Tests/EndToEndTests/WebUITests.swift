@@ -129,12 +129,7 @@ import Testing
 
     /// Logs in with curl: the cookie jar's path and the page's CSRF token.
     private func logIn(_ daemon: ServedDaemon, jar: String, name: String = "alice", password: String) throws -> String {
-        let page = try daemon.curl("/login", ["-c", jar])
-        let token = try #require(page.body.firstMatch(of: /name="login_token" value="([0-9a-f]{64})"/)?.1)
-        let login = try daemon.curl("/login", ["-b", jar, "-c", jar, "-d", "login_token=\(token)&name=\(name)&password=\(password)"])
-        guard login.status == 303 else { throw TestSupportError("login answered \(login.status)") }
-        let unread = try daemon.curl("/unread", ["-b", jar])
-        return String(try #require(unread.body.firstMatch(of: /data-csrf="([0-9a-f]{64})"/)?.1))
+        try daemon.webLogIn(name: name, password: password, jar: jar)
     }
 
     @Test func theSettingsAndFeedsFormsDoWhatTheySay() async throws {

@@ -46,6 +46,20 @@ public final class ServedDaemon: @unchecked Sendable {  // immutable after init
         try Binary("aggregatorctl").run(["--socket", socketPath] + arguments, environment: environment, input: input)
     }
 
+    /// Logs `name` in on the web page with curl, its cookies in the jar at `jar`: the page's CSRF token.
+    public func webLogIn(name: String, password: String, jar: String) throws -> String {
+        let page = try curl("/login", ["-c", jar])
+        guard let token = page.body.firstMatch(of: /name="login_token" value="([0-9a-f]{64})"/)?.1 else {
+            throw TestSupportError("the login page has no login token")
+        }
+        let login = try curl("/login", ["-b", jar, "-c", jar, "-d", "login_token=\(token)&name=\(name)&password=\(password)"])
+        guard login.status == 303 else { throw TestSupportError("\(name)'s login answered \(login.status)") }
+        guard let csrf = try curl("/unread", ["-b", jar]).body.firstMatch(of: /data-csrf="([0-9a-f]{64})"/)?.1 else {
+            throw TestSupportError("the signed-in page has no CSRF token")
+        }
+        return String(csrf)
+    }
+
     /// Creates the account (name, password) and returns a new API token.
     public func createAccount(name: String = "owner", password: String = "correct horse battery") throws -> String {
         let set = try ctl(["user", "set", name], input: password + "\n")

@@ -64,16 +64,20 @@ extension AggregatorService {
 
     /// The account as shown, or not found when it is gone (removed since its request was let in).
     public func accountSummary(_ account: AccountIdentity) async throws(AggregatorError) -> AccountSummary {
-        guard let summary = try await accounts().first(where: { $0.id == account.id }) else {
-            throw .notFound("no user with id \(account.id)")
-        }
+        guard let summary = try await summaries(only: account.id).first else { throw .notFound("no user with id \(account.id)") }
         return summary
     }
 
     /// Every account, by id.
     public func accounts() async throws(AggregatorError) -> [AccountSummary] {
+        try await summaries(only: nil)
+    }
+
+    /// The account `id` (every account when nil) with its counts: one account's request (`/v1/me`)
+    /// counts its own feeds, not every account's.
+    func summaries(only id: Int64?) async throws(AggregatorError) -> [AccountSummary] {
         let (stored, tokens, counts) = try await read { reader in
-            let stored = try reader.accounts()
+            let stored = try reader.accounts().filter { id == nil || $0.id == id }
             var counts: [Int64: (feeds: Int, unread: Int)] = [:]
             for account in stored {
                 counts[account.id] = (try reader.feedCounters(account: account.id).count, try reader.accountCounts(account.id).unread)

@@ -31,7 +31,7 @@ extension AggregatorService {
     /// Fetches the page at `url` under the feeds' limits and the account's address rule, and extracts
     /// its article.
     private func extractedArticle(at url: String, for account: AccountIdentity) async throws(AggregatorError) -> String {
-        let refusal = try await read { try $0.account(id: account.id)?.isAdmin } == true ? nil : pipeline.regularAccountsRule
+        let refusal = try await addressRefusal(for: account)
         let response: FetchResponse
         do {
             response = try await pipeline.fetcher.fetch(FetchRequest(url: url, limits: pipeline.limits, refusingPrivateNetworks: refusal))

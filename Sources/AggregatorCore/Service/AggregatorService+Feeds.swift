@@ -25,7 +25,8 @@ extension AggregatorService {
 
     /// One subscription.
     public func feed(_ reference: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> FeedSummary {
-        let id = try await feedID(reference, for: account)
+        // An id is looked up below with the account: checking it first too read it twice.
+        let id = if case .id(let id) = reference { id } else { try await feedID(reference, for: account) }
         guard let feed = try await read({ try $0.feeds(account: account.id, ids: [id]).first }) else {
             throw .notFound("no feed with id \(id)")
         }
@@ -152,7 +153,7 @@ extension AggregatorService {
         -> (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?) {
         let fetcher = pipeline.fetcher
         let limits = pipeline.limits
-        let refusal = try await read { try $0.account(id: account.id)?.isAdmin } == true ? nil : pipeline.regularAccountsRule
+        let refusal = try await addressRefusal(for: account)
         let response: FetchResponse
         do {
             response = try await fetcher.fetch(FetchRequest(url: url, limits: limits, refusingPrivateNetworks: refusal))

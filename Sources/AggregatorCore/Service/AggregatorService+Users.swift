@@ -24,7 +24,7 @@ extension AggregatorService {
     /// The account with this id: one's own, or any for an admin (another's is forbidden to others).
     public func user(id: Int64, by requester: AccountIdentity) async throws(AggregatorError) -> AccountSummary {
         if id != requester.id { try await requireAdmin(requester) }
-        guard let found = try await accounts().first(where: { $0.id == id }) else { throw .notFound("no user with id \(id)") }
+        guard let found = try await summaries(only: id).first else { throw .notFound("no user with id \(id)") }
         return found
     }
 
@@ -103,11 +103,17 @@ extension AggregatorService {
     }
 
     /// Whether the account is an admin now (a login remembered from before a change does not say).
-    private func isAdmin(_ account: AccountIdentity) async throws(AggregatorError) -> Bool {
+    func isAdmin(_ account: AccountIdentity) async throws(AggregatorError) -> Bool {
         try await read { try $0.account(id: account.id)?.isAdmin ?? false }
     }
 
     private func requireAdmin(_ account: AccountIdentity) async throws(AggregatorError) {
         guard try await isAdmin(account) else { throw .forbidden("only administrators can manage users") }
+    }
+
+    /// What a fetch for `account` may not reach beyond the fetcher's own policy (a regular account's,
+    /// under `private-networks = admins`): `FetchRequest.refusingPrivateNetworks`.
+    func addressRefusal(for account: AccountIdentity) async throws(AggregatorError) -> String? {
+        try await isAdmin(account) ? nil : pipeline.regularAccountsRule
     }
 }

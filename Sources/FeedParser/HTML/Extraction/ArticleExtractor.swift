@@ -129,18 +129,10 @@ public enum ArticleExtractor {
 extension PageTree {
     /// The text of the first `h1` kept below `root`, when the page's head names no title.
     func firstHeading(below root: Int) -> String? {
-        var index = root
-        while index < elements[root].end {
-            if elements[index].isRemoved {
-                index = elements[index].end
-                continue
-            }
-            if elements[index].tag == "h1" {
-                let heading = text(of: index)
-                return heading.isEmpty ? nil : heading
-            }
-            index += 1
+        guard let index = keptElements(from: root, to: elements[root].end).first(where: { elements[$0].tag == "h1" }) else {
+            return nil
         }
-        return nil
+        let heading = text(of: index)
+        return heading.isEmpty ? nil : heading
     }
 }

@@ -27,17 +27,7 @@ extension PageTree {
 
     /// The elements below `root` that are still kept, in document order.
     private func keptDescendants(of root: Int) -> [Int] {
-        var kept: [Int] = []
-        var index = root + 1
-        while index < elements[root].end {
-            if elements[index].isRemoved {
-                index = elements[index].end
-            } else {
-                kept.append(index)
-                index += 1
-            }
-        }
-        return kept
+        keptElements(from: root + 1, to: elements[root].end)
     }
 
     private func looksLikeBoilerplate(_ index: Int, weighClasses: Bool) -> Bool {

@@ -69,19 +69,14 @@ extension PageTree {
     /// Gives each paragraph's points to its parent and half to its grandparent; text directly inside
     /// a container (a `<div>` with `<br>`s, a layout `<td>`) is a paragraph of that container.
     mutating func scoreParagraphs(weighClasses: Bool) {
-        var index = 0
-        while index < elements.count {
+        // Crediting moves scores only, never what is removed: the kept elements are listed once.
+        for index in keptElements(from: 0, to: elements.count) {
             let element = elements[index]
-            if element.isRemoved {
-                index = element.end
-                continue
-            }
             if isParagraph(index) {
                 credit(element.total, to: element.parent, weighClasses: weighClasses)
             } else if Self.containerTags.contains(element.tag) {
                 credit(element.phrasing, to: index, weighClasses: weighClasses)
             }
-            index += 1
         }
         // Links are not the article: scale each score by the share of text outside links.
         for index in elements.indices {

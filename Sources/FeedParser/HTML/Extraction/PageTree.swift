@@ -168,6 +168,22 @@ struct PageTree {
         }
     }
 
+    /// The elements from `start` up to `end` that are still kept, in document order: a removed
+    /// element's subtree is skipped whole.
+    func keptElements(from start: Int, to end: Int) -> [Int] {
+        var kept: [Int] = []
+        var index = start
+        while index < end {
+            if elements[index].isRemoved {
+                index = elements[index].end
+            } else {
+                kept.append(index)
+                index += 1
+            }
+        }
+        return kept
+    }
+
     /// Leaves out the element at `index` with its subtree, and takes its counts off its ancestors.
     mutating func remove(_ index: Int) {
         guard !elements[index].isRemoved else { return }
