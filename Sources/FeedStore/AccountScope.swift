@@ -11,12 +11,23 @@ enum AccountScope {
     /// account's feeds collected once), or the account starred it.
     static func visible(account: String, state st: String = "st") -> String {
         """
-        (\(st).feed_id IN (SELECT feed_id FROM subscriptions WHERE account_id = \(account))
-         OR (\(st).sources > 1 AND EXISTS (
-             SELECT 1 FROM entry_sources vs CROSS JOIN subscriptions vu ON vu.feed_id = vs.feed_id
-             WHERE vs.entry_id = \(st).entry_id AND vu.account_id = \(account)))
-         OR EXISTS (SELECT 1 FROM entry_marks vm WHERE vm.account_id = \(account) AND vm.entry_id = \(st).entry_id
-                    AND vm.starred = 1))
+        ((\(st).feed_id IN (SELECT feed_id FROM subscriptions WHERE account_id = \(account))
+          OR (\(st).sources > 1 AND EXISTS (
+              SELECT 1 FROM entry_sources vs CROSS JOIN subscriptions vu ON vu.feed_id = vs.feed_id
+              WHERE vs.entry_id = \(st).entry_id AND vu.account_id = \(account)))
+          OR EXISTS (SELECT 1 FROM entry_marks vm WHERE vm.account_id = \(account) AND vm.entry_id = \(st).entry_id
+                     AND vm.starred = 1))
+         AND \(notHidden(account: account, state: st)))
+        """
+    }
+
+    /// The entry is not hidden from the account (a backlog it did not subscribe to: DESIGN §12). The
+    /// hidden marks have a partial index of their own: for most accounts it is empty, and the check is
+    /// one probe of an empty tree.
+    static func notHidden(account: String, state st: String = "st") -> String {
+        """
+        NOT EXISTS (SELECT 1 FROM entry_marks hm INDEXED BY entry_marks_hidden
+                    WHERE hm.account_id = \(account) AND hm.entry_id = \(st).entry_id AND hm.hidden = 1)
         """
     }
 

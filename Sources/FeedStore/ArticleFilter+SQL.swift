@@ -66,7 +66,11 @@ extension ArticleFilter {
                 : "st.entry_id IN (SELECT s.entry_id FROM \(members))")
         }
         // A feed or a category of the account's already says the entry is its own.
-        if feedID == nil, category == nil, !uncategorized, !membershipKnown { conditions.append(AccountScope.visible(account: account())) }
+        if feedID == nil, category == nil, !uncategorized, !membershipKnown {
+            conditions.append(AccountScope.visible(account: account()))
+        } else {
+            conditions.append(AccountScope.notHidden(account: account()))
+        }
         if let storedAfterID { conditions.append("st.entry_id > \(parameter(.integer(storedAfterID)))") }
         if unreadOnly { conditions.append("NOT " + AccountScope.marked(.read, account: account())) }
         if starredOnly { conditions.append(AccountScope.marked(.starred, account: account())) }

@@ -28,13 +28,16 @@ struct CounterChanges {
         }
     }
 
-    /// `feed` now carries an entry other feeds carried already: it counts there too, read for the
-    /// accounts that read it already (a write per such reader, none per follower).
+    /// `feed` now carries an entry other feeds carried already: it counts there too, read (or hidden)
+    /// for the accounts that read (or hid) it already (a write per such reader, none per follower).
     mutating func sourceAdded(_ entryID: Int64, feed: Int64) throws(StoreError) {
         feeds[feed, default: 0] += 1
         try database.statement("""
-            UPDATE subscriptions SET read_count = read_count + 1
-            WHERE feed_id = ?2 AND account_id IN (SELECT account_id FROM entry_marks WHERE entry_id = ?1 AND read = 1)
+            UPDATE subscriptions SET
+                read_count = read_count + (SELECT read FROM entry_marks m WHERE m.account_id = subscriptions.account_id AND m.entry_id = ?1),
+                hidden_count = hidden_count + (SELECT hidden FROM entry_marks m WHERE m.account_id = subscriptions.account_id AND m.entry_id = ?1)
+            WHERE feed_id = ?2
+              AND account_id IN (SELECT account_id FROM entry_marks WHERE entry_id = ?1 AND (read = 1 OR hidden = 1))
             """).run([.integer(entryID), .integer(feed)])
     }
 
@@ -62,16 +65,22 @@ enum Counters {
                 SELECT count(*) FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
                 JOIN entry_marks m ON m.entry_id = s.entry_id AND m.account_id = subscriptions.account_id
                 WHERE s.feed_id = subscriptions.feed_id AND st.removed = 0 AND m.read = 1);
+            UPDATE subscriptions SET hidden_count = (
+                SELECT count(*) FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
+                JOIN entry_marks m ON m.entry_id = s.entry_id AND m.account_id = subscriptions.account_id
+                WHERE s.feed_id = subscriptions.feed_id AND st.removed = 0 AND m.hidden = 1);
             UPDATE entry_state SET stars = (SELECT count(*) FROM entry_marks m WHERE m.entry_id = entry_state.entry_id AND m.starred = 1);
             """)
     }
 
-    /// Forgets every account's marks on an entry that expires, and the reads they counted.
+    /// Forgets every account's marks on an entry that expires, and the reads (and hidings) they counted.
     static func forgetMarks(ofExpiring entryID: Int64, _ database: Database) throws(StoreError) {
         try database.statement("""
-            UPDATE subscriptions SET read_count = read_count - 1
+            UPDATE subscriptions SET
+                read_count = read_count - (SELECT read FROM entry_marks m WHERE m.account_id = subscriptions.account_id AND m.entry_id = ?1),
+                hidden_count = hidden_count - (SELECT hidden FROM entry_marks m WHERE m.account_id = subscriptions.account_id AND m.entry_id = ?1)
             WHERE feed_id IN (SELECT feed_id FROM entry_sources WHERE entry_id = ?1)
-              AND account_id IN (SELECT account_id FROM entry_marks WHERE entry_id = ?1 AND read = 1)
+              AND account_id IN (SELECT account_id FROM entry_marks WHERE entry_id = ?1 AND (read = 1 OR hidden = 1))
             """).run([.integer(entryID)])
         try database.statement("DELETE FROM entry_marks WHERE entry_id = ?1").run([.integer(entryID)])
     }

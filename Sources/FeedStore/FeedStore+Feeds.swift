@@ -109,7 +109,7 @@ extension StoreReader {
         let sql = """
             SELECT u.id, f.url, coalesce(u.title, f.title), f.site_url, c.name,
                    CASE WHEN u.disabled THEN 'disabled' ELSE f.status END, f.last_error, f.error_count,
-                   f.entry_count - u.read_count, f.entry_count, f.checked_at, f.next_check_at, u.category_id, f.newest_entry_at,
+                   f.entry_count - u.read_count - u.hidden_count, f.entry_count - u.hidden_count, f.checked_at, f.next_check_at, u.category_id, f.newest_entry_at,
                    i.id, i.digest, coalesce(c.hide_globally, 0)
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id LEFT JOIN categories c ON c.id = u.category_id
             LEFT JOIN icons i ON i.id = f.icon_id
@@ -136,7 +136,7 @@ extension StoreReader {
     public func feedCounters(account: Int64) throws(StoreError) -> [(id: Int64, total: Int, unread: Int)] {
         var counters: [(id: Int64, total: Int, unread: Int)] = []
         try database.statement("""
-            SELECT u.id, f.entry_count, f.entry_count - u.read_count
+            SELECT u.id, f.entry_count - u.hidden_count, f.entry_count - u.read_count - u.hidden_count
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 ORDER BY u.id
             """).query([.integer(account)]) { row in
             counters.append((row.int64(at: 0), Int(row.int64(at: 1)), Int(row.int64(at: 2))))
@@ -148,7 +148,7 @@ extension StoreReader {
     public func subscriptionCounts(_ id: Int64, account: Int64) throws(StoreError) -> EntryCounts? {
         var counts: EntryCounts?
         try database.statement("""
-            SELECT f.entry_count, f.entry_count - u.read_count
+            SELECT f.entry_count - u.hidden_count, f.entry_count - u.read_count - u.hidden_count
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.id = ?1 AND u.account_id = ?2
             """).query([.integer(id), .integer(account)]) { row in
             counts = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
@@ -162,7 +162,7 @@ extension StoreReader {
     public func uncategorizedCounts(account: Int64) throws(StoreError) -> (feeds: Int, unread: Int) {
         var counts = (feeds: 0, unread: 0)
         try database.statement("""
-            SELECT count(*), coalesce(sum(f.entry_count - u.read_count), 0)
+            SELECT count(*), coalesce(sum(f.entry_count - u.read_count - u.hidden_count), 0)
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 AND u.category_id IS NULL
             """).query([.integer(account)]) { row in counts = (Int(row.int64(at: 0)), Int(row.int64(at: 1))) }
         return counts
@@ -173,7 +173,7 @@ extension StoreReader {
     public func accountCounts(_ account: Int64) throws(StoreError) -> EntryCounts {
         var counts = EntryCounts(entries: 0, unread: 0)
         try database.statement("""
-            SELECT coalesce(sum(f.entry_count), 0), coalesce(sum(f.entry_count - u.read_count), 0)
+            SELECT coalesce(sum(f.entry_count - u.hidden_count), 0), coalesce(sum(f.entry_count - u.read_count - u.hidden_count), 0)
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1
             """).query([.integer(account)]) { row in
             counts = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
@@ -198,8 +198,8 @@ extension StoreReader {
     public func categories(account: Int64) throws(StoreError) -> [CategorySummary] {
         var categories: [CategorySummary] = []
         try database.statement("""
-            SELECT c.id, c.name, c.hide_globally, count(u.id), coalesce(sum(f.entry_count - u.read_count), 0),
-                   coalesce(sum(f.entry_count), 0)
+            SELECT c.id, c.name, c.hide_globally, count(u.id), coalesce(sum(f.entry_count - u.read_count - u.hidden_count), 0),
+                   coalesce(sum(f.entry_count - u.hidden_count), 0)
             FROM categories c LEFT JOIN subscriptions u ON u.category_id = c.id LEFT JOIN feeds f ON f.id = u.feed_id
             WHERE c.account_id = ?1 GROUP BY c.id ORDER BY c.name COLLATE NOCASE
             """).query([.integer(account)]) { row in
@@ -230,7 +230,7 @@ extension StoreReader {
                                    AND m.read = 1) AS unread
                 FROM entry_state st CROSS JOIN entry_sources s ON s.entry_id = st.entry_id
                 CROSS JOIN subscriptions u ON u.feed_id = s.feed_id AND u.account_id = ?1
-                WHERE st.sources > 1 AND st.removed = 0
+                WHERE st.sources > 1 AND st.removed = 0 AND \(AccountScope.notHidden(account: "?1"))
                 GROUP BY \(group) HAVING count(*) > 1
             )\(byCategory ? " WHERE category_id IS NOT NULL GROUP BY category_id" : "")
             """).query([.integer(account)]) { row in

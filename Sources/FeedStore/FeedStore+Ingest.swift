@@ -33,12 +33,15 @@ extension FeedStore {
         let countSource = try database.statement(
             "UPDATE entry_state SET sources = sources + 1, feed_id = coalesce(feed_id, ?2) WHERE entry_id = ?1")
         var counts = IngestCounts()
+        // The live entries of this document, for whoever subscribes next (DESIGN §12: the latest document).
+        var documentEntries: [Int64] = []
         for (index, entry) in feed.entries.enumerated() {
             let key = feed.keys[index], fingerprint = feed.fingerprints[index]
             // Most entries of a cold poll are new: try the insert first, look up only on a conflict.
             if let id = try insert(entry, key: key, feedID: feed.feedID, fingerprint: fingerprint, seenAt: seenAt) {
                 try addSource.run([.integer(feed.feedID), .integer(id), SQLValue(entry.guid)])
                 try counters.entryChanged(id, primaryFeed: feed.feedID, sources: 1, by: 1)
+                documentEntries.append(id)
                 counts.new += 1
                 continue
             }
@@ -47,6 +50,7 @@ extension FeedStore {
                 found = (row.int64(at: 0), row.int64(at: 1), row.int64(at: 2) != 0)
             }
             guard let existing = found else { continue }
+            if !existing.isRemoved { documentEntries.append(existing.id) }
             try addSource.run([.integer(feed.feedID), .integer(existing.id), SQLValue(entry.guid)])
             if database.changes > 0 {
                 // Another feed carried it first: this feed is now a source too.
@@ -60,6 +64,8 @@ extension FeedStore {
                 counts.updated += 1
             }
         }
+        try database.statement("UPDATE feeds SET latest_entries = ?2 WHERE id = ?1")
+            .run([.integer(feed.feedID), .text("[" + documentEntries.map(String.init).joined(separator: ",") + "]")])
         if counts.new > 0 || counts.seenInAnotherFeed > 0 {
             try database.statement("UPDATE feeds SET newest_entry_at = max(coalesce(newest_entry_at, 0), ?2) WHERE id = ?1")
                 .run([.integer(feed.feedID), .integer(seenAt)])

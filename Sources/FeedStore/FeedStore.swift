@@ -64,8 +64,9 @@ public actor FeedStore {
                 try subscribe.run([.integer(account), .text(feed.url), SQLValue(feed.title), SQLValue(categoryID), seconds])
                 guard database.changes == 1 else { continue }
                 added += 1
-                // A feed its other followers had all disabled is fetched again for this one.
                 if !isNewFeed, let feedID = try database.integer("SELECT id FROM feeds WHERE url = ?1", [.text(feed.url)]) {
+                    try showLatestDocumentOnly(feed: feedID, account: account, now: Int64(now.timeIntervalSince1970))
+                    // A feed its other followers had all disabled is fetched again for this one.
                     try updateFetching(feedID)
                 }
             }

@@ -457,6 +457,17 @@ enum Migrations {
         ) WITHOUT ROWID;
         CREATE INDEX page_readers_by_entry ON page_readers(entry_id);
         """),
+        // 22: entries hidden from one account (DESIGN §12): the backlog of a stored feed older than its
+        // latest document, when the account subscribes (what it would have got subscribing alone). A
+        // hidden mark is neither read nor unread; `hidden_count` keeps it out of the subscription's
+        // counts as `read_count` does for reads. `latest_entries` (a JSON array of entry ids) is the
+        // feed's latest stored document; a feed stored before this step has none and hides nothing.
+        Step(sql: """
+        ALTER TABLE entry_marks ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX entry_marks_hidden ON entry_marks(account_id, entry_id) WHERE hidden = 1;
+        ALTER TABLE subscriptions ADD COLUMN hidden_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN latest_entries TEXT;
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

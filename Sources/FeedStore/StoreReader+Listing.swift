@@ -117,6 +117,7 @@ extension StoreReader {
                      UNION SELECT entry_id FROM entry_marks WHERE account_id = ?3 AND starred = 1) own
                     CROSS JOIN entry_state st ON st.entry_id = own.entry_id
                     """
+                conditions.append(AccountScope.notHidden(account: "?3"))
             } else {
                 from = "entry_state st"
                 conditions.append(AccountScope.visible(account: "?3"))

@@ -196,4 +196,68 @@ import Testing
         #expect(try titles(reader, ArticleFilter(account: ann)) == ["Story 1", "Story 2", "Story 3"])
         await #expect(throws: StoreError.self) { try await store.removeAccount(id: bea) }
     }
+
+    /// Following a feed already stored shows its latest document, not the backlog others gathered
+    /// (DESIGN §12); a later subscription whose document carries a hidden entry brings it back; an
+    /// entry hidden from one account is hidden from its counts too, and the kept counts are the counted.
+    @Test func aNewFollowerSeesTheLatestDocumentNotTheBacklog() async throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        let (a, b) = ("https://a.example/feed", "https://b.example/feed")
+        try await store.addFeeds([.init(url: a, title: "A"), .init(url: b, title: "B")], account: ann)
+        var feeds: [String: Int64] = [:]
+        try reader.database.statement("SELECT url, id FROM feeds").query { feeds[$0.text(at: 0)!] = $0.int64(at: 1) }
+        func story(_ n: Int) -> IncomingEntry { entry("https://news.example/\(n)", title: "Story \(n)", published: Double(n) * day) }
+        func document(_ url: String, _ stories: [Int]) async throws {
+            try await store.ingest([IncomingFeed(feedID: feeds[url]!, entries: stories.map(story))], now: now)
+        }
+        try await document(a, [1, 2])
+        try await document(b, [2, 3])
+        try await document(a, [5, 2])  // story 1 has left a's document: backlog
+
+        let bea = try #require(try await store.addAccount(name: "Bea", passwordHash: "", isAdmin: false, now: now))
+        try await store.addFeeds([.init(url: a, title: "A")], account: bea)
+        #expect(try titles(reader, ArticleFilter(account: bea)) == ["Story 2", "Story 5"])
+        #expect(try titles(reader, ArticleFilter(account: bea, unreadOnly: true)) == ["Story 2", "Story 5"])
+        #expect(try reader.accountCounts(bea) == EntryCounts(entries: 2, unread: 2))
+        #expect(try reader.feeds(account: bea).map { [$0.unread, $0.total] } == [[2, 2]])
+        #expect(try titles(reader, ArticleFilter(account: ann)) == ["Story 1", "Story 2", "Story 3", "Story 5"],
+                "the backlog is still everyone else's")
+        let story1 = try #require(try reader.articles(ArticleFilter(account: ann, search: "\"Story 1\"")).articles.first?.id)
+        #expect(try reader.article(id: story1, account: bea) == nil)
+        #expect(try await store.mark(ids: [story1], account: bea, read: true) == 0, "a hidden entry cannot be marked")
+        var unreadIDs = EntryListing(account: bea)
+        (unreadIDs.read, unreadIDs.order, unreadIDs.limit) = (false, .id, .max)
+        #expect(try reader.entryIDs(unreadIDs).count == 2)
+
+        // b's latest document carries story 1: following b brings it back, in a's counts too.
+        try await document(b, [1, 2, 3])
+        try await store.addFeeds([.init(url: b, title: "B")], account: bea)
+        #expect(try titles(reader, ArticleFilter(account: bea)) == ["Story 1", "Story 2", "Story 3", "Story 5"])
+        #expect(try reader.feeds(account: bea).map { [$0.unread, $0.total] } == [[3, 3], [3, 3]])
+        #expect(try reader.accountCounts(bea) == EntryCounts(entries: 4, unread: 4))
+
+        // Cal follows b, then a: story 1 (now in b's document) stays; story 2 is read through b first.
+        let cal = try #require(try await store.addAccount(name: "Cal", passwordHash: "", isAdmin: false, now: now))
+        try await document(b, [3])
+        try await store.addFeeds([.init(url: b, title: "B")], account: cal)
+        let story2 = try #require(try reader.articles(ArticleFilter(account: ann, search: "\"Story 2\"")).articles.first?.id)
+        #expect(try titles(reader, ArticleFilter(account: cal)) == ["Story 3"], "b's backlog (1, 2) hidden")
+        try await store.addFeeds([.init(url: a, title: "A")], account: cal)
+        #expect(try titles(reader, ArticleFilter(account: cal)) == ["Story 2", "Story 3", "Story 5"])
+        #expect(try await store.mark(ids: [story2], account: cal, read: true) == 1)
+        #expect(try reader.accountCounts(cal) == EntryCounts(entries: 3, unread: 2))
+
+        let kept = try [ann, bea, cal].map { account in
+            [try reader.accountCounts(account).entries, try reader.accountCounts(account).unread]
+                + (try reader.feeds(account: account).flatMap { [$0.unread, $0.total] })
+        }
+        try await store.recountCounters()
+        let counted = try [ann, bea, cal].map { account in
+            [try reader.accountCounts(account).entries, try reader.accountCounts(account).unread]
+                + (try reader.feeds(account: account).flatMap { [$0.unread, $0.total] })
+        }
+        #expect(kept == counted, "kept = counted")
+    }
 }
