@@ -12,6 +12,8 @@ public struct StoredAccount: Sendable, Equatable {
     public var updatedAt: Date
     /// When a password (or Fever key) last logged it in afresh; nil before the first login.
     public var lastLoginAt: Date?
+    /// Its reading preferences, as a JSON object (the service reads them: `AccountSettings`).
+    public var settings: String = "{}"
 
     /// Whether it can log in with a password: the first account has none until `user set` gives it one.
     public var hasPassword: Bool { !passwordHash.isEmpty }
@@ -64,6 +66,16 @@ extension FeedStore {
             if !isAdmin { try requireAnotherAdmin(than: id) }
             try database.statement("UPDATE accounts SET admin = ?2, updated_at = ?3 WHERE id = ?1")
                 .run([.integer(id), SQLValue(isAdmin), .integer(Int64(now.timeIntervalSince1970))])
+            guard database.changes == 1 else { throw StoreError(.notFound, message: "no user with id \(id)") }
+        }
+    }
+
+    /// Replaces account `id`'s reading preferences (a JSON object the service has checked).
+    /// - Throws: `StoreError.Kind.notFound` when there is no such account.
+    public func setSettings(_ settings: String, account id: Int64, now: Date = Date()) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            try database.statement("UPDATE accounts SET settings = ?2, updated_at = ?3 WHERE id = ?1")
+                .run([.integer(id), .text(settings), .integer(Int64(now.timeIntervalSince1970))])
             guard database.changes == 1 else { throw StoreError(.notFound, message: "no user with id \(id)") }
         }
     }
@@ -190,10 +202,11 @@ extension FeedStore {
                       isAdmin: row.int64(at: 3) != 0, feverKey: row.text(at: 4),
                       createdAt: Date(timeIntervalSince1970: Double(row.int64(at: 5))),
                       updatedAt: Date(timeIntervalSince1970: Double(row.int64(at: 6))),
-                      lastLoginAt: row.optionalInt64(at: 7).map { Date(timeIntervalSince1970: Double($0)) })
+                      lastLoginAt: row.optionalInt64(at: 7).map { Date(timeIntervalSince1970: Double($0)) },
+                      settings: row.text(at: 8) ?? "{}")
     }
 
-    static let accountColumns = "id, name, password_hash, admin, fever_key, created_at, updated_at, last_login_at"
+    static let accountColumns = "id, name, password_hash, admin, fever_key, created_at, updated_at, last_login_at, settings"
 }
 
 extension StoreReader {

@@ -468,6 +468,11 @@ enum Migrations {
         ALTER TABLE subscriptions ADD COLUMN hidden_count INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE feeds ADD COLUMN latest_entries TEXT;
         """),
+        // 23: an account's reading preferences (Miniflux's user settings: theme, language, time zone,
+        // …), a JSON object of those that differ from the defaults; the service knows their rules.
+        Step(sql: """
+        ALTER TABLE accounts ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

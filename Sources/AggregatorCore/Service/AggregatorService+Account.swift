@@ -33,6 +33,8 @@ public struct AccountSummary: Sendable, Equatable {
     /// Its feeds and their unread entries.
     public var feeds: Int
     public var unread: Int
+    /// Its reading preferences (Miniflux's user settings).
+    public var settings = AccountSettings()
 
     public var identity: AccountIdentity { AccountIdentity(id: id, name: name, isAdmin: isAdmin) }
 }
@@ -89,7 +91,7 @@ extension AggregatorService {
                            updatedAt: account.updatedAt, lastLoginAt: account.lastLoginAt,
                            hasPassword: account.hasPassword, feverEnabled: account.feverKey != nil,
                            tokens: tokens[account.id] ?? 0, feeds: counts[account.id]?.feeds ?? 0,
-                           unread: counts[account.id]?.unread ?? 0)
+                           unread: counts[account.id]?.unread ?? 0, settings: AccountSettings(stored: account.settings))
         }
     }
 

@@ -1,3 +1,4 @@
+import ControlProtocol
 import FeedStore
 import Foundation
 
@@ -6,9 +7,11 @@ public struct AccountChanges: Sendable, Equatable {
     public var name: String?
     public var password: String?
     public var isAdmin: Bool?
+    /// Reading preferences to change, by key (`AccountSettings.keys`).
+    public var settings: [String: JSONValue]
 
-    public init(name: String? = nil, password: String? = nil, isAdmin: Bool? = nil) {
-        (self.name, self.password, self.isAdmin) = (name, password, isAdmin)
+    public init(name: String? = nil, password: String? = nil, isAdmin: Bool? = nil, settings: [String: JSONValue] = [:]) {
+        (self.name, self.password, self.isAdmin, self.settings) = (name, password, isAdmin, settings)
     }
 }
 
@@ -66,6 +69,12 @@ extension AggregatorService {
         if changes.isAdmin == true, !requesterIsAdmin {
             throw .invalidArgument("only administrators can change permissions of standard users")
         }
+        // Every value is checked before anything changes: a refused setting changes nothing.
+        var settings = target.settings
+        try settings.apply(changes.settings)
+        if let password = changes.password, password.count < Self.minimumPasswordLength {
+            throw .invalidArgument("the password must be at least \(Self.minimumPasswordLength) characters")
+        }
         if let name = changes.name, name.lowercased() != target.name.lowercased() || name != target.name {
             _ = try await renameAccount(target.name, to: name)
         }
@@ -75,6 +84,10 @@ extension AggregatorService {
         }
         if let isAdmin = changes.isAdmin, isAdmin != target.isAdmin {
             try await write { try await $0.setAdmin(isAdmin, account: id) }
+        }
+        if settings != target.settings {
+            let text = settings.storedText
+            try await write { try await $0.setSettings(text, account: id) }
         }
         return try await accountSummary(target.identity)
     }

@@ -11,7 +11,9 @@ extension MinifluxAPI {
     }
 
     func users(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        MinifluxJSON.response(.array(try await service.users(by: request.account).map(MinifluxJSON.user)))
+        // By name, as Miniflux lists them.
+        let users = try await service.users(by: request.account).sorted { $0.name.lowercased() < $1.name.lowercased() }
+        return MinifluxJSON.response(.array(users.map(MinifluxJSON.user)))
     }
 
     /// `{"username", "password", "is_admin"}`: 201 with the new user; 400 when the name is taken.
@@ -54,6 +56,10 @@ extension MinifluxAPI {
         if let admin = body["is_admin"], !admin.isNull {
             guard let flag = admin.bool else { throw MinifluxError("is_admin must be true or false") }
             changes.isAdmin = flag
+        }
+        // The settings sent (the Go client sends every key, null for those it leaves alone).
+        for key in AccountSettings.keys {
+            if let value = body[key], !value.isNull { changes.settings[key] = value }
         }
         let user = try await service.updateUser(id: id, changes, by: request.account)
         return MinifluxJSON.response(MinifluxJSON.user(user), status: 201)

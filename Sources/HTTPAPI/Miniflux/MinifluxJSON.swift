@@ -21,15 +21,14 @@ enum MinifluxJSON {
     static let noContent = HTTPResponse(status: 204)
 
     /// A user as Miniflux writes one; the settings we do not keep yet are Miniflux's defaults.
+    /// Miniflux's user object: the account, and its settings (defaults filled in).
     static func user(_ account: AccountSummary) -> JSONValue {
-        [
+        var object = account.settings.all
+        object.merge([
             "id": .from(account.id), "username": .string(account.name), "is_admin": .bool(account.isAdmin),
-            "theme": "light_serif",
-            "language": "en_US", "timezone": "UTC", "entry_sorting_direction": "desc", "entry_sorting_order": "published_at",
-            "entries_per_page": 100, "keyboard_shortcuts": true, "show_reading_time": true, "entry_swipe": true,
-            "stylesheet": "", "google_id": "", "openid_connect_id": "", "display_mode": "standalone",
-            "last_login_at": timestamp(account.lastLoginAt),
-        ]
+            "google_id": "", "openid_connect_id": "", "last_login_at": timestamp(account.lastLoginAt),
+        ]) { $1 }
+        return .object(object)
     }
 
     static func timestamp(_ date: Date?) -> JSONValue {

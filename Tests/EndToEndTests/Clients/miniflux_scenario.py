@@ -163,4 +163,25 @@ try:
 except miniflux.AccessUnauthorized:
     pass
 
+# Reading preferences are kept and echoed, with Miniflux's defaults and its rules for values.
+me = client.me()
+check((me["theme"], me["entry_sorting_direction"], me["entries_per_page"], me["mark_read_on_view"])
+      == ("light_serif", "asc", 100, True), f"default settings: {me}")
+changed = client.update_user(me["id"], theme="dark_serif", timezone="Europe/Paris", entries_per_page=25,
+                             external_font_hosts="  fonts.example.org  ", custom_js="alert('hi');",
+                             block_filter_entry_rules="EntryTitle=(?i)sponsored")
+check((changed["theme"], changed["timezone"], changed["entries_per_page"], changed["external_font_hosts"])
+      == ("dark_serif", "Europe/Paris", 25, "fonts.example.org"), f"update_user echoes: {changed}")
+for refused in [{"theme": "invalid_theme"}, {"timezone": "Mars/Olympus"}, {"entries_per_page": 0},
+                {"external_font_hosts": "'self' *"}, {"block_filter_entry_rules": "Title=x"},
+                {"keep_filter_entry_rules": "EntryTitle=("}, {"is_admin": "yes"}]:
+    try:
+        client.update_user(me["id"], **refused)
+        check(False, f"update_user({refused}) is refused")
+    except miniflux.BadRequest:
+        pass
+again = client.me()
+check((again["theme"], again["custom_js"], again["block_filter_entry_rules"])
+      == ("dark_serif", "alert('hi');", "EntryTitle=(?i)sponsored"), f"kept after refusals: {again}")
+
 print(json.dumps({"starred": item1["id"], "read": item2_many["id"]}))
