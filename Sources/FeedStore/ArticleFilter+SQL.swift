@@ -102,7 +102,11 @@ extension ArticleFilter {
     /// A feed's or a category's entries are reached from its sources, which lists them in order, rather
     /// than collecting them into a temporary list first. An entry may come twice (two of the category's
     /// feeds carry it): the caller keeps one.
-    func bulkSelection(binding values: inout [SQLValue]) throws(StoreError) -> (from: String, conditions: [String]) {
+    /// - Parameter ownEntriesFirst: an account-wide selection starts from the account's own entries
+    ///   (its feeds' sources and its starred marks) rather than stepping over every stored entry: for
+    ///   an account following a small part of the store (marking 100,000 entries of 1,000,000 read
+    ///   took 7 s by the walk).
+    func bulkSelection(binding values: inout [SQLValue], ownEntriesFirst: Bool = false) throws(StoreError) -> (from: String, conditions: [String]) {
         var rest = self
         let from: String
         var conditions: [String] = []
@@ -119,6 +123,14 @@ extension ArticleFilter {
             conditions.append("u.account_id = ?\(values.count - 1)")
             conditions.append("u.category_id = (SELECT id FROM categories WHERE account_id = ?\(values.count - 1) AND name = ?\(values.count))")
             rest.category = nil
+        } else if ownEntriesFirst, !uncategorized {
+            values.append(.integer(account))
+            from = """
+                (SELECT s.entry_id AS id FROM subscriptions u CROSS JOIN entry_sources s ON s.feed_id = u.feed_id
+                 WHERE u.account_id = ?\(values.count)
+                 UNION SELECT entry_id FROM entry_marks INDEXED BY entry_marks_starred WHERE account_id = ?\(values.count) AND starred = 1) own
+                CROSS JOIN entry_state st ON st.entry_id = own.id
+                """
         } else {
             from = "entry_state st"
         }

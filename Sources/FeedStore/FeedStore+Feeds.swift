@@ -184,6 +184,7 @@ extension StoreReader {
             SELECT count(*), coalesce(sum(m.read = 0), 0)
             FROM entry_marks m INDEXED BY entry_marks_starred JOIN entry_state st ON st.entry_id = m.entry_id
             WHERE m.account_id = ?1 AND m.starred = 1 AND st.removed = 0
+              AND coalesce(st.feed_id NOT IN (SELECT feed_id FROM subscriptions WHERE account_id = ?1), 1)
               AND NOT EXISTS (SELECT 1 FROM entry_sources s CROSS JOIN subscriptions u ON u.feed_id = s.feed_id
                               WHERE s.entry_id = m.entry_id AND u.account_id = ?1)
             """).query([.integer(account)]) { row in

@@ -24,7 +24,10 @@ extension FeedStore {
     @discardableResult
     public func mark(_ filter: ArticleFilter, read: Bool? = nil, starred: Bool? = nil) throws(StoreError) -> Int {
         var values: [SQLValue] = []
-        let selection = try filter.bulkSelection(binding: &values)
+        let accountWide = filter.feedID == nil && filter.category == nil && !filter.uncategorized
+        var ownEntriesFirst = false
+        if accountWide { ownEntriesFirst = try StoreReader.share(of: filter.account, in: database) < 0.2 }
+        let selection = try filter.bulkSelection(binding: &values, ownEntriesFirst: ownEntriesFirst)
         return try setFlags(account: filter.account, read: read, starred: starred, from: selection.from,
                             where: selection.conditions, values: values)
     }

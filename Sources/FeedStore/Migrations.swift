@@ -473,6 +473,13 @@ enum Migrations {
         Step(sql: """
         ALTER TABLE accounts ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
         """),
+        // 24: the date index of the state rows carries what a walk asks of each row (its first feed
+        // and how many feeds carry it): an account's page walked past everyone else's entries
+        // without reading their rows (500 feeds of 5,000 at 1,000,000 entries: 5.4 → 1.0 ms).
+        Step(sql: """
+        DROP INDEX entry_state_by_sort;
+        CREATE INDEX entry_state_by_sort ON entry_state(sort_at, entry_id, feed_id, sources) WHERE removed = 0;
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

@@ -109,6 +109,18 @@ import Testing
         #expect(page.total == 3 && page.entries.map(\.article.title) == ["Story 4", "Story 2"])
         listing.read = false
         #expect(try reader.entries(listing).total == 2)
+        // Her share of the store is between 2 and 20 %: her first pages come from a walk of the date
+        // index. Below 2 %, from her own entries, sorted; her account-wide mark starts from them too.
+        #expect(try reader.entries(listing).entries.map(\.article.title) == ["Story 4", "Story 2"])
+        try await store.ingest([IncomingFeed(feedID: feeds["https://b.example/feed"]!, entries: (100..<300).map {
+            entry("https://news.example/\($0)", title: "Story \($0)", published: Double($0) * day)
+        })], now: now)
+        #expect(try StoreReader.share(of: bea, in: reader.database) < 0.02)
+        #expect(try reader.entries(listing).entries.map(\.article.title) == ["Story 4", "Story 2"])
+        #expect(try await store.mark(ArticleFilter(account: bea), read: true) == 2)
+        #expect(try reader.accountCounts(bea) == EntryCounts(entries: 3, unread: 0))
+        #expect(try reader.accountCounts(ann).unread == 233, "hers only")
+        #expect(try await store.mark(ArticleFilter(account: bea), read: false) == 3)
         // Unsubscribed from a, her starred story 1 stays hers.
         let beasA = try #require(try reader.feeds(account: bea).first { $0.url == "https://a.example/feed" }?.id)
         try await store.removeFeed(id: beasA, account: bea)
