@@ -149,7 +149,7 @@ enum QueryBench {
         }
     }
 
-    private static func fill(_ store: FeedStore, databasePath: String, entries: Int, vocabulary: Vocabulary) async throws {
+    static func fill(_ store: FeedStore, databasePath: String, entries: Int, vocabulary: Vocabulary) async throws {
         let feedCount = 5000
         try await store.addFeeds((0..<feedCount).map {
             FeedStore.NewFeed(url: "https://feeds\($0 % 400).example/\($0).xml", title: "Feed \($0)",

@@ -18,12 +18,22 @@ if arguments.count == 3, arguments[1] == "sanitize" {
     try SanitizeBench.run(farm: arguments[2])
     exit(0)
 }
+if arguments.count == 6, arguments[1] == "subscribe" {
+    try await SubscribeBench.run(databasePath: arguments[2], urlsPath: arguments[3], accounts: Int(arguments[4]) ?? 1,
+                                 perAccount: Int(arguments[5]) ?? 0)
+    exit(0)
+}
+if arguments.count == 3, arguments[1] == "accounts" {
+    try await AccountsBench.run(databasePath: arguments[2])
+    exit(0)
+}
 if arguments.count == 4, arguments[1] == "queries" {
     try await QueryBench.run(databasePath: arguments[2], entries: Int(arguments[3]) ?? 1_000_000)
     exit(0)
 }
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data(("usage: storebench FARM DB | storebench queries DB ENTRIES | storebench sanitize FARM\n"
+    FileHandle.standardError.write(Data(("usage: storebench FARM DB | storebench queries DB ENTRIES | storebench accounts DB | storebench sanitize FARM\n"
+        + "       storebench subscribe DB URLS ACCOUNTS PER_ACCOUNT\n"
         + "       storebench front-end DB TOKEN PATH [SECONDS] [TASKS]\n").utf8))
     exit(2)
 }
