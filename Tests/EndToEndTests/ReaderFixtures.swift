@@ -4,6 +4,9 @@ import TestSupport
 extension ServedDaemon {
     /// A daemon subscribed to the test server's 250-item feed (category News) and a feed that
     /// cross-posts one of its items (no category), both fetched: what the reader-app tests read.
+    /// A second account, "neighbour", follows both feeds too (shared with the first), in a category
+    /// of its own, and has read and starred every entry: the tests' figures of the first account
+    /// show that none of that reaches it (DESIGN §12).
     static func withReaderFeeds(_ server: FeedTestServer) async throws -> ServedDaemon {
         let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"])
         for (url, category) in [(server.url("/many.xml"), ["--category", "News"]), (server.url("/crosspost.xml"), [])] {
@@ -12,6 +15,13 @@ extension ServedDaemon {
         }
         let refreshed = try daemon.ctl(["refresh", "--wait"])
         guard refreshed.output.contains("2 ok") else { throw TestSupportError("refresh: \(refreshed.output) \(refreshed.error)") }
+        let neighbour = ["--user", "neighbour"]
+        for command in [["user", "add", "neighbour"], neighbour + ["add", server.url("/many.xml"), "--category", "Elsewhere"],
+                        neighbour + ["add", server.url("/crosspost.xml"), "--category", "Elsewhere"],
+                        neighbour + ["read", "--all"], neighbour + ["star", "--all"]] {
+            let done = try daemon.ctl(command, input: "neighbour-password\n")
+            guard done.status == 0 else { throw TestSupportError("\(command.joined(separator: " ")): \(done.error)") }
+        }
         return daemon
     }
 }

@@ -60,8 +60,11 @@ public final class ServedDaemon: @unchecked Sendable {  // immutable after init
         return String(csrf)
     }
 
-    /// Creates the account (name, password) and returns a new API token.
+    /// Gives the first account (a new server's "admin", which the CLI acts as) this name and password,
+    /// and returns a new API token of it. (The first account is renamed first: once another account
+    /// has a password, `user set` of a new name makes a new account instead.)
     public func createAccount(name: String = "owner", password: String = "correct horse battery") throws -> String {
+        if name.lowercased() != "admin" { _ = try ctl(["user", "rename", "admin", name]) }
         let set = try ctl(["user", "set", name], input: password + "\n")
         guard set.status == 0 else { throw TestSupportError("user set failed: \(set.error)") }
         let token = try ctl(["token", "create"])
