@@ -75,12 +75,12 @@ extension ArticleFilter {
         if unreadOnly { conditions.append("NOT " + AccountScope.marked(.read, account: account())) }
         if starredOnly { conditions.append(AccountScope.marked(.starred, account: account())) }
         if globallyVisibleOnly {
-            // Visible when any feed carrying it is outside the account's hidden categories (Miniflux keeps
+            // Visible when any feed carrying it is not hidden, itself or by its category (Miniflux keeps
             // a copy per feed, and the copy of a visible feed shows): the first feed decides most entries,
             // against the few hidden feeds collected once; only a cross-post looks further.
             let hiddenFeeds = """
-                SELECT u.feed_id FROM subscriptions u JOIN categories c ON c.id = u.category_id
-                WHERE u.account_id = \(account()) AND c.hide_globally = 1
+                SELECT u.feed_id FROM subscriptions u LEFT JOIN categories c ON c.id = u.category_id
+                WHERE u.account_id = \(account()) AND (u.hide_globally = 1 OR coalesce(c.hide_globally, 0) = 1)
                 """
             conditions.append("""
                 (coalesce(st.feed_id NOT IN (\(hiddenFeeds)), 1)

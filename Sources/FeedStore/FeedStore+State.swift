@@ -90,3 +90,40 @@ extension FeedStore {
         }
     }
 }
+
+extension FeedStore {
+    /// Hides every entry the account has read and not starred (Miniflux's "flush history"): gone
+    /// from all its listings and counts, as a backlog it never subscribed to is; still stored for
+    /// everyone else. A hidden entry is neither read nor unread: its read is counted out of the
+    /// subscriptions' read counts and into their hidden counts.
+    /// - Returns: how many entries it hid.
+    @discardableResult
+    public func flushHistory(account: Int64, now: Date = Date()) throws(StoreError) -> Int {
+        try database.transaction { () throws(StoreError) -> Int in
+            try database.execute("""
+                CREATE TEMP TABLE IF NOT EXISTS flushed (entry_id INTEGER PRIMARY KEY);
+                DELETE FROM temp.flushed;
+                """)
+            try database.statement("""
+                INSERT INTO temp.flushed SELECT entry_id FROM entry_marks
+                WHERE account_id = ?1 AND read = 1 AND starred = 0 AND hidden = 0
+                """).run([.integer(account)])
+            var perFeed: [(feed: Int64, count: Int64)] = []
+            try database.statement("""
+                SELECT s.feed_id, count(*) FROM temp.flushed t JOIN entry_sources s ON s.entry_id = t.entry_id GROUP BY s.feed_id
+                """).query { row in perFeed.append((row.int64(at: 0), row.int64(at: 1))) }
+            let move = try database.statement("""
+                UPDATE subscriptions SET read_count = read_count - ?3, hidden_count = hidden_count + ?3
+                WHERE account_id = ?1 AND feed_id = ?2
+                """)
+            for (feed, count) in perFeed {
+                try move.run([.integer(account), .integer(feed), .integer(count)])
+            }
+            try database.statement("""
+                UPDATE entry_marks SET read = 0, hidden = 1, changed_at = ?2
+                WHERE account_id = ?1 AND entry_id IN (SELECT entry_id FROM temp.flushed)
+                """).run([.integer(account), .integer(Int64(now.timeIntervalSince1970))])
+            return Int(try database.integer("SELECT count(*) FROM temp.flushed") ?? 0)
+        }
+    }
+}

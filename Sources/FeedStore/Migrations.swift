@@ -480,6 +480,11 @@ enum Migrations {
         DROP INDEX entry_state_by_sort;
         CREATE INDEX entry_state_by_sort ON entry_state(sort_at, entry_id, feed_id, sources) WHERE removed = 0;
         """),
+        // 25: an account can keep one feed out of its global listings (Miniflux's feed `hide_globally`),
+        // as it can a whole category.
+        Step(sql: """
+        ALTER TABLE subscriptions ADD COLUMN hide_globally INTEGER NOT NULL DEFAULT 0;
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

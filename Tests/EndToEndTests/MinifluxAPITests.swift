@@ -102,6 +102,17 @@ import Testing
         #expect(try json("/v1/categories/\(news)", ["-X", "PUT", "-d", "{}"]).0 == 400)
         let (made, created) = try json("/v1/categories", ["-X", "POST", "-d", #"{"title": "Quiet", "hide_globally": true}"#])
         #expect(made == 201 && created["hide_globally"] as? Bool == true, "\(created)")
+        // A feed hidden on its own: with News hidden, the crosspost feed (uncategorized) was all the
+        // global listing had; hidden too, nothing is left there.
+        let feedList = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/feeds", auth).body.utf8)) as? [[String: Any]]
+        let crosspost = try #require(feedList?.first { ($0["feed_url"] as? String)?.hasSuffix("/crosspost.xml") == true }?["id"] as? Int)
+        let (changed, feed) = try json("/v1/feeds/\(crosspost)", ["-X", "PUT", "-d", #"{"hide_globally": true}"#])
+        #expect(changed == 201 && feed["hide_globally"] as? Bool == true, "\(feed)")
+        #expect(try json("/v1/entries?limit=1&globally_visible=true").1["total"] as? Int == 0)
+        #expect(try json("/v1/entries?limit=1").1["total"] as? Int == 251, "still listed where not global")
+        #expect(try json("/v1/feeds/\(crosspost)", ["-X", "PUT", "-d", #"{"crawler": true}"#]).0 == 400, "a setting not kept is refused")
+        #expect(try json("/v1/feeds/\(crosspost)", ["-X", "PUT", "-d", #"{"hide_globally": false}"#]).1["hide_globally"] as? Bool == false)
+        #expect(try json("/v1/entries?limit=1&globally_visible=true").1["total"] as? Int == 2)
     }
 
     /// A starred entry stays when its feed is removed; apps read `entry.feed` unchecked, so it still
@@ -122,6 +133,31 @@ import Testing
         let feed = try #require((kept as? [String: Any])?["feed"] as? [String: Any], "\(kept)")
         #expect(feed["id"] as? Int == 0 && feed["title"] as? String == "Removed feed" && feed["category"] != nil, "\(feed)")
         #expect((kept as? [String: Any])?["starred"] as? Bool == true)
+    }
+
+    /// Flushing the history hides the account's read entries but the starred ones, from every
+    /// listing and count; the neighbour who read and starred everything keeps all of it.
+    @Test func flushingTheHistoryHidesReadEntriesButTheStarred() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon.withReaderFeeds(server)
+        defer { daemon.stop() }
+        let auth = ["-H", "X-Auth-Token: \(try daemon.createAccount(name: "alice", password: password))"]
+        func object(_ path: String, _ arguments: [String] = []) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(try daemon.curl(path, auth + arguments).body.utf8)) as? [String: Any])
+        }
+        let unread = try #require(try object("/v1/entries?status=unread&limit=3")["entries"] as? [[String: Any]])
+        let ids = unread.compactMap { $0["id"] as? Int }
+        let before = try object("/v1/entries?status=unread")["total"] as? Int
+        #expect(try daemon.curl("/v1/entries", auth + ["-X", "PUT", "-d", #"{"entry_ids":[\#(ids[0]),\#(ids[1])],"status":"read"}"#]).status == 204)
+        #expect(try daemon.curl("/v1/entries/\(ids[1])/bookmark", auth + ["-X", "PUT"]).status == 204)
+        #expect(try daemon.curl("/v1/flush-history", auth + ["-X", "DELETE"]).status == 202)
+        #expect(try daemon.curl("/v1/flush-history", auth + ["-X", "PUT"]).status == 202, "again: nothing left to flush")
+        let read = try object("/v1/entries?status=read")
+        #expect(read["total"] as? Int == 1 && (read["entries"] as? [[String: Any]])?.first?["id"] as? Int == ids[1], "the starred one stays")
+        #expect(try daemon.curl("/v1/entries/\(ids[0])", auth).status == 404)
+        #expect(try object("/v1/entries?status=unread")["total"] as? Int == (before ?? 0) - 2, "the unread ones stay unread")
+        #expect(try daemon.ctl(["--user", "neighbour", "show", String(ids[0])]).status == 0, "still the neighbour's")
     }
 
     @Test func badInputGetsA400ThatNamesTheParameter() async throws {

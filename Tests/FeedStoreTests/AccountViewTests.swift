@@ -127,6 +127,28 @@ import Testing
         #expect(try titles(reader, ArticleFilter(account: bea)) == ["Story 1", "Story 4"])
     }
 
+    /// Flushing the history hides what the account read but did not star, from its listings and
+    /// counts only; what counts as read moves to hidden, and the kept counts stay the counted.
+    @Test func flushingTheHistoryHidesWhatTheAccountReadButNotStarred() async throws {
+        let (fixture, bea, _) = try await twoReaders()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        let ids = try reader.articles(ArticleFilter(account: ann), sort: .oldest).articles.map(\.id)  // stories 1, 2, 3
+        try await store.mark(ids: [ids[0], ids[1]], account: ann, read: true)
+        try await store.mark(ids: [ids[1]], account: ann, starred: true)
+        try await store.mark(ids: [ids[0]], account: bea, read: true)
+        #expect(try await store.flushHistory(account: ann) == 1)
+        #expect(try titles(reader, ArticleFilter(account: ann)) == ["Story 2", "Story 3"])
+        #expect(try reader.accountCounts(ann) == EntryCounts(entries: 2, unread: 1))
+        #expect(try reader.feeds(account: ann).map { [$0.unread, $0.total] } == [[0, 1], [1, 2]])
+        #expect(try titles(reader, ArticleFilter(account: bea)) == ["Story 1", "Story 2", "Story 4"], "Bea's are hers")
+        #expect(try reader.article(id: ids[0], account: bea)?.isRead == true)
+        #expect(try await store.flushHistory(account: ann) == 0)
+        let kept = try reader.feeds(account: ann).map { [$0.unread, $0.total] }
+        try await store.recountCounters()
+        #expect(try reader.feeds(account: ann).map { [$0.unread, $0.total] } == kept, "kept = counted")
+    }
+
     @Test func anotherAccountsIdsAreNotFoundAndChangeNothing() async throws {
         let (fixture, bea, _) = try await twoReaders()
         let store = fixture.store

@@ -44,6 +44,13 @@ extension AggregatorService {
         }
     }
 
+    /// Hides the account's read, unstarred entries from all its listings (its history emptied, as
+    /// Miniflux's "flush history"); others see them as before. Returns how many it hid.
+    @discardableResult
+    public func flushHistory(for account: AccountIdentity) async throws(AggregatorError) -> Int {
+        try await write { try await $0.flushHistory(account: account.id) }
+    }
+
     /// Calls `onArticle` with each article `query` selects that is stored from now on, in the order
     /// stored, until the calling task is cancelled. Woken by the store's events: while nothing is
     /// stored it costs nothing, however many watch.

@@ -119,6 +119,13 @@ extension MinifluxAPI {
         return MinifluxJSON.noContent
     }
 
+    /// Hides the account's read entries (not the starred ones) from every listing: 202, as Miniflux
+    /// answers (it removes them in the background; here it is done before the answer).
+    func flushHistory(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        try await service.flushHistory(for: request.account)
+        return HTTPResponse(status: 202)
+    }
+
     // MARK: - Listing
 
     /// `{"total", "entries"}` for the filters of the query (within a feed or category of the route).

@@ -30,14 +30,20 @@ extension MinifluxAPI {
             category = try await service.categories(for: request.account).map(\.name)
                 .min { $0.localizedCaseInsensitiveCompare($1) == .orderedAscending }
         }
+        let (disabled, hideGlobally) = (try Self.flag("disabled", body), try Self.flag("hide_globally", body))
+        try Self.refuseSettingsNotKept(body)
         let added = try await service.addFeed(url: url, category: category, for: request.account)
         // A failed first fetch does not undo the subscription: the feed shows its error and is retried.
         _ = try? await service.refresh([.id(added.feed.id)], wait: true, for: request.account)
+        if disabled == true || hideGlobally == true {
+            _ = try await service.updateFeed(.id(added.feed.id), title: nil, category: nil, disabled: disabled,
+                                             hideGlobally: hideGlobally, for: request.account)
+        }
         return MinifluxJSON.response(["feed_id": .from(added.feed.id)], status: 201)
     }
 
     /// Miniflux's feed modification: `title`, `category_id`, `feed_url` (another feed subscribed there is
-    /// a 400), `site_url` and `disabled` are applied. Miniflux's other fields are feed settings we do not
+    /// a 400), `site_url`, `disabled` and `hide_globally` are applied. Miniflux's other fields are feed settings we do not
     /// have yet: the value we already have (the default) is accepted, any other is a 400 naming the
     /// field, never silently ignored. Fields Miniflux does not take (`id`, `checked_at`, …) are ignored.
     func updateFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
@@ -53,26 +59,35 @@ extension MinifluxAPI {
         let url = try text("feed_url")
         if let url, url.isEmpty { throw MinifluxError("feed_url must not be empty") }
         let siteURL = try text("site_url")
-        var disabled: Bool?
-        if let value = body["disabled"], !value.isNull {
-            guard let flag = value.bool else { throw MinifluxError("disabled must be true or false") }
-            disabled = flag
-        }
+        let (disabled, hideGlobally) = (try Self.flag("disabled", body), try Self.flag("hide_globally", body))
         var categoryName: String?
         if let value = body["category_id"], !value.isNull {
             categoryName = try await self.categoryName(value, request) ?? ""  // "": filed under no category
         }
-        for (name, value) in body.sorted(by: { $0.key < $1.key }) where Self.keptLaterFeedFields.contains(name) {
-            guard Self.isDefaultFeedSetting(value) else {
-                throw MinifluxError("\(name) cannot be changed here yet (only title, category_id, feed_url, site_url "
-                    + "and disabled are kept)")
-            }
-        }
-        let feed = title == nil && categoryName == nil && url == nil && siteURL == nil && disabled == nil
+        try Self.refuseSettingsNotKept(body)
+        let feed = title == nil && categoryName == nil && url == nil && siteURL == nil && disabled == nil && hideGlobally == nil
             ? try await service.feed(.id(id), for: request.account)
             : try await service.updateFeed(.id(id), title: title, category: categoryName, url: url, siteURL: siteURL,
-                                           disabled: disabled, for: request.account)
+                                           disabled: disabled, hideGlobally: hideGlobally, for: request.account)
         return MinifluxJSON.response(MinifluxJSON.feed(feed, user: request.account.id), status: 201)
+    }
+
+    /// A boolean field of the body, nil when absent or null.
+    private static func flag(_ name: String, _ body: [String: JSONValue]) throws(MinifluxError) -> Bool? {
+        guard let value = body[name], !value.isNull else { return nil }
+        guard let flag = value.bool else { throw MinifluxError("\(name) must be true or false") }
+        return flag
+    }
+
+    /// A 400 naming the first of Miniflux's feed settings we do not keep yet that asks for anything but
+    /// the default: never silently ignored, at creation or change.
+    private static func refuseSettingsNotKept(_ body: [String: JSONValue]) throws(MinifluxError) {
+        for (name, value) in body.sorted(by: { $0.key < $1.key }) where keptLaterFeedFields.contains(name) {
+            guard isDefaultFeedSetting(value) else {
+                throw MinifluxError("\(name) cannot be set here yet (title, category_id, feed_url, site_url, disabled "
+                    + "and hide_globally are kept)")
+            }
+        }
     }
 
     /// Miniflux's feed settings we do not keep yet (its `FeedModificationRequest`). Other fields are
@@ -81,7 +96,7 @@ extension MinifluxAPI {
         "description", "scraper_rules", "rewrite_rules", "blocklist_rules", "urlrewrite_rules", "keeplist_rules",
         "block_filter_entry_rules", "keep_filter_entry_rules", "crawler", "ignore_entry_updates", "user_agent", "cookie",
         "username", "password", "no_media_player", "ignore_http_cache", "allow_self_signed_certificates",
-        "fetch_via_proxy", "hide_globally", "disable_http2", "proxy_url",
+        "fetch_via_proxy", "disable_http2", "proxy_url",
     ]
 
     /// Whether a setting we keep none of holds what we answer for it: null, "", false or 0.

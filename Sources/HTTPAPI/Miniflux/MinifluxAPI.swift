@@ -59,6 +59,9 @@ struct MinifluxAPI: Sendable {
         ("POST", "/v1/entries/{entryID}/save", { _, request in try saveEntry(request) }),
         ("GET", "/v1/integrations/status", { _, _ in MinifluxJSON.response(["has_integrations": false]) }),
         ("PUT", "/v1/users/{userID}/mark-all-as-read", { api, request in try await api.markEverythingRead(request) }),
+        // PUT from Miniflux's Go client, DELETE from its Python one: Miniflux takes both.
+        ("PUT", "/v1/flush-history", { api, request in try await api.flushHistory(request) }),
+        ("DELETE", "/v1/flush-history", { api, request in try await api.flushHistory(request) }),
         ("GET", "/v1/users", { api, request in try await api.users(request) }),
         ("POST", "/v1/users", { api, request in try await api.createUser(request) }),
         ("GET", "/v1/users/{userID}", { api, request in try await api.user(request) }),

@@ -20,7 +20,6 @@ enum MinifluxJSON {
 
     static let noContent = HTTPResponse(status: 204)
 
-    /// A user as Miniflux writes one; the settings we do not keep yet are Miniflux's defaults.
     /// Miniflux's user object: the account, and its settings (defaults filled in).
     static func user(_ account: AccountSummary) -> JSONValue {
         var object = account.settings.all
@@ -61,7 +60,7 @@ enum MinifluxJSON {
             "block_filter_entry_rules": "", "keep_filter_entry_rules": "", "urlrewrite_rules": "",
             "user_agent": "", "cookie": "", "username": "", "password": "",
             "disabled": .bool(feed.status == .disabled), "no_media_player": false, "ignore_http_cache": false,
-            "allow_self_signed_certificates": false, "fetch_via_proxy": false, "hide_globally": false,
+            "allow_self_signed_certificates": false, "fetch_via_proxy": false, "hide_globally": .bool(feed.hideGlobally),
             "disable_http2": false, "pushover_enabled": false, "ntfy_enabled": false, "crawler": false,
             "ignore_entry_updates": false, "apprise_service_urls": "", "webhook_url": "", "ntfy_priority": 0,
             "ntfy_topic": "", "pushover_priority": 0, "proxy_url": "",

@@ -32,6 +32,8 @@ extension WebUI {
             query.starredOnly = true
         case .history:
             (title, section) = ("History", "history")
+            extra = page.button("Flush history (hide every read entry but the starred)", action: "/history/flush",
+                                fields: [("back", http.path)])
         case .search:
             searchText = String((http.queryValue("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(500))
             title = searchText.isEmpty ? "Search" : "Search: \(searchText)"
@@ -247,6 +249,11 @@ extension WebUI {
     func markUncategorizedRead(_ request: WebRequest) async throws -> HTTPResponse {
         _ = try await service.mark(.matching(ArticleQuery(uncategorized: true, unreadOnly: true)), read: true, starred: nil, for: request.account)
         return done(request, fallback: "/unread")
+    }
+
+    func flushHistory(_ request: WebRequest) async throws -> HTTPResponse {
+        try await service.flushHistory(for: request.account)
+        return done(request, fallback: "/history")
     }
 
     func markFeedRead(_ request: WebRequest) async throws -> HTTPResponse {

@@ -32,6 +32,7 @@ struct WebUI: Sendable {
         ("GET", "/unread", { web, request in try await web.listing(request, kind: .unread) }),
         ("GET", "/starred", { web, request in try await web.listing(request, kind: .starred) }),
         ("GET", "/history", { web, request in try await web.listing(request, kind: .history) }),
+        ("POST", "/history/flush", { web, request in try await web.flushHistory(request) }),
         ("GET", "/search", { web, request in try await web.listing(request, kind: .search) }),
         ("GET", "/uncategorized", { web, request in try await web.listing(request, kind: .uncategorized) }),
         ("POST", "/uncategorized/mark-read", { web, request in try await web.markUncategorizedRead(request) }),
