@@ -38,6 +38,8 @@ public struct FeedSummary: Sendable, Equatable {
     public var isCategoryHidden = false
     /// Whether the account keeps this feed out of its global listings (Miniflux's feed `hide_globally`).
     public var hideGlobally = false
+    /// The account's selector of the article in the feed's pages (Miniflux's `scraper_rules`), if any.
+    public var scraperRules: String?
 
     public init(id: Int64, url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil,
                 categoryID: Int64? = nil, status: FeedStatus = .ok, lastError: String? = nil, errorCount: Int = 0,
@@ -112,7 +114,7 @@ extension StoreReader {
             SELECT u.id, f.url, coalesce(u.title, f.title), f.site_url, c.name,
                    CASE WHEN u.disabled THEN 'disabled' ELSE f.status END, f.last_error, f.error_count,
                    f.entry_count - u.read_count - u.hidden_count, f.entry_count - u.hidden_count, f.checked_at, f.next_check_at, u.category_id, f.newest_entry_at,
-                   i.id, i.digest, coalesce(c.hide_globally, 0), u.hide_globally
+                   i.id, i.digest, coalesce(c.hide_globally, 0), u.hide_globally, u.scraper_rules
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id LEFT JOIN categories c ON c.id = u.category_id
             LEFT JOIN icons i ON i.id = f.icon_id
             WHERE \(conditions.joined(separator: " AND "))
@@ -130,6 +132,7 @@ extension StoreReader {
             if let iconID = row.optionalInt64(at: 14) { feeds[feeds.count - 1].icon = IconReference(id: iconID, digest: row.text(at: 15) ?? "") }
             feeds[feeds.count - 1].isCategoryHidden = row.int64(at: 16) != 0
             feeds[feeds.count - 1].hideGlobally = row.int64(at: 17) != 0
+            feeds[feeds.count - 1].scraperRules = row.text(at: 18)
         }
         return feeds
     }
@@ -304,7 +307,8 @@ extension FeedStore {
     /// is its one follower.
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
     public func updateFeed(id: Int64, account: Int64, title: String? = nil, category: String? = nil, url: String? = nil,
-                           siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil) throws(StoreError) {
+                           siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
+                           scraperRules: String? = nil) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             let feedID = try feedID(ofSubscription: id, account: account)
             if url != nil || siteURL != nil,
@@ -325,6 +329,10 @@ extension FeedStore {
             if let siteURL {
                 try database.statement("UPDATE feeds SET site_url = ?2 WHERE id = ?1")
                     .run([.integer(feedID), SQLValue(siteURL.isEmpty ? nil : siteURL)])
+            }
+            if let scraperRules {
+                try database.statement("UPDATE subscriptions SET scraper_rules = ?2 WHERE id = ?1")
+                    .run([.integer(id), SQLValue(scraperRules.isEmpty ? nil : scraperRules)])
             }
             if let hideGlobally {
                 try database.statement("UPDATE subscriptions SET hide_globally = ?2 WHERE id = ?1").run([.integer(id), SQLValue(hideGlobally)])

@@ -485,6 +485,10 @@ enum Migrations {
         Step(sql: """
         ALTER TABLE subscriptions ADD COLUMN hide_globally INTEGER NOT NULL DEFAULT 0;
         """),
+        // 26: an account's selector of a feed's article content (Miniflux's `scraper_rules`, DESIGN §15).
+        Step(sql: """
+        ALTER TABLE subscriptions ADD COLUMN scraper_rules TEXT;
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

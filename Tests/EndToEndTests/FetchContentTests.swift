@@ -56,5 +56,21 @@ import Testing
 
         // Not an entry of the asker's, or not there: 404.
         #expect(try daemon.curl("/v1/entries/999999/fetch-content", beaAuth).status == 404)
+
+        // Bea's scraper rules for her feed choose the article on its pages, for her alone.
+        let beasFeeds = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/feeds", beaAuth).body.utf8))
+        let beasFeed = try #require(((beasFeeds as? [[String: Any]])?.first)?["id"] as? Int)
+        #expect(try daemon.curl("/v1/feeds/\(beasFeed)", beaAuth + ["-X", "PUT", "-d", #"{"scraper_rules": "div > p"}"#]).status == 400)
+        let ruled = try daemon.curl("/v1/feeds/\(beasFeed)", beaAuth + ["-X", "PUT", "-d", #"{"scraper_rules": "section.comments"}"#])
+        #expect(ruled.status == 201 && ruled.body.contains(#""scraper_rules":"section.comments""#), "\(ruled.body)")
+        let comments = try daemon.curl("/v1/entries/\(id)/fetch-content?update_content=true", beaAuth).body
+        #expect(comments.contains("First comment") && !comments.contains("Paragraph 1"), "\(comments)")
+        #expect(try daemon.curl("/v1/entries/\(id)", beaAuth).body.contains("First comment"))
+        let annsAgain = try daemon.curl("/v1/entries/\(id)/fetch-content", annAuth).body
+        #expect(annsAgain.contains("Paragraph 1") && !annsAgain.contains("First comment"), "Ann's is the page's article still")
+        #expect(try daemon.curl("/entry/\(id)", ["-b", jar]).body.contains("Paragraph 1 of the whole story"))
+        #expect(try daemon.curl("/v1/feeds/\(beasFeed)", beaAuth + ["-X", "PUT", "-d", #"{"scraper_rules": "div.missing"}"#]).status == 201)
+        let nothing = try daemon.curl("/v1/entries/\(id)/fetch-content", beaAuth)
+        #expect(nothing.status >= 400 && nothing.body.contains("select nothing"), "\(nothing.status) \(nothing.body)")
     }
 }

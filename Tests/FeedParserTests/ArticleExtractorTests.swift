@@ -166,3 +166,41 @@ struct ArticlePage: CustomStringConvertible, Sendable {
         #expect(!article.html.contains("Beyond the cut."))
     }
 }
+
+/// A feed's scraper rules (`ContentSelector`): the elements they select are the article.
+@Suite struct ContentSelectorTests {
+    let page = """
+        <html><head><title>A page</title></head><body>
+        <div class="top"><p>Menu and things</p></div>
+        <div class="post body" id="story"><p>Short.</p><p>Second <a href="/more">part</a>.</p>
+          <div class="post"><p>Nested post, inside the first.</p></div></div>
+        <section><p class="note">A note.</p></section>
+        <div class="post"><script>alert(1)</script><p>Another post.</p></div>
+        </body></html>
+        """
+
+    private func text(_ selector: String) throws -> String? {
+        ArticleExtractor.extract(html: page, pageURL: "https://example.org/a/", selector: try ContentSelector(selector))
+            .map { HTMLText.plainText(fromHTML: $0.html) }
+    }
+
+    @Test func selectsByTagClassIdAndDescendant() throws {
+        let posts = try #require(try text("div.post"))
+        #expect(posts.contains("Short.") && posts.contains("Nested post") && posts.contains("Another post."))
+        #expect(!posts.contains("Menu") && !posts.contains("alert"), "only what is selected, sanitized")
+        #expect(posts.components(separatedBy: "Nested post").count == 2, "an element inside another selected one comes once")
+        #expect(try text("#story p")?.contains("Second part.") == true)
+        let both = try #require(try text("section .note, .top"))
+        let (menu, note) = (try #require(both.range(of: "Menu and things")), try #require(both.range(of: "A note.")))
+        #expect(menu.lowerBound < note.lowerBound, "alternatives in document order")
+        #expect(try text("div.missing") == nil, "nothing selected: no article")
+        let linked = try #require(ArticleExtractor.extract(html: page, pageURL: "https://example.org/a/", selector: try ContentSelector("#story")))
+        #expect(linked.html.contains("https://example.org/more"), "addresses made absolute")
+    }
+
+    @Test func refusesWhatItDoesNotUnderstand() {
+        for selector in ["div > p", "a[href]", "p:first-child", "", "div,", "p ~ p", String(repeating: "a ", count: 600)] {
+            #expect(throws: ContentSelectorError.self, "\(selector)") { try ContentSelector(selector) }
+        }
+    }
+}

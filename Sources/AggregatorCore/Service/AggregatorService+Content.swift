@@ -9,17 +9,27 @@ extension AggregatorService {
     /// The main text of entry `id`'s page, as `account` asks for it: extracted once per entry (a page
     /// another account fetched is not fetched again) with our readability algorithm, sanitized. With
     /// `update`, `account` sees it instead of the feed's content from now on; other accounts do not.
+    /// When the account gave the entry's feed scraper rules, they choose the article instead: that
+    /// extraction is the account's alone (its own content of the entry, with `update`), never kept
+    /// for others.
     public func fetchContent(entryID id: Int64, update: Bool, for account: AccountIdentity) async throws(AggregatorError)
         -> String {
         let entry = try await self.entry(id: id, for: account)  // another account's: not found
+        if let feedID = entry.article.feedID, let rules = try await feed(.id(feedID), for: account).scraperRules,
+           !rules.isEmpty {
+            let content = try await extractedArticle(at: try Self.pageURL(of: entry.article), rules: rules, for: account)
+            if update {
+                guard try await write({ try await $0.editEntry(id: id, title: nil, content: content, account: account.id) }) else {
+                    throw .notFound("no entry with id \(id)")
+                }
+            }
+            return content
+        }
         let content: String
         if let kept = try await read({ try $0.page(entryID: id) }) {
             content = kept
         } else {
-            guard let url = entry.article.url, ["http", "https"].contains(URLComponents(string: url)?.scheme?.lowercased() ?? "") else {
-                throw .failed("entry \(id) links to no web page to fetch")
-            }
-            content = try await extractedArticle(at: url, for: account)
+            content = try await extractedArticle(at: try Self.pageURL(of: entry.article), for: account)
             guard try await write({ try await $0.keepPage(entryID: id, content: content) }) else {
                 throw .notFound("no entry with id \(id)")
             }
@@ -28,9 +38,26 @@ extension AggregatorService {
         return content
     }
 
+    /// The entry's web page, if it links to one over HTTP(S).
+    private static func pageURL(of article: Article) throws(AggregatorError) -> String {
+        guard let url = article.url, ["http", "https"].contains(URLComponents(string: url)?.scheme?.lowercased() ?? "") else {
+            throw .failed("entry \(article.id) links to no web page to fetch")
+        }
+        return url
+    }
+
     /// Fetches the page at `url` under the feeds' limits and the account's address rule, and extracts
-    /// its article.
-    private func extractedArticle(at url: String, for account: AccountIdentity) async throws(AggregatorError) -> String {
+    /// its article (the elements `rules` select, when given).
+    private func extractedArticle(at url: String, rules: String? = nil,
+                                  for account: AccountIdentity) async throws(AggregatorError) -> String {
+        var selector: ContentSelector?
+        if let rules {
+            do {
+                selector = try ContentSelector(rules)
+            } catch {
+                throw .invalidArgument("scraper rules: \(error.description)")
+            }
+        }
         let refusal = try await addressRefusal(for: account)
         let response: FetchResponse
         do {
@@ -40,8 +67,9 @@ extension AggregatorService {
         }
         // Pages say their encoding in a header or a <meta>; most are UTF-8, and the extractor reads text.
         let html = String(decoding: response.body, as: UTF8.self)
-        guard let article = ArticleExtractor.extract(html: html, pageURL: response.finalURL) else {
-            throw .failed("no article found on \(response.finalURL)")
+        guard let article = ArticleExtractor.extract(html: html, pageURL: response.finalURL, selector: selector) else {
+            throw .failed(rules.map { "the scraper rules \($0) select nothing on \(response.finalURL)" }
+                ?? "no article found on \(response.finalURL)")
         }
         return article.html
     }

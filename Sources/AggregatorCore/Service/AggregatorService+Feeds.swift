@@ -63,15 +63,25 @@ extension AggregatorService {
 
     /// Renames a feed and/or files it under another category ("" for none); also (the Miniflux API)
     /// moves it to another feed URL (http(s), not one already subscribed) or site URL, or disables or
-    /// enables it, or keeps it out of the global listings (`hideGlobally`). The scheduler is woken when
-    /// the feed is to be fetched again.
+    /// enables it, keeps it out of the global listings (`hideGlobally`), or sets the selector of its
+    /// pages' article (`scraperRules`, "" for none). The scheduler is woken when the feed is to be
+    /// fetched again.
     public func updateFeed(_ reference: FeedReference, title: String?, category: String?, url: String? = nil,
                            siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
+                           scraperRules: String? = nil,
                            for account: AccountIdentity) async throws(AggregatorError) -> FeedSummary {
-        guard title != nil || category != nil || url != nil || siteURL != nil || disabled != nil || hideGlobally != nil else {
+        guard title != nil || category != nil || url != nil || siteURL != nil || disabled != nil || hideGlobally != nil
+            || scraperRules != nil else {
             throw .invalidArgument("give a new title and/or category")
         }
         let id = try await feedID(reference, for: account)
+        if let scraperRules, !scraperRules.isEmpty {
+            do {
+                _ = try ContentSelector(scraperRules)
+            } catch {
+                throw .invalidArgument("scraper rules: \(error.description)")
+            }
+        }
         if let url {
             guard let components = URLComponents(string: url), components.host?.isEmpty == false,
                   ["http", "https"].contains(components.scheme?.lowercased() ?? "") else {
@@ -89,7 +99,8 @@ extension AggregatorService {
             } catch {}
         }
         try await write { try await $0.updateFeed(id: id, account: account.id, title: title, category: category, url: url,
-                                                  siteURL: siteURL, disabled: disabled, hideGlobally: hideGlobally) }
+                                                  siteURL: siteURL, disabled: disabled, hideGlobally: hideGlobally,
+                                                  scraperRules: scraperRules) }
         if url != nil || disabled == false { scheduler.wake() }
         return try await feed(.id(id), for: account)
     }

@@ -31,19 +31,23 @@ extension MinifluxAPI {
                 .min { $0.localizedCaseInsensitiveCompare($1) == .orderedAscending }
         }
         let (disabled, hideGlobally) = (try Self.flag("disabled", body), try Self.flag("hide_globally", body))
+        let scraperRules = try Self.text("scraper_rules", body)
         try Self.refuseSettingsNotKept(body)
+        if let scraperRules, !scraperRules.isEmpty {
+            do { _ = try ContentSelector(scraperRules) } catch { throw MinifluxError("scraper_rules: \(error.description)") }
+        }
         let added = try await service.addFeed(url: url, category: category, for: request.account)
         // A failed first fetch does not undo the subscription: the feed shows its error and is retried.
         _ = try? await service.refresh([.id(added.feed.id)], wait: true, for: request.account)
-        if disabled == true || hideGlobally == true {
+        if disabled == true || hideGlobally == true || scraperRules?.isEmpty == false {
             _ = try await service.updateFeed(.id(added.feed.id), title: nil, category: nil, disabled: disabled,
-                                             hideGlobally: hideGlobally, for: request.account)
+                                             hideGlobally: hideGlobally, scraperRules: scraperRules, for: request.account)
         }
         return MinifluxJSON.response(["feed_id": .from(added.feed.id)], status: 201)
     }
 
     /// Miniflux's feed modification: `title`, `category_id`, `feed_url` (another feed subscribed there is
-    /// a 400), `site_url`, `disabled` and `hide_globally` are applied. Miniflux's other fields are feed settings we do not
+    /// a 400), `site_url`, `disabled`, `hide_globally` and `scraper_rules` are applied. Miniflux's other fields are feed settings we do not
     /// have yet: the value we already have (the default) is accepted, any other is a 400 naming the
     /// field, never silently ignored. Fields Miniflux does not take (`id`, `checked_at`, …) are ignored.
     func updateFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
@@ -60,16 +64,27 @@ extension MinifluxAPI {
         if let url, url.isEmpty { throw MinifluxError("feed_url must not be empty") }
         let siteURL = try text("site_url")
         let (disabled, hideGlobally) = (try Self.flag("disabled", body), try Self.flag("hide_globally", body))
+        let scraperRules = try Self.text("scraper_rules", body)
         var categoryName: String?
         if let value = body["category_id"], !value.isNull {
             categoryName = try await self.categoryName(value, request) ?? ""  // "": filed under no category
         }
         try Self.refuseSettingsNotKept(body)
-        let feed = title == nil && categoryName == nil && url == nil && siteURL == nil && disabled == nil && hideGlobally == nil
+        let changesNothing = title == nil && categoryName == nil && url == nil && siteURL == nil && disabled == nil
+            && hideGlobally == nil && scraperRules == nil
+        let feed = changesNothing
             ? try await service.feed(.id(id), for: request.account)
             : try await service.updateFeed(.id(id), title: title, category: categoryName, url: url, siteURL: siteURL,
-                                           disabled: disabled, hideGlobally: hideGlobally, for: request.account)
+                                           disabled: disabled, hideGlobally: hideGlobally, scraperRules: scraperRules,
+                                           for: request.account)
         return MinifluxJSON.response(MinifluxJSON.feed(feed, user: request.account.id), status: 201)
+    }
+
+    /// A text field of the body, nil when absent or null.
+    private static func text(_ name: String, _ body: [String: JSONValue]) throws(MinifluxError) -> String? {
+        guard let value = body[name], !value.isNull else { return nil }
+        guard let text = value.string else { throw MinifluxError("\(name) must be a string") }
+        return text
     }
 
     /// A boolean field of the body, nil when absent or null.
@@ -84,8 +99,8 @@ extension MinifluxAPI {
     private static func refuseSettingsNotKept(_ body: [String: JSONValue]) throws(MinifluxError) {
         for (name, value) in body.sorted(by: { $0.key < $1.key }) where keptLaterFeedFields.contains(name) {
             guard isDefaultFeedSetting(value) else {
-                throw MinifluxError("\(name) cannot be set here yet (title, category_id, feed_url, site_url, disabled "
-                    + "and hide_globally are kept)")
+                throw MinifluxError("\(name) cannot be set here yet (title, category_id, feed_url, site_url, disabled, "
+                    + "hide_globally and scraper_rules are kept)")
             }
         }
     }
@@ -93,7 +108,7 @@ extension MinifluxAPI {
     /// Miniflux's feed settings we do not keep yet (its `FeedModificationRequest`). Other fields are
     /// ignored, as Go's JSON decoding ignores them: an app may send back the whole feed object it got.
     static let keptLaterFeedFields: Set<String> = [
-        "description", "scraper_rules", "rewrite_rules", "blocklist_rules", "urlrewrite_rules", "keeplist_rules",
+        "description", "rewrite_rules", "blocklist_rules", "urlrewrite_rules", "keeplist_rules",
         "block_filter_entry_rules", "keep_filter_entry_rules", "crawler", "ignore_entry_updates", "user_agent", "cookie",
         "username", "password", "no_media_player", "ignore_http_cache", "allow_self_signed_certificates",
         "fetch_via_proxy", "disable_http2", "proxy_url",

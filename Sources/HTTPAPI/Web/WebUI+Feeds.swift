@@ -137,6 +137,8 @@ extension WebUI {
             <label for="category">Category (empty for none)</label>
             <input id="category" name="category" list="category-names" value="\(escaped(feed.category ?? ""))" maxlength="200">
             <datalist id="category-names">\(page.categories.map { "<option value=\"\(escaped($0.name))\">" }.joined())</datalist>
+            <label for="scraper-rules">Article selector for "Fetch original content" (CSS: tags, #id, .class; empty: found by itself)</label>
+            <input id="scraper-rules" name="scraper_rules" value="\(escaped(feed.scraperRules ?? ""))" maxlength="1000" size="50">
             <p><button>Save</button> <a href="\(link("/feeds"))">Cancel</a></p></form>
             <p class="muted">Address: \(escaped(feed.url))</p>
             """
@@ -146,8 +148,10 @@ extension WebUI {
     func updateFeed(_ request: WebRequest) async throws -> HTTPResponse {
         let title = (request.form.value("title") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let category = (request.form.value("category") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let rules = (request.form.value("scraper_rules") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard title.count <= 500, category.count <= 200 else { throw WebError("the title or category is too long") }
-        _ = try await service.updateFeed(.id(try request.id()), title: title.isEmpty ? nil : title, category: category, for: request.account)
+        _ = try await service.updateFeed(.id(try request.id()), title: title.isEmpty ? nil : title, category: category,
+                                         scraperRules: rules, for: request.account)
         return redirect(to: "/feeds?notice=updated", request.http)
     }
 

@@ -29,8 +29,10 @@ public enum ArticleExtractor {
     /// Less readable text than this is no article (a tweet is 280).
     static let minimumTextLength = 140
 
-    /// The main article of `html`, a page fetched from `pageURL`, or nil when the page has none.
-    public static func extract(html: String, pageURL: String) -> ExtractedArticle? {
+    /// The main article of `html`, a page fetched from `pageURL`, or nil when the page has none. With a
+    /// `selector` (a feed's scraper rules), the elements it selects are the article, whatever their
+    /// length; nil when it selects nothing.
+    public static func extract(html: String, pageURL: String, selector: ContentSelector? = nil) -> ExtractedArticle? {
         let bytes = cut(html, to: maximumInputBytes)
         guard bytes.contains(where: { !FastText.isASCIIWhitespace($0) }) else { return nil }
         let parsed = bytes.withUnsafeBufferPointer { buffer in
@@ -43,6 +45,7 @@ public enum ArticleExtractor {
         guard let root = element("html", in: document.pointee.children) else { return nil }
         let head = PageHead(html: root, pageURL: pageURL)
         guard let body = element("body", in: root.pointee.children) else { return nil }
+        if let selector { return extract(from: body, head: head, selector: selector) }
         // Each attempt keeps more than the one before, as Readability retries when it found nothing.
         for attempt in Attempt.all {
             if let article = extract(from: body, head: head, attempt: attempt) { return article }
@@ -91,6 +94,17 @@ public enum ArticleExtractor {
         guard textLength >= minimumTextLength, isProse(text) else { return nil }
         let title = head.title ?? roots.lazy.compactMap { tree.firstHeading(below: $0) }.first
         return ExtractedArticle(title: title, html: html, textLength: textLength)
+    }
+
+    private static func extract(from body: xmlNodePtr, head: PageHead, selector: ContentSelector) -> ExtractedArticle? {
+        let tree = PageTree(root: body, keepsForms: true)
+        let roots = selector.roots(in: tree)
+        guard !roots.isEmpty else { return nil }
+        var writer = ArticleHTMLWriter(tree: tree, baseURL: head.baseURL)
+        for root in roots { writer.write(root) }
+        let html = HTMLSanitizer.sanitize(writer.html, baseURL: head.baseURL)
+        let title = head.title ?? roots.lazy.compactMap { tree.firstHeading(below: $0) }.first
+        return ExtractedArticle(title: title, html: html, textLength: HTMLText.plainText(fromHTML: html).count)
     }
 
     /// Mostly letters (in any script): not symbols, digits or the U+FFFD of text that failed to decode.
