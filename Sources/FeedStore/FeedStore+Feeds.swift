@@ -40,6 +40,9 @@ public struct FeedSummary: Sendable, Equatable {
     public var hideGlobally = false
     /// The account's selector of the article in the feed's pages (Miniflux's `scraper_rules`), if any.
     public var scraperRules: String?
+    /// The account's filter rules for the feed (Miniflux's `blocklist_rules`, `keeplist_rules`), if any.
+    public var blocklistRules: String?
+    public var keeplistRules: String?
 
     public init(id: Int64, url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil,
                 categoryID: Int64? = nil, status: FeedStatus = .ok, lastError: String? = nil, errorCount: Int = 0,
@@ -114,7 +117,7 @@ extension StoreReader {
             SELECT u.id, f.url, coalesce(u.title, f.title), f.site_url, c.name,
                    CASE WHEN u.disabled THEN 'disabled' ELSE f.status END, f.last_error, f.error_count,
                    f.entry_count - u.read_count - u.hidden_count, f.entry_count - u.hidden_count, f.checked_at, f.next_check_at, u.category_id, f.newest_entry_at,
-                   i.id, i.digest, coalesce(c.hide_globally, 0), u.hide_globally, u.scraper_rules
+                   i.id, i.digest, coalesce(c.hide_globally, 0), u.hide_globally, u.scraper_rules, u.blocklist_rules, u.keeplist_rules
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id LEFT JOIN categories c ON c.id = u.category_id
             LEFT JOIN icons i ON i.id = f.icon_id
             WHERE \(conditions.joined(separator: " AND "))
@@ -133,6 +136,7 @@ extension StoreReader {
             feeds[feeds.count - 1].isCategoryHidden = row.int64(at: 16) != 0
             feeds[feeds.count - 1].hideGlobally = row.int64(at: 17) != 0
             feeds[feeds.count - 1].scraperRules = row.text(at: 18)
+            (feeds[feeds.count - 1].blocklistRules, feeds[feeds.count - 1].keeplistRules) = (row.text(at: 19), row.text(at: 20))
         }
         return feeds
     }

@@ -35,6 +35,8 @@ extension FeedStore {
         var counts = IngestCounts()
         // The live entries of this document, for whoever subscribes next (DESIGN §12: the latest document).
         var documentEntries: [Int64] = []
+        // Entries new to this feed, for its followers' filter rules.
+        var arrived: [(id: Int64, entry: IncomingEntry)] = []
         for (index, entry) in feed.entries.enumerated() {
             let key = feed.keys[index], fingerprint = feed.fingerprints[index]
             // Most entries of a cold poll are new: try the insert first, look up only on a conflict.
@@ -42,6 +44,7 @@ extension FeedStore {
                 try addSource.run([.integer(feed.feedID), .integer(id), SQLValue(entry.guid)])
                 try counters.entryChanged(id, primaryFeed: feed.feedID, sources: 1, by: 1)
                 documentEntries.append(id)
+                arrived.append((id, entry))
                 counts.new += 1
                 continue
             }
@@ -55,7 +58,10 @@ extension FeedStore {
             if database.changes > 0 {
                 // Another feed carried it first: this feed is now a source too.
                 try countSource.run([.integer(existing.id), .integer(feed.feedID)])
-                if !existing.isRemoved { try counters.sourceAdded(existing.id, feed: feed.feedID) }
+                if !existing.isRemoved {
+                    try counters.sourceAdded(existing.id, feed: feed.feedID)
+                    arrived.append((existing.id, entry))
+                }
                 counts.seenInAnotherFeed += 1
             } else if existing.isRemoved || existing.fingerprint == fingerprint {
                 counts.unchanged += 1
@@ -64,6 +70,7 @@ extension FeedStore {
                 counts.updated += 1
             }
         }
+        if !arrived.isEmpty { try applyRules(feed: feed.feedID, to: arrived) }
         try database.statement("UPDATE feeds SET latest_entries = ?2 WHERE id = ?1")
             .run([.integer(feed.feedID), .text("[" + documentEntries.map(String.init).joined(separator: ",") + "]")])
         if counts.new > 0 || counts.seenInAnotherFeed > 0 {

@@ -6,11 +6,14 @@ public actor FeedStore {
     public nonisolated let path: String
     let database: Database
     private let checkpointer: Checkpointer
+    /// Judges entries by the accounts' filter rules as they arrive (none: rules are kept, not applied).
+    let entryRules: (any EntryRules)?
 
     /// Opens the database at `path`, creating it and applying migrations as needed.
     /// - Throws: `StoreError` saying what is wrong with the file and what to do.
-    public init(path: String) throws(StoreError) {
+    public init(path: String, entryRules: (any EntryRules)? = nil) throws(StoreError) {
         self.path = path
+        self.entryRules = entryRules
         database = try Database(path: path)
         let pageSize = try database.integer("PRAGMA page_size") ?? 4096
         try database.execute("PRAGMA wal_autocheckpoint = \(Checkpointer.writerLimitBytes / Int(pageSize))")

@@ -489,6 +489,13 @@ enum Migrations {
         Step(sql: """
         ALTER TABLE subscriptions ADD COLUMN scraper_rules TEXT;
         """),
+        // 27: an account's filter rules for a feed (Miniflux's `blocklist_rules`, `keeplist_rules`,
+        // DESIGN §15); what they hide is a hidden mark `by_rule`, which a change of the rules takes back.
+        Step(sql: """
+        ALTER TABLE subscriptions ADD COLUMN blocklist_rules TEXT;
+        ALTER TABLE subscriptions ADD COLUMN keeplist_rules TEXT;
+        ALTER TABLE entry_marks ADD COLUMN by_rule INTEGER NOT NULL DEFAULT 0;
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

@@ -160,6 +160,39 @@ import Testing
         #expect(try daemon.ctl(["--user", "neighbour", "show", String(ids[0])]).status == 0, "still the neighbour's")
     }
 
+    /// A feed's filter rules hide entries from the account that set them only, and a pattern that
+    /// backtracks catastrophically gives up instead of holding the daemon.
+    @Test func filterRulesHideEntriesFromTheirAccountOnly() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon.withReaderFeeds(server)
+        defer { daemon.stop() }
+        let auth = ["-H", "X-Auth-Token: \(try daemon.createAccount(name: "alice", password: password))"]
+        let neighbour = ["-H", "X-Auth-Token: \(try daemon.ctl(["--user", "neighbour", "token", "create"]).output.trimmingCharacters(in: .newlines))"]
+        func feedID(_ auth: [String]) throws -> Int {
+            let feeds = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/feeds", auth).body.utf8)) as? [[String: Any]]
+            return try #require(feeds?.first { ($0["feed_url"] as? String)?.hasSuffix("/many.xml") == true }?["id"] as? Int)
+        }
+        func total(_ auth: [String], _ feed: Int) throws -> Int? {
+            (try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/feeds/\(feed)/entries?limit=1", auth).body.utf8))
+                as? [String: Any])?["total"] as? Int
+        }
+        let (alices, neighbours) = (try feedID(auth), try feedID(neighbour))
+        let ruled = try daemon.curl("/v1/feeds/\(alices)", auth + ["-X", "PUT", "-d", #"{"blocklist_rules": "(?i)item 1\\d\\b"}"#])
+        #expect(ruled.status == 201 && ruled.body.contains(#""blocklist_rules":"(?i)item 1\\d\\b""#), "\(ruled.body)")
+        #expect(try total(auth, alices) == 240, "Item 10 to Item 19 hidden")
+        #expect(try total(neighbour, neighbours) == 250, "the neighbour's view is its own")
+        #expect(try daemon.curl("/v1/feeds/\(alices)", auth + ["-X", "PUT", "-d", #"{"keeplist_rules": "(?=x)"}"#]).status == 400)
+        let start = ContinuousClock.now
+        let slow = try daemon.curl("/v1/feeds/\(alices)", auth + ["-X", "PUT", "-d", #"{"blocklist_rules": "(a+)+$", "title": "Many"}"#])
+        #expect(slow.status == 201 && ContinuousClock.now - start < .seconds(10), "gives up, does not hang")
+        #expect(try total(auth, alices) == 250, "a pattern that gave up hides nothing; the old rule's hidden are back")
+        #expect(try daemon.curl("/v1/feeds/\(alices)", auth + ["-X", "PUT", "-d", #"{"keeplist_rules": "Item 25\\d"}"#]).status == 201)
+        #expect(try total(auth, alices) == 1, "Item 250 kept (the blocklist hides none of the rest)")
+        #expect(try daemon.curl("/v1/feeds/\(alices)", auth + ["-X", "PUT", "-d", #"{"keeplist_rules": "", "blocklist_rules": ""}"#]).status == 201)
+        #expect(try total(auth, alices) == 250)
+    }
+
     @Test func badInputGetsA400ThatNamesTheParameter() async throws {
         let server = try FeedTestServer()
         defer { server.stop() }

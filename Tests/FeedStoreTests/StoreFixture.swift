@@ -7,11 +7,11 @@ struct StoreFixture {
     let store: FeedStore
     let path: String
 
-    init() throws {
+    init(entryRules: (any EntryRules)? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("test.db").path
-        store = try FeedStore(path: path)
+        store = try FeedStore(path: path, entryRules: entryRules)
     }
 
     /// Subscribes to `url` in `category` and returns the feed's id.

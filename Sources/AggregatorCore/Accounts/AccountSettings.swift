@@ -171,7 +171,7 @@ enum FilterRuleSyntax {
             }
             let pattern = String(rest.dropFirst())
             guard !pattern.isEmpty else { return "Invalid \(kind) rule: rule #\(number)'s pattern is not provided" }
-            guard (try? Regex(pattern)) != nil else {
+            guard (try? BoundedRegex(pattern)) != nil else {
                 return "Invalid \(kind) rule: rule #\(number)'s pattern is not a valid regex"
             }
         }

@@ -105,6 +105,25 @@ extension AggregatorService {
         return try await feed(.id(id), for: account)
     }
 
+    /// Sets the account's filter rules for a feed (Miniflux's `blocklist_rules` and `keeplist_rules`, a
+    /// regular expression each over the title, URL and author; "" clears one, nil leaves it) and
+    /// judges the feed's stored entries by them again: what they hide is hidden from this account
+    /// only. A pattern `BoundedRegex` cannot read is refused.
+    public func setFeedRules(_ reference: FeedReference, blocklist: String?, keeplist: String?,
+                             for account: AccountIdentity) async throws(AggregatorError) -> FeedSummary {
+        for (name, pattern) in [("blocklist_rules", blocklist), ("keeplist_rules", keeplist)] {
+            guard let pattern, !pattern.isEmpty else { continue }
+            do {
+                _ = try BoundedRegex(pattern)
+            } catch {
+                throw .invalidArgument("\(name): \(error.description)")
+            }
+        }
+        let id = try await feedID(reference, for: account)
+        try await write { try await $0.setRules(subscription: id, account: account.id, blocklist: blocklist, keeplist: keeplist) }
+        return try await feed(.id(id), for: account)
+    }
+
     /// Subscribes to every feed of an OPML document (already subscribed ones are skipped).
     public func importOPML(_ document: Data, for account: AccountIdentity) async throws(AggregatorError) -> ImportSummary {
         let outlines: [OPMLFeed]

@@ -32,7 +32,11 @@ extension MinifluxAPI {
         }
         let (disabled, hideGlobally) = (try Self.flag("disabled", body), try Self.flag("hide_globally", body))
         let scraperRules = try Self.text("scraper_rules", body)
+        let (blocklist, keeplist) = (try Self.text("blocklist_rules", body), try Self.text("keeplist_rules", body))
         try Self.refuseSettingsNotKept(body)
+        for (name, pattern) in [("blocklist_rules", blocklist), ("keeplist_rules", keeplist)] where pattern?.isEmpty == false {
+            do { _ = try BoundedRegex(pattern!) } catch { throw MinifluxError("\(name): \(error.description)") }
+        }
         if let scraperRules, !scraperRules.isEmpty {
             do { _ = try ContentSelector(scraperRules) } catch { throw MinifluxError("scraper_rules: \(error.description)") }
         }
@@ -43,11 +47,15 @@ extension MinifluxAPI {
             _ = try await service.updateFeed(.id(added.feed.id), title: nil, category: nil, disabled: disabled,
                                              hideGlobally: hideGlobally, scraperRules: scraperRules, for: request.account)
         }
+        if blocklist?.isEmpty == false || keeplist?.isEmpty == false {
+            _ = try await service.setFeedRules(.id(added.feed.id), blocklist: blocklist, keeplist: keeplist, for: request.account)
+        }
         return MinifluxJSON.response(["feed_id": .from(added.feed.id)], status: 201)
     }
 
     /// Miniflux's feed modification: `title`, `category_id`, `feed_url` (another feed subscribed there is
-    /// a 400), `site_url`, `disabled`, `hide_globally` and `scraper_rules` are applied. Miniflux's other fields are feed settings we do not
+    /// a 400), `site_url`, `disabled`, `hide_globally`, `scraper_rules`, `blocklist_rules` and `keeplist_rules`
+    /// are applied. Miniflux's other fields are feed settings we do not
     /// have yet: the value we already have (the default) is accepted, any other is a 400 naming the
     /// field, never silently ignored. Fields Miniflux does not take (`id`, `checked_at`, …) are ignored.
     func updateFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
@@ -65,6 +73,7 @@ extension MinifluxAPI {
         let siteURL = try text("site_url")
         let (disabled, hideGlobally) = (try Self.flag("disabled", body), try Self.flag("hide_globally", body))
         let scraperRules = try Self.text("scraper_rules", body)
+        let (blocklist, keeplist) = (try Self.text("blocklist_rules", body), try Self.text("keeplist_rules", body))
         var categoryName: String?
         if let value = body["category_id"], !value.isNull {
             categoryName = try await self.categoryName(value, request) ?? ""  // "": filed under no category
@@ -72,11 +81,18 @@ extension MinifluxAPI {
         try Self.refuseSettingsNotKept(body)
         let changesNothing = title == nil && categoryName == nil && url == nil && siteURL == nil && disabled == nil
             && hideGlobally == nil && scraperRules == nil
-        let feed = changesNothing
+        // Patterns are checked before anything changes.
+        for (name, pattern) in [("blocklist_rules", blocklist), ("keeplist_rules", keeplist)] where pattern?.isEmpty == false {
+            do { _ = try BoundedRegex(pattern!) } catch { throw MinifluxError("\(name): \(error.description)") }
+        }
+        var feed = changesNothing
             ? try await service.feed(.id(id), for: request.account)
             : try await service.updateFeed(.id(id), title: title, category: categoryName, url: url, siteURL: siteURL,
                                            disabled: disabled, hideGlobally: hideGlobally, scraperRules: scraperRules,
                                            for: request.account)
+        if blocklist != nil || keeplist != nil {
+            feed = try await service.setFeedRules(.id(id), blocklist: blocklist, keeplist: keeplist, for: request.account)
+        }
         return MinifluxJSON.response(MinifluxJSON.feed(feed, user: request.account.id), status: 201)
     }
 
@@ -100,7 +116,7 @@ extension MinifluxAPI {
         for (name, value) in body.sorted(by: { $0.key < $1.key }) where keptLaterFeedFields.contains(name) {
             guard isDefaultFeedSetting(value) else {
                 throw MinifluxError("\(name) cannot be set here yet (title, category_id, feed_url, site_url, disabled, "
-                    + "hide_globally and scraper_rules are kept)")
+                    + "hide_globally, scraper_rules, blocklist_rules and keeplist_rules are kept)")
             }
         }
     }
@@ -108,7 +124,7 @@ extension MinifluxAPI {
     /// Miniflux's feed settings we do not keep yet (its `FeedModificationRequest`). Other fields are
     /// ignored, as Go's JSON decoding ignores them: an app may send back the whole feed object it got.
     static let keptLaterFeedFields: Set<String> = [
-        "description", "rewrite_rules", "blocklist_rules", "urlrewrite_rules", "keeplist_rules",
+        "description", "rewrite_rules", "urlrewrite_rules",
         "block_filter_entry_rules", "keep_filter_entry_rules", "crawler", "ignore_entry_updates", "user_agent", "cookie",
         "username", "password", "no_media_player", "ignore_http_cache", "allow_self_signed_certificates",
         "fetch_via_proxy", "disable_http2", "proxy_url",

@@ -56,7 +56,7 @@ enum MinifluxJSON {
             "etag_header": "", "last_modified_header": "",
             "parsing_error_message": .string(feed.status == .ok ? "" : feed.lastError ?? ""),
             "parsing_error_count": .from(feed.status == .ok ? 0 : feed.errorCount),
-            "scraper_rules": .string(feed.scraperRules ?? ""), "rewrite_rules": "", "blocklist_rules": "", "keeplist_rules": "",
+            "scraper_rules": .string(feed.scraperRules ?? ""), "rewrite_rules": "", "blocklist_rules": .string(feed.blocklistRules ?? ""), "keeplist_rules": .string(feed.keeplistRules ?? ""),
             "block_filter_entry_rules": "", "keep_filter_entry_rules": "", "urlrewrite_rules": "",
             "user_agent": "", "cookie": "", "username": "", "password": "",
             "disabled": .bool(feed.status == .disabled), "no_media_player": false, "ignore_http_cache": false,

@@ -1,0 +1,55 @@
+import Foundation
+@testable import FeedStore
+import Testing
+
+/// An account's filter rules for a feed (DESIGN §15) hide entries from that account only: stored ones
+/// when the rules are set, arriving ones as they arrive; a change takes back what the old rules hid;
+/// the kept counts stay the counted.
+@Suite struct FilterRuleTests {
+    /// Rules as plain words: the store does not know the pattern syntax (AggregatorCore's matcher does).
+    struct WordRules: EntryRules {
+        func hides(title: String?, url: String?, author: String?, blocklist: String?, keeplist: String?) -> Bool {
+            let fields = [title, url, author].compactMap { $0 }
+            if let blocklist, !blocklist.isEmpty, fields.contains(where: { $0.contains(blocklist) }) { return true }
+            if let keeplist, !keeplist.isEmpty { return !fields.contains { $0.contains(keeplist) } }
+            return false
+        }
+    }
+
+    @Test func rulesHideForTheirAccountOnly() async throws {
+        let fixture = try StoreFixture(entryRules: WordRules())
+        let store = fixture.store
+        let reader = try fixture.reader()
+        let url = "https://a.example/feed"
+        let bea = try #require(try await store.addAccount(name: "Bea", passwordHash: "", isAdmin: false, now: now))
+        try await store.addFeeds([.init(url: url, title: "A")], account: 1)
+        try await store.addFeeds([.init(url: url, title: "A")], account: bea)
+        let feed = try #require(try await store.feedID(url: url, account: 1))
+        let beasFeed = try #require(try await store.feedID(url: url, account: bea))
+        func story(_ title: String, _ n: Int) -> IncomingEntry { entry("https://news.example/\(n)", title: title, published: Double(n) * day) }
+        func titles(_ account: Int64) throws -> [String] {
+            try reader.articles(ArticleFilter(account: account), sort: .oldest).articles.compactMap(\.title)
+        }
+        try await store.ingest([IncomingFeed(feedID: feed, entries: [story("News", 1), story("Sponsored: soap", 2)])], now: now)
+        let ids = try reader.articles(ArticleFilter(account: bea), sort: .oldest).articles.map(\.id)
+        try await store.mark(ids: [ids[1]], account: bea, read: true)
+
+        #expect(try await store.setRules(subscription: beasFeed, account: bea, blocklist: "Sponsored", keeplist: nil) == 1)
+        #expect(try titles(bea) == ["News"])
+        #expect(try titles(1) == ["News", "Sponsored: soap"], "the other account's view is its own")
+        try await store.ingest([IncomingFeed(feedID: feed, entries: [story("Sponsored: car", 3), story("More News", 4)])], now: now)
+        #expect(try titles(bea) == ["News", "More News"], "an arriving entry is judged as it arrives")
+        #expect(try reader.accountCounts(bea) == EntryCounts(entries: 2, unread: 2))
+        #expect(try reader.accountCounts(1) == EntryCounts(entries: 4, unread: 4))
+
+        // Keep only what says "News": the blocklist's hidden ones come back first, then the keeplist judges.
+        #expect(try await store.setRules(subscription: beasFeed, account: bea, blocklist: "", keeplist: "News") == 2)
+        #expect(try titles(bea) == ["News", "More News"])
+        #expect(try await store.setRules(subscription: beasFeed, account: bea, blocklist: nil, keeplist: "") == 0)
+        #expect(try titles(bea) == ["News", "Sponsored: soap", "Sponsored: car", "More News"])
+        #expect(try reader.article(id: ids[1], account: bea)?.isRead == false, "a rule's hiding took the read mark")
+        let kept = try [reader.accountCounts(bea), reader.accountCounts(1)]
+        try await store.recountCounters()
+        #expect(try [reader.accountCounts(bea), reader.accountCounts(1)] == kept, "kept = counted")
+    }
+}
