@@ -1,22 +1,56 @@
-/// Judges an entry by one account's filter rules for a feed (DESIGN §15): the store applies them as
-/// entries arrive and when they change, without knowing their syntax (AggregatorCore's matcher does).
+import Foundation
+
+/// What filter rules see of an entry.
+public struct RuledEntry: Sendable {
+    public var title: String?
+    public var url: String?
+    public var author: String?
+    /// Its content, else its summary.
+    public var content: String?
+    /// Its date (published, else first seen).
+    public var date: Date?
+
+    public init(title: String?, url: String?, author: String?, content: String?, date: Date?) {
+        (self.title, self.url, self.author, self.content, self.date) = (title, url, author, content, date)
+    }
+}
+
+/// One account's rules for one feed (DESIGN §15): the feed's `blocklist`/`keeplist` (a pattern each)
+/// and the account's own `blockFilters`/`keepFilters` (Miniflux's `Field=pattern` lines).
+public struct RuleSet: Sendable, Equatable {
+    public var blocklist: String?
+    public var keeplist: String?
+    public var blockFilters: String?
+    public var keepFilters: String?
+
+    public init(blocklist: String? = nil, keeplist: String? = nil, blockFilters: String? = nil, keepFilters: String? = nil) {
+        (self.blocklist, self.keeplist, self.blockFilters, self.keepFilters) = (blocklist, keeplist, blockFilters, keepFilters)
+    }
+
+    var isEmpty: Bool { [blocklist, keeplist, blockFilters, keepFilters].allSatisfy { $0?.isEmpty ?? true } }
+}
+
+/// Judges an entry by one account's rules for a feed: the store applies them as entries arrive and
+/// when they change, without knowing their syntax (AggregatorCore's matcher does).
 public protocol EntryRules: Sendable {
-    /// Whether `blocklist` (a pattern) matches the entry's title, URL or author, or `keeplist` (a
-    /// pattern) matches none of them. Nil or empty rules hide nothing.
-    func hides(title: String?, url: String?, author: String?, blocklist: String?, keeplist: String?) -> Bool
+    /// Whether `rules` hide the entry.
+    func hides(_ entry: RuledEntry, by rules: RuleSet) -> Bool
 }
 
 extension FeedStore {
-    /// The rules of the subscriptions to `feed` that have any.
-    private func subscriptionRules(feed: Int64, account: Int64? = nil) throws(StoreError)
-        -> [(account: Int64, blocklist: String?, keeplist: String?)] {
-        var rules: [(account: Int64, blocklist: String?, keeplist: String?)] = []
+    /// The rules of the subscriptions to `feed` that have any (the feed's or their account's).
+    private func subscriptionRules(feed: Int64, account: Int64? = nil) throws(StoreError) -> [(account: Int64, rules: RuleSet)] {
+        var rules: [(account: Int64, rules: RuleSet)] = []
         try database.statement("""
-            SELECT account_id, blocklist_rules, keeplist_rules FROM subscriptions
-            WHERE feed_id = ?1 AND (blocklist_rules IS NOT NULL OR keeplist_rules IS NOT NULL)
-              AND (?2 IS NULL OR account_id = ?2)
+            SELECT u.account_id, u.blocklist_rules, u.keeplist_rules,
+                   json_extract(a.settings, '$.block_filter_entry_rules'), json_extract(a.settings, '$.keep_filter_entry_rules')
+            FROM subscriptions u JOIN accounts a ON a.id = u.account_id
+            WHERE u.feed_id = ?1 AND (?2 IS NULL OR u.account_id = ?2)
+              AND (u.blocklist_rules IS NOT NULL OR u.keeplist_rules IS NOT NULL OR a.settings LIKE '%filter_entry_rules%')
             """).query([.integer(feed), SQLValue(account)]) { row in
-            rules.append((row.int64(at: 0), row.text(at: 1), row.text(at: 2)))
+            let set = RuleSet(blocklist: row.text(at: 1), keeplist: row.text(at: 2), blockFilters: row.text(at: 3),
+                              keepFilters: row.text(at: 4))
+            if !set.isEmpty { rules.append((row.int64(at: 0), set)) }
         }
         return rules
     }
@@ -27,11 +61,26 @@ extension FeedStore {
         guard let entryRules else { return }
         let followers = try subscriptionRules(feed: feed)
         guard !followers.isEmpty else { return }
-        for (account, blocklist, keeplist) in followers {
-            for (id, entry) in arrived where entryRules.hides(title: entry.title, url: entry.url, author: entry.author,
-                                                             blocklist: blocklist, keeplist: keeplist) {
-                try hideByRule(id, account: account)
+        for (account, rules) in followers {
+            for (id, entry) in arrived {
+                let ruled = RuledEntry(title: entry.title, url: entry.url, author: entry.author,
+                                       content: entry.content ?? entry.summary, date: entry.published ?? Date())
+                if entryRules.hides(ruled, by: rules) { try hideByRule(id, account: account) }
             }
+        }
+    }
+
+    /// Judges again every feed the account follows, by its rules as they are now (its filter rules
+    /// changed): what rules hid comes back, what they hide now goes. Returns how many are hidden.
+    @discardableResult
+    public func rejudge(account: Int64) throws(StoreError) -> Int {
+        try database.transaction { () throws(StoreError) -> Int in
+            var subscriptions: [(id: Int64, feed: Int64)] = []
+            try database.statement("SELECT id, feed_id FROM subscriptions WHERE account_id = ?1")
+                .query([.integer(account)]) { subscriptions.append(($0.int64(at: 0), $0.int64(at: 1))) }
+            var hidden = 0
+            for subscription in subscriptions { hidden += try judgeAgain(feed: subscription.feed, account: account) }
+            return hidden
         }
     }
 
@@ -50,35 +99,38 @@ extension FeedStore {
                 try database.statement("UPDATE subscriptions SET keeplist_rules = ?2 WHERE id = ?1")
                     .run([.integer(id), SQLValue(keeplist.isEmpty ? nil : keeplist)])
             }
-            // What the rules hid among the feed's entries comes back first.
-            var ruled: [Int64] = []
-            try database.statement("""
-                SELECT m.entry_id FROM entry_marks m INDEXED BY entry_marks_hidden
-                WHERE m.account_id = ?2 AND m.hidden = 1 AND m.by_rule = 1
-                  AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = m.entry_id AND s.feed_id = ?1)
-                """).query([.integer(feed), .integer(account)]) { ruled.append($0.int64(at: 0)) }
-            for entry in ruled {
-                try moveHiddenCount(entry, account: account, by: -1)
-                try database.statement("DELETE FROM entry_marks WHERE account_id = ?1 AND entry_id = ?2")
-                    .run([.integer(account), .integer(entry)])
-            }
-            guard let entryRules, let (_, blocklist, keeplist) = try subscriptionRules(feed: feed, account: account).first else {
-                return 0
-            }
-            var hidden: [Int64] = []
-            try database.statement("""
-                SELECT e.id, e.title, e.url, e.author FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
-                JOIN entries e ON e.id = s.entry_id WHERE s.feed_id = ?1 AND st.removed = 0
-                """).query([.integer(feed)]) { row in
-                if entryRules.hides(title: row.text(at: 1), url: row.text(at: 2), author: row.text(at: 3),
-                                    blocklist: blocklist, keeplist: keeplist) {
-                    hidden.append(row.int64(at: 0))
-                }
-            }
-            var count = 0
-            for entry in hidden where try hideByRule(entry, account: account) { count += 1 }
-            return count
+            return try judgeAgain(feed: feed, account: account)
         }
+    }
+
+    /// Takes back what rules hid of the feed's entries from the account, then hides what its rules
+    /// hide now. Returns how many that is.
+    private func judgeAgain(feed: Int64, account: Int64) throws(StoreError) -> Int {
+        var ruled: [Int64] = []
+        try database.statement("""
+            SELECT m.entry_id FROM entry_marks m INDEXED BY entry_marks_hidden
+            WHERE m.account_id = ?2 AND m.hidden = 1 AND m.by_rule = 1
+              AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = m.entry_id AND s.feed_id = ?1)
+            """).query([.integer(feed), .integer(account)]) { ruled.append($0.int64(at: 0)) }
+        for entry in ruled {
+            try moveHiddenCount(entry, account: account, by: -1)
+            try database.statement("DELETE FROM entry_marks WHERE account_id = ?1 AND entry_id = ?2")
+                .run([.integer(account), .integer(entry)])
+        }
+        guard let entryRules, let rules = try subscriptionRules(feed: feed, account: account).first?.rules else { return 0 }
+        var hidden: [Int64] = []
+        try database.statement("""
+            SELECT e.id, e.title, e.url, e.author, coalesce(e.content, e.summary), coalesce(e.published_at, e.first_seen_at)
+            FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
+            JOIN entries e ON e.id = s.entry_id WHERE s.feed_id = ?1 AND st.removed = 0
+            """).query([.integer(feed)]) { row in
+            let entry = RuledEntry(title: row.text(at: 1), url: row.text(at: 2), author: row.text(at: 3), content: row.text(at: 4),
+                                   date: row.optionalInt64(at: 5).map { Date(timeIntervalSince1970: Double($0)) })
+            if entryRules.hides(entry, by: rules) { hidden.append(row.int64(at: 0)) }
+        }
+        var count = 0
+        for entry in hidden where try hideByRule(entry, account: account) { count += 1 }
+        return count
     }
 
     /// Hides an entry from the account by a rule, unless it starred it or hides it already; a read

@@ -1,3 +1,5 @@
+import FeedStore
+import Foundation
 @testable import AggregatorCore
 import Testing
 
@@ -38,5 +40,36 @@ import Testing
                       String(repeating: "a", count: 2001)])
     func refusesWhatItDoesNotSupport(pattern: String) {
         #expect(throws: RegexSyntaxError.self, "\(pattern)") { try BoundedRegex(pattern) }
+    }
+}
+
+/// The rules in Miniflux's order and syntax: the account's block filters, the feed's blocklist, the
+/// account's keep filters, the feed's keeplist.
+@Suite struct EntryRuleMatcherTests {
+    let matcher = EntryRuleMatcher(now: { Date(timeIntervalSince1970: 1_750_000_000) })
+    let now = Date(timeIntervalSince1970: 1_750_000_000)
+
+    private func entry(_ title: String, content: String = "", author: String? = nil, daysOld: Double = 1) -> RuledEntry {
+        RuledEntry(title: title, url: "https://example.org/\(title.count)", author: author, content: content,
+                   date: now.addingTimeInterval(-daysOld * 86_400))
+    }
+
+    @Test func accountFiltersAndFeedListsInMinifluxOrder() {
+        let sponsored = entry("Sponsored: soap"), news = entry("World news", content: "Elections today")
+        #expect(matcher.hides(sponsored, by: RuleSet(blockFilters: "EntryTitle=(?i)sponsored")))
+        #expect(!matcher.hides(news, by: RuleSet(blockFilters: "EntryTitle=(?i)sponsored")))
+        #expect(matcher.hides(news, by: RuleSet(blockFilters: "EntryTitle=nothing\nEntryContent=Election")), "any line")
+        #expect(matcher.hides(entry("Old", daysOld: 40), by: RuleSet(blockFilters: "EntryDate=max-age:30d")))
+        #expect(!matcher.hides(entry("New", daysOld: 2), by: RuleSet(blockFilters: "EntryDate=max-age:30d")))
+        #expect(matcher.hides(entry("Soon", daysOld: -1), by: RuleSet(blockFilters: "EntryDate=future")))
+        #expect(matcher.hides(entry("Old", daysOld: 400), by: RuleSet(blockFilters: "EntryDate=before:2025-01-01")))
+        #expect(matcher.hides(entry("By Bob", author: "Bob"), by: RuleSet(blocklist: "^Bob$")))
+        // Keep filters win over the feed's keeplist; a block filter wins over both.
+        #expect(!matcher.hides(news, by: RuleSet(keeplist: "nothing", keepFilters: "EntryContent=Election")))
+        #expect(matcher.hides(sponsored, by: RuleSet(keepFilters: "EntryContent=Election")))
+        #expect(matcher.hides(news, by: RuleSet(blockFilters: "EntryTitle=World", keepFilters: "EntryTitle=World")))
+        #expect(matcher.hides(news, by: RuleSet(keeplist: "(?i)sport")))
+        #expect(!matcher.hides(news, by: RuleSet(blockFilters: "EntryTag=news\nEntryCommentsURL=.")), "we keep neither")
+        #expect(!matcher.hides(news, by: RuleSet(blocklist: "(a+)+$")), "a pattern that gives up matches nothing")
     }
 }

@@ -191,6 +191,17 @@ import Testing
         #expect(try total(auth, alices) == 1, "Item 250 kept (the blocklist hides none of the rest)")
         #expect(try daemon.curl("/v1/feeds/\(alices)", auth + ["-X", "PUT", "-d", #"{"keeplist_rules": "", "blocklist_rules": ""}"#]).status == 201)
         #expect(try total(auth, alices) == 250)
+
+        // The account's own filter rules (Miniflux's user settings) judge all its feeds the same way.
+        let me = try #require((try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/me", auth).body.utf8))
+            as? [String: Any])?["id"] as? Int)
+        let filtered = try daemon.curl("/v1/users/\(me)", auth + ["-X", "PUT", "-d",
+                                                                 #"{"block_filter_entry_rules": "EntryTitle=(?i)^item 2\\d$\nEntryDate=future"}"#])
+        #expect(filtered.status == 201, "\(filtered.body)")
+        #expect(try total(auth, alices) == 240, "Item 20 to Item 29 hidden")
+        #expect(try total(neighbour, neighbours) == 250)
+        #expect(try daemon.curl("/v1/users/\(me)", auth + ["-X", "PUT", "-d", #"{"block_filter_entry_rules": ""}"#]).status == 201)
+        #expect(try total(auth, alices) == 250)
     }
 
     @Test func badInputGetsA400ThatNamesTheParameter() async throws {

@@ -8,10 +8,10 @@ import Testing
 @Suite struct FilterRuleTests {
     /// Rules as plain words: the store does not know the pattern syntax (AggregatorCore's matcher does).
     struct WordRules: EntryRules {
-        func hides(title: String?, url: String?, author: String?, blocklist: String?, keeplist: String?) -> Bool {
-            let fields = [title, url, author].compactMap { $0 }
-            if let blocklist, !blocklist.isEmpty, fields.contains(where: { $0.contains(blocklist) }) { return true }
-            if let keeplist, !keeplist.isEmpty { return !fields.contains { $0.contains(keeplist) } }
+        func hides(_ entry: RuledEntry, by rules: RuleSet) -> Bool {
+            let fields = [entry.title, entry.url, entry.author].compactMap { $0 }
+            if let blocklist = rules.blocklist, !blocklist.isEmpty, fields.contains(where: { $0.contains(blocklist) }) { return true }
+            if let keeplist = rules.keeplist, !keeplist.isEmpty { return !fields.contains { $0.contains(keeplist) } }
             return false
         }
     }

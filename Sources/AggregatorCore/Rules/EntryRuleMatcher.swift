@@ -1,25 +1,94 @@
 import FeedStore
+import Foundation
 import Synchronization
 
-/// The accounts' filter rules as the store applies them (`EntryRules`): Miniflux's `blocklist_rules`
-/// and `keeplist_rules`, a regular expression each, matched against an entry's title, URL and
-/// author with `BoundedRegex` (a pattern that runs out of steps matches nothing). Compiled patterns
-/// are kept, as the same few rules judge every arriving entry.
+/// The rules as the store applies them (`EntryRules`), in Miniflux's order: the account's block
+/// filters, the feed's blocklist, the account's keep filters, the feed's keeplist. A feed's list is
+/// one regular expression over the title, URL and author; an account's filters are Miniflux's lines
+/// `EntryTitle=…`, `EntryURL=…`, `EntryContent=…`, `EntryAuthor=…` (a pattern each) and
+/// `EntryDate=future`, `before:YYYY-MM-DD`, `after:…`, `between:…,…`, `max-age:30d` (also `h`,
+/// `m`, `s`). `EntryTag` and `EntryCommentsURL` match nothing: we keep neither. Patterns are
+/// `BoundedRegex`es: one that runs out of steps, or does not compile, matches nothing.
 public final class EntryRuleMatcher: EntryRules {
     private let compiled = Mutex<[String: BoundedRegex]>([:])
+    private let now: @Sendable () -> Date
 
-    public init() {}
+    public init(now: @escaping @Sendable () -> Date = { Date() }) {
+        self.now = now
+    }
 
-    public func hides(title: String?, url: String?, author: String?, blocklist: String?, keeplist: String?) -> Bool {
-        let fields = [title, url, author].compactMap { $0 }
-        if let blocklist, !blocklist.isEmpty, let pattern = regex(blocklist),
+    public func hides(_ entry: RuledEntry, by rules: RuleSet) -> Bool {
+        let fields = [entry.title, entry.url, entry.author].compactMap { $0 }
+        if let filters = rules.blockFilters, matchesAny(filters, entry) { return true }
+        if let blocklist = rules.blocklist, !blocklist.isEmpty, let pattern = regex(blocklist),
            fields.contains(where: { pattern.matches($0) == .match }) {
             return true
         }
-        if let keeplist, !keeplist.isEmpty, let pattern = regex(keeplist) {
+        if let filters = rules.keepFilters, !Self.lines(filters).isEmpty { return !matchesAny(filters, entry) }
+        if let keeplist = rules.keeplist, !keeplist.isEmpty, let pattern = regex(keeplist) {
             return !fields.contains { pattern.matches($0) == .match }
         }
         return false
+    }
+
+    private static func lines(_ filters: String) -> [(field: String, value: String)] {
+        filters.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            return parts.count == 2 ? (parts[0], parts[1]) : nil
+        }
+    }
+
+    /// Whether any of the account's filter lines matches the entry.
+    private func matchesAny(_ filters: String, _ entry: RuledEntry) -> Bool {
+        Self.lines(filters).contains { field, value in
+            if field == "EntryDate" { return matchesDate(value, entry.date) }
+            let text: String? = switch field {
+            case "EntryTitle": entry.title
+            case "EntryURL": entry.url
+            case "EntryContent": entry.content
+            case "EntryAuthor": entry.author
+            default: nil
+            }
+            guard let text, let pattern = regex(value) else { return false }
+            return pattern.matches(text) == .match
+        }
+    }
+
+    private func matchesDate(_ rule: String, _ date: Date?) -> Bool {
+        guard let date else { return false }
+        if rule == "future" { return date > now() }
+        let parts = rule.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { return false }
+        func day(_ text: Substring) -> Date? {
+            let numbers = text.split(separator: "-").compactMap { Int($0) }
+            guard numbers.count == 3 else { return nil }
+            var components = DateComponents(year: numbers[0], month: numbers[1], day: numbers[2])
+            components.timeZone = TimeZone(identifier: "UTC")
+            return Calendar(identifier: .gregorian).date(from: components)
+        }
+        switch parts[0] {
+        case "before": return day(Substring(parts[1])).map { date < $0 } ?? false
+        case "after": return day(Substring(parts[1])).map { date > $0 } ?? false
+        case "between":
+            let bounds = parts[1].split(separator: ",").compactMap(day)
+            return bounds.count == 2 && date > bounds[0] && date < bounds[1]
+        case "max-age":
+            guard let age = Self.duration(parts[1]) else { return false }
+            return date < now().addingTimeInterval(-age)
+        default: return false
+        }
+    }
+
+    /// `30d`, `12h`, `15m`, `90s`.
+    static func duration(_ text: String) -> TimeInterval? {
+        guard let unit = text.last, let count = Double(text.dropLast()), count >= 0 else { return nil }
+        switch unit {
+        case "d": return count * 86_400
+        case "h": return count * 3_600
+        case "m": return count * 60
+        case "s": return count
+        default: return nil
+        }
     }
 
     /// The compiled pattern; nil for one that does not compile (refused when set: from an older build).
