@@ -164,7 +164,7 @@ enum DaemonStartup {
                                                      attributes: [.posixPermissions: 0o700])
         }
         let claim = try DatabaseClaim.claim(databasePath: configuration.databasePath)
-        return (try FeedStore(path: configuration.databasePath, entryRules: EntryRuleMatcher()), claim)
+        return (try FeedStore(path: configuration.databasePath, entryRules: EntryRuleMatcher(logger: logger)), claim)
     }
 
     /// The system or user configuration file, when one exists.

@@ -1,5 +1,6 @@
 import FeedStore
 import Foundation
+import Synchronization
 @testable import AggregatorCore
 import Testing
 
@@ -71,5 +72,20 @@ import Testing
         #expect(matcher.hides(news, by: RuleSet(keeplist: "(?i)sport")))
         #expect(!matcher.hides(news, by: RuleSet(blockFilters: "EntryTag=news\nEntryCommentsURL=.")), "we keep neither")
         #expect(!matcher.hides(news, by: RuleSet(blocklist: "(a+)+$")), "a pattern that gives up matches nothing")
+    }
+}
+
+extension EntryRuleMatcherTests {
+    /// `(a+)+$` against a 100 KB title: bounded (well under a second), hides nothing, logged once.
+    @Test func aCatastrophicRuleOnAHugeTitleIsBoundedAndLoggedOnce() {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(minimumLevel: .info, component: "rules", journald: false) { line in lines.withLock { $0.append(line) } }
+        let matcher = EntryRuleMatcher(logger: logger)
+        let huge = RuledEntry(title: String(repeating: "a", count: 100_000) + "!", url: nil, author: nil, content: nil, date: nil)
+        let start = ContinuousClock.now
+        for _ in 0..<3 { #expect(!matcher.hides(huge, by: RuleSet(blocklist: "(a+)+$", blockFilters: "EntryTitle=(a|aa)*b"))) }
+        #expect(ContinuousClock.now - start < .seconds(3))
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == 2 && logged.allSatisfy { $0.contains("gave up") }, "each pattern once: \(logged)")
     }
 }

@@ -11,24 +11,42 @@ import Synchronization
 /// `BoundedRegex`es: one that runs out of steps, or does not compile, matches nothing.
 public final class EntryRuleMatcher: EntryRules {
     private let compiled = Mutex<[String: BoundedRegex]>([:])
+    /// Patterns that gave up, each logged once: a rule to rewrite, said once rather than per entry.
+    private let gaveUp = Mutex<Set<String>>([])
     private let now: @Sendable () -> Date
+    private let logger: Logger?
 
-    public init(now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(logger: Logger? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.logger = logger
         self.now = now
     }
 
     public func hides(_ entry: RuledEntry, by rules: RuleSet) -> Bool {
         let fields = [entry.title, entry.url, entry.author].compactMap { $0 }
         if let filters = rules.blockFilters, matchesAny(filters, entry) { return true }
-        if let blocklist = rules.blocklist, !blocklist.isEmpty, let pattern = regex(blocklist),
-           fields.contains(where: { pattern.matches($0) == .match }) {
+        if let blocklist = rules.blocklist, !blocklist.isEmpty, fields.contains(where: { matches(blocklist, $0) }) {
             return true
         }
         if let filters = rules.keepFilters, !Self.lines(filters).isEmpty { return !matchesAny(filters, entry) }
-        if let keeplist = rules.keeplist, !keeplist.isEmpty, let pattern = regex(keeplist) {
-            return !fields.contains { pattern.matches($0) == .match }
+        if let keeplist = rules.keeplist, !keeplist.isEmpty, regex(keeplist) != nil {
+            return !fields.contains { matches(keeplist, $0) }
         }
         return false
+    }
+
+    /// Whether `pattern` matches `text`; one that runs out of steps does not, and is logged once.
+    private func matches(_ pattern: String, _ text: String) -> Bool {
+        guard let regex = regex(pattern) else { return false }
+        switch regex.matches(text) {
+        case .match: return true
+        case .noMatch: return false
+        case .gaveUp:
+            if gaveUp.withLock({ $0.insert(pattern).inserted }) {
+                logger?.warning("a filter rule's pattern gave up (too much backtracking): it matches nothing; rewrite it",
+                                ["pattern": String(pattern.prefix(200)), "steps": BoundedRegex.defaultBudget])
+            }
+            return false
+        }
     }
 
     private static func lines(_ filters: String) -> [(field: String, value: String)] {
@@ -49,8 +67,8 @@ public final class EntryRuleMatcher: EntryRules {
             case "EntryAuthor": entry.author
             default: nil
             }
-            guard let text, let pattern = regex(value) else { return false }
-            return pattern.matches(text) == .match
+            guard let text else { return false }
+            return matches(value, text)
         }
     }
 
