@@ -21,7 +21,8 @@ import Testing
         ("[^a-z]", "abc", false), ("[^a-z]", "abC", true), ("(?i)[a-z]+ing", "RUNNING", true), ("\\d\\d", "a1b2", false),
         ("\\w+@\\w+\\.com", "mail me@example.com", true), ("a.c", "a\nc", false), ("\\.", "no dot", false),
         ("price: \\$\\d+", "price: $30", true), (".*", "", true), ("(a|b)*c", "ababd", false), ("é", "café", true),
-        ("a+?b", "aaab", true), ("[\\s]x", "a x", true),
+        ("a+?b", "aaab", true), ("[\\s]x", "a x", true), ("^a|b", "ab", true), ("^a|b", "xa", false),
+        ("x|^a", "a", true), ("(?i)buy now", "Please BUY NOW!", true), ("\\bnow", "snow", false),
     ])
     func matchesAsRE2Would(pattern: String, text: String, expected: Bool) throws {
         #expect(try outcome(pattern, text) == (expected ? .match : .noMatch), "\(pattern) on \(text)")

@@ -23,6 +23,10 @@ if arguments.count == 6, arguments[1] == "subscribe" {
                                  perAccount: Int(arguments[5]) ?? 0)
     exit(0)
 }
+if arguments.count == 3, arguments[1] == "rules" {
+    try await RulesBench.run(databasePath: arguments[2])
+    exit(0)
+}
 if arguments.count == 3, arguments[1] == "accounts" {
     try await AccountsBench.run(databasePath: arguments[2])
     exit(0)
@@ -32,7 +36,7 @@ if arguments.count == 4, arguments[1] == "queries" {
     exit(0)
 }
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data(("usage: storebench FARM DB | storebench queries DB ENTRIES | storebench accounts DB | storebench sanitize FARM\n"
+    FileHandle.standardError.write(Data(("usage: storebench FARM DB | storebench queries DB ENTRIES | storebench accounts DB | storebench rules DB | storebench sanitize FARM\n"
         + "       storebench subscribe DB URLS ACCOUNTS PER_ACCOUNT\n"
         + "       storebench front-end DB TOKEN PATH [SECONDS] [TASKS]\n").utf8))
     exit(2)

@@ -25,6 +25,14 @@ public struct BoundedRegex: Sendable {
 
     let program: [Instruction]
     let ignoresCase: Bool
+    /// The scalars a match can start with, when the program says (nil: any): other start positions
+    /// are skipped without running it (a rule's word in a 2 KB content is tried where its first
+    /// letter is, not at every one of 2,000 positions).
+    let firstScalars: ScalarSet?
+    /// The pattern starts with `^`: only the first position can match.
+    let anchoredAtStart: Bool
+    /// Some alternative starts with `^`: the first position is always tried.
+    let someStartAnchored: Bool
 
     /// Steps one match may take by default: ~1 ms of work.
     public static let defaultBudget = 200_000
@@ -48,14 +56,67 @@ public struct BoundedRegex: Sendable {
         compiler.program.append(.match)
         self.program = compiler.program
         self.ignoresCase = ignoresCase
+        (firstScalars, anchoredAtStart, someStartAnchored) = Self.starts(of: compiler.program)
+    }
+
+    /// What every path from the program's start not anchored by `^` must read first: a set of
+    /// scalars, or nil when some path can match without reading one or reads any; whether every path
+    /// begins with `^`; and whether some does.
+    private static func starts(of program: [Instruction]) -> (ScalarSet?, Bool, Bool) {
+        var set = ScalarSet()
+        var anchored = true
+        var someAnchored = false
+        var seen = Set<Int>()
+        var pending = [0]
+        while let pc = pending.popLast() {
+            guard seen.insert(pc).inserted else { continue }
+            switch program[pc] {
+            case .scalar(let scalar):
+                set.ranges.append(scalar.value...scalar.value)
+                anchored = false
+            case .set(let class_) where !class_.negated:
+                set.ranges += class_.ranges
+                anchored = false
+            case .split(let first, let second): pending += [first, second]
+            case .jump(let target): pending.append(target)
+            case .wordBoundary: pending.append(pc + 1)
+            case .lineStart: someAnchored = true
+            case .any, .set, .lineEnd, .match: return (nil, false, someAnchored)
+            }
+        }
+        return (anchored ? nil : set, anchored, someAnchored)
+    }
+
+    /// A text made ready for matching once, for every pattern asked of it: its scalars.
+    public final class Subject {
+        let text: String
+        lazy var scalars: [Unicode.Scalar] = Array(text.unicodeScalars)
+
+        public init(_ text: String) {
+            self.text = text
+        }
     }
 
     /// Whether the pattern matches anywhere in `text`, within `budget` steps in all.
     public func matches(_ text: String, budget: Int = defaultBudget) -> Outcome {
-        let input = ignoresCase ? Array(text.lowercased().unicodeScalars) : Array(text.unicodeScalars)
+        matches(Subject(text), budget: budget)
+    }
+
+    /// Whether the pattern matches anywhere in `subject`, within `budget` steps in all. A
+    /// case-insensitive pattern (its literals lowercased) reads the text lowercased as it goes.
+    public func matches(_ subject: Subject, budget: Int = defaultBudget) -> Outcome {
+        let input = subject.scalars
+        let folds = ignoresCase
+        @inline(__always) func at(_ index: Int) -> Unicode.Scalar { folds ? Self.folded(input[index]) : input[index] }
+        let first = firstScalars
+        let filtersStarts = first != nil
+        let firstSet = first ?? ScalarSet()
         var steps = 0
         var stack: [(pc: Int, position: Int)] = []
         for start in 0...input.count {
+            if anchoredAtStart, start > 0 { break }
+            if filtersStarts, !(start == 0 && someStartAnchored),
+               start == input.count || !firstSet.containsFast(at(start)) { continue }
             stack.removeAll(keepingCapacity: true)
             stack.append((0, start))
             while let (firstPC, firstPosition) = stack.popLast() {
@@ -65,7 +126,7 @@ public struct BoundedRegex: Sendable {
                     if steps > budget { return .gaveUp }
                     switch program[pc] {
                     case .scalar(let wanted):
-                        guard position < input.count, input[position] == wanted else { break running }
+                        guard position < input.count, at(position) == wanted else { break running }
                         pc += 1
                         position += 1
                     case .any:
@@ -73,7 +134,7 @@ public struct BoundedRegex: Sendable {
                         pc += 1
                         position += 1
                     case .set(let set):
-                        guard position < input.count, set.contains(input[position]) else { break running }
+                        guard position < input.count, set.contains(at(position)) else { break running }
                         pc += 1
                         position += 1
                     case .split(let first, let second):
@@ -100,6 +161,15 @@ public struct BoundedRegex: Sendable {
         }
         return .noMatch
     }
+
+    /// The scalar lowercased (ASCII by arithmetic; others by their Unicode lowercase mapping when it
+    /// is one scalar), as the pattern's literals were.
+    @inline(__always) static func folded(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        let value = scalar.value
+        if value < 128 { return value >= 65 && value <= 90 ? Unicode.Scalar(UInt8(value + 32)) : scalar }
+        let mapped = scalar.properties.lowercaseMapping.unicodeScalars
+        return mapped.count == 1 ? mapped.first! : scalar
+    }
 }
 
 /// Why a pattern is refused.
@@ -110,11 +180,39 @@ public struct RegexSyntaxError: Error, Sendable, CustomStringConvertible {
 
 /// A bracket class or an escape class: ranges, possibly negated.
 struct ScalarSet: Sendable {
-    var ranges: [ClosedRange<UInt32>] = []
+    var ranges: [ClosedRange<UInt32>] = [] {
+        didSet { ascii = Self.bitmap(of: ranges) }
+    }
     var negated = false
+    /// The ASCII members as a bitmap: the start positions of a match are tested against it.
+    private var ascii: (UInt64, UInt64) = (0, 0)
+
+    init(ranges: [ClosedRange<UInt32>] = [], negated: Bool = false) {
+        self.ranges = ranges
+        self.negated = negated
+        ascii = Self.bitmap(of: ranges)
+    }
 
     func contains(_ scalar: Unicode.Scalar) -> Bool {
         ranges.contains { $0.contains(scalar.value) } != negated
+    }
+
+    /// `contains`, by the bitmap for ASCII (for sets that are not negated).
+    @inline(__always) func containsFast(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        if value < 64 { return ascii.0 & (1 << UInt64(value)) != 0 }
+        if value < 128 { return ascii.1 & (1 << UInt64(value - 64)) != 0 }
+        return contains(scalar)
+    }
+
+    private static func bitmap(of ranges: [ClosedRange<UInt32>]) -> (UInt64, UInt64) {
+        var bits: (UInt64, UInt64) = (0, 0)
+        for range in ranges where range.lowerBound < 128 {
+            for value in range.lowerBound...min(range.upperBound, 127) {
+                if value < 64 { bits.0 |= 1 << UInt64(value) } else { bits.1 |= 1 << UInt64(value - 64) }
+            }
+        }
+        return bits
     }
 
     static func isWord(_ scalar: Unicode.Scalar) -> Bool {

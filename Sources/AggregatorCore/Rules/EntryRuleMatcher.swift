@@ -11,6 +11,8 @@ import Synchronization
 /// `BoundedRegex`es: one that runs out of steps, or does not compile, matches nothing.
 public final class EntryRuleMatcher: EntryRules {
     private let compiled = Mutex<[String: BoundedRegex]>([:])
+    /// Account filters, parsed: the same few judge every arriving entry.
+    private let parsedFilters = Mutex<[String: [(field: String, value: String)]]>([:])
     /// Patterns that gave up, each logged once: a rule to rewrite, said once rather than per entry.
     private let gaveUp = Mutex<Set<String>>([])
     private let now: @Sendable () -> Date
@@ -22,22 +24,40 @@ public final class EntryRuleMatcher: EntryRules {
     }
 
     public func hides(_ entry: RuledEntry, by rules: RuleSet) -> Bool {
-        let fields = [entry.title, entry.url, entry.author].compactMap { $0 }
-        if let filters = rules.blockFilters, matchesAny(filters, entry) { return true }
+        // Each field made ready for matching once, whatever number of patterns ask of it.
+        let subjects = Subjects(entry)
+        let fields = [subjects.title, subjects.url, subjects.author].compactMap { $0 }
+        if let filters = rules.blockFilters, matchesAny(lines(filters), entry, subjects) { return true }
         if let blocklist = rules.blocklist, !blocklist.isEmpty, fields.contains(where: { matches(blocklist, $0) }) {
             return true
         }
-        if let filters = rules.keepFilters, !Self.lines(filters).isEmpty { return !matchesAny(filters, entry) }
+        if let filters = rules.keepFilters, case let keep = lines(filters), !keep.isEmpty {
+            return !matchesAny(keep, entry, subjects)
+        }
         if let keeplist = rules.keeplist, !keeplist.isEmpty, regex(keeplist) != nil {
             return !fields.contains { matches(keeplist, $0) }
         }
         return false
     }
 
-    /// Whether `pattern` matches `text`; one that runs out of steps does not, and is logged once.
-    private func matches(_ pattern: String, _ text: String) -> Bool {
+    /// An entry's fields, each made ready for matching when first asked.
+    private final class Subjects {
+        let title, url, author: BoundedRegex.Subject?
+        private let contentText: String?
+        lazy var content: BoundedRegex.Subject? = contentText.map(BoundedRegex.Subject.init)
+
+        init(_ entry: RuledEntry) {
+            title = entry.title.map(BoundedRegex.Subject.init)
+            url = entry.url.map(BoundedRegex.Subject.init)
+            author = entry.author.map(BoundedRegex.Subject.init)
+            contentText = entry.content
+        }
+    }
+
+    /// Whether `pattern` matches `subject`; one that runs out of steps does not, and is logged once.
+    private func matches(_ pattern: String, _ subject: BoundedRegex.Subject) -> Bool {
         guard let regex = regex(pattern) else { return false }
-        switch regex.matches(text) {
+        switch regex.matches(subject) {
         case .match: return true
         case .noMatch: return false
         case .gaveUp:
@@ -49,26 +69,33 @@ public final class EntryRuleMatcher: EntryRules {
         }
     }
 
-    private static func lines(_ filters: String) -> [(field: String, value: String)] {
-        filters.split(separator: "\n").compactMap { line in
+    /// The account's filter lines, `Field=pattern`, parsed once.
+    private func lines(_ filters: String) -> [(field: String, value: String)] {
+        if let known = parsedFilters.withLock({ $0[filters] }) { return known }
+        let parsed = filters.split(separator: "\n").compactMap { line -> (field: String, value: String)? in
             let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             return parts.count == 2 ? (parts[0], parts[1]) : nil
         }
+        parsedFilters.withLock { cache in
+            if cache.count > 10_000 { cache.removeAll() }
+            cache[filters] = parsed
+        }
+        return parsed
     }
 
     /// Whether any of the account's filter lines matches the entry.
-    private func matchesAny(_ filters: String, _ entry: RuledEntry) -> Bool {
-        Self.lines(filters).contains { field, value in
+    private func matchesAny(_ lines: [(field: String, value: String)], _ entry: RuledEntry, _ subjects: Subjects) -> Bool {
+        lines.contains { field, value in
             if field == "EntryDate" { return matchesDate(value, entry.date) }
-            let text: String? = switch field {
-            case "EntryTitle": entry.title
-            case "EntryURL": entry.url
-            case "EntryContent": entry.content
-            case "EntryAuthor": entry.author
+            let subject: BoundedRegex.Subject? = switch field {
+            case "EntryTitle": subjects.title
+            case "EntryURL": subjects.url
+            case "EntryContent": subjects.content
+            case "EntryAuthor": subjects.author
             default: nil
             }
-            guard let text else { return false }
-            return matches(value, text)
+            guard let subject else { return false }
+            return matches(value, subject)
         }
     }
 
