@@ -30,13 +30,14 @@ public struct IconCandidate: Sendable, Equatable {
 
 extension FeedStore {
     /// Feeds fetched successfully whose icon was never looked for or not since `checkedBefore`, oldest first.
-    public func feedsNeedingIcons(checkedBefore: Date, limit: Int) throws(StoreError) -> [IconCandidate] {
+    /// Only feed `only`, when given (a feed just added, whose icon an app shows at once).
+    public func feedsNeedingIcons(checkedBefore: Date, limit: Int, only: Int64? = nil) throws(StoreError) -> [IconCandidate] {
         var found: [IconCandidate] = []
         try database.statement("""
             SELECT id, url, site_url, image_url, icon_url, EXISTS (SELECT 1 FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = feeds.id AND a.admin = 1) FROM feeds
-            WHERE status = 'ok' AND checked_at IS NOT NULL AND coalesce(icon_checked_at, 0) < ?1
+            WHERE status = 'ok' AND checked_at IS NOT NULL AND coalesce(icon_checked_at, 0) < ?1 AND (?3 IS NULL OR id = ?3)
             ORDER BY coalesce(icon_checked_at, 0), id LIMIT ?2
-            """).query([.integer(Int64(checkedBefore.timeIntervalSince1970)), .integer(Int64(limit))]) { row in
+            """).query([.integer(Int64(checkedBefore.timeIntervalSince1970)), .integer(Int64(limit)), SQLValue(only)]) { row in
             found.append(IconCandidate(feedID: row.int64(at: 0), feedURL: row.text(at: 1) ?? "", siteURL: row.text(at: 2),
                                        imageURL: row.text(at: 3), iconURL: row.text(at: 4), hasAdminFollower: row.int64(at: 5) != 0))
         }

@@ -75,4 +75,19 @@ import Testing
         #expect(fever.contains("\"data\":\"image/png;base64,\(png)\"") && fever.contains("\"data\":\"image/gif;base64,"), "\(fever)")
         #expect(fever.contains("\"favicon_id\":\(siteIcon["icon_id"] as? Int ?? -1)"))
     }
+
+    /// A feed added through Miniflux's API has its icon when the answer comes, as in Miniflux (apps ask
+    /// for it right away).
+    @Test func aFeedAddedThroughTheAPIHasItsIconAtOnce() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon(extraArguments: ["--feed-icons", "true", "--private-networks", "all"])
+        defer { daemon.stop() }
+        let auth = ["-H", "X-Auth-Token: \(try daemon.createAccount())"]
+        let created = try daemon.curl("/v1/feeds", auth + ["-X", "POST", "-d", #"{"feed_url": "\#(server.url("/iconic.xml"))"}"#])
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any])?["feed_id"] as? Int,
+                              "\(created.status) \(created.body)")
+        let icon = try daemon.curl("/v1/feeds/\(id)/icon", auth)
+        #expect(icon.status == 200 && icon.body.contains("image/"), "\(icon.status) \(icon.body.prefix(200))")
+    }
 }

@@ -52,6 +52,13 @@ struct IconFinder: Sendable {
         return found
     }
 
+    /// Looks for the icon of one feed (just added) now, when it is due for one.
+    func lookNow(feedID: Int64, now: Date = Date()) async {
+        guard let feed = try? await store.feedsNeedingIcons(checkedBefore: now.addingTimeInterval(-Self.recheckInterval),
+                                                            limit: 1, only: feedID).first else { return }
+        _ = await look(for: feed, now: now)
+    }
+
     /// Finds and records one feed's icon. - Returns: whether one was found.
     private func look(for feed: IconCandidate, now: Date) async -> Bool {
         let image = await find(feed)

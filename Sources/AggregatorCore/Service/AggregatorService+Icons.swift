@@ -5,6 +5,18 @@ extension AggregatorService {
     // MARK: - Feed icons (DESIGN §15)
 
     /// The icon with this id. - Throws: not found when no feed shows it.
+    /// Looks for a feed's icon now rather than after the next round (Miniflux apps show a new feed's
+    /// icon as soon as it is added): once its first fetch is stored, and only if the daemon looks for
+    /// icons at all.
+    public func findIconNow(of feed: FeedReference, for account: AccountIdentity) async throws(AggregatorError) {
+        guard await scheduler.findsIcons else { return }
+        let subscription = try await feedID(feed, for: account)
+        let id = try await write { try await $0.feedID(ofSubscription: subscription, account: account.id) }
+        let finder = IconFinder(store: store, fetcher: pipeline.fetcher, logger: pipeline.logger, limits: pipeline.limits,
+                                regularAccountsRule: pipeline.regularAccountsRule)
+        await finder.lookNow(feedID: id)
+    }
+
     public func icon(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> FeedIcon {
         guard let icon = try await read({ try $0.icon(id: id, account: account.id) }) else { throw .notFound("no icon with id \(id)") }
         return icon

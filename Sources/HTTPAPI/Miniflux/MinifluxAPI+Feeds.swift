@@ -43,6 +43,8 @@ extension MinifluxAPI {
         let added = try await service.addFeed(url: url, category: category, for: request.account)
         // A failed first fetch does not undo the subscription: the feed shows its error and is retried.
         _ = try? await service.refresh([.id(added.feed.id)], wait: true, for: request.account)
+        // Its icon too, as Miniflux has it when it answers (apps show it at once).
+        try? await service.findIconNow(of: .id(added.feed.id), for: request.account)
         if disabled == true || hideGlobally == true || scraperRules?.isEmpty == false {
             _ = try await service.updateFeed(.id(added.feed.id), title: nil, category: nil, disabled: disabled,
                                              hideGlobally: hideGlobally, scraperRules: scraperRules, for: request.account)
