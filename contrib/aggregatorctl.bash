@@ -1,9 +1,10 @@
 # bash completion for aggregatorctl (installed to share/bash-completion/completions/aggregatorctl)
 _aggregatorctl() {
     local current=${COMP_WORDS[COMP_CWORD]} previous=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="status feeds categories add remove rename move rename-category import export refresh articles search show read unread star unstar watch backup user token parse help"
+    local commands="status feeds categories add remove rename move edit rename-category import export refresh articles search show read unread star unstar watch backup user token parse help"
     case $previous in
-        --socket|--user|--url|--content-type|--content-language|--since|--before|--limit|--cursor|--title|--search|--max-size) return ;;
+        --socket|--user|--url|--content-type|--content-language|--since|--before|--limit|--cursor|--title|--search|--max-size|--block|--keep|--scraper) return ;;
+        --disabled|--hide-globally) COMPREPLY=($(compgen -W "on off" -- "$current")); return ;;
         --sort) COMPREPLY=($(compgen -W "newest oldest title relevance" -- "$current")); return ;;
         import|export|backup|parse) COMPREPLY=($(compgen -f -- "$current")); return ;;
     esac
@@ -20,6 +21,7 @@ _aggregatorctl() {
     case $command in
         feeds) COMPREPLY=($(compgen -W "--category --failing --json" -- "$current")) ;;
         add) COMPREPLY=($(compgen -W "--category --title --json" -- "$current")) ;;
+        edit) COMPREPLY=($(compgen -W "--title --category --disabled --hide-globally --block --keep --scraper --json" -- "$current")) ;;
         refresh) COMPREPLY=($(compgen -W "--wait --json" -- "$current")) ;;
         articles|search) COMPREPLY=($(compgen -W "$filters --json" -- "$current")) ;;
         watch) COMPREPLY=($(compgen -W "$selection --json" -- "$current")) ;;

@@ -69,10 +69,39 @@ public struct ControlHandler: Sendable {
         case .feedsRemove:
             return ["removed": .from(try await service.removeFeed(try params.feed("feed"), for: try await acting()))]
         case .feedsUpdate:
-            // "" for the category files the feed under none; a missing key leaves it alone.
-            let feed = try await service.updateFeed(try params.feed("feed"), title: params.value("title")?.string,
-                                                    category: params.value("category")?.string, for: try await acting())
-            return ["feed": Self.json(feed)]
+            // "" for the category files the feed under none; a missing key leaves it alone. `settings`
+            // carries Miniflux's names (`edit`); `title` and `category` may also come at the top.
+            let settings = params.value("settings")?.object ?? [:]
+            func text(_ key: String) throws(JSONRPCError) -> String? {
+                guard let value = settings[key] ?? params.value(key), !value.isNull else { return nil }
+                guard let text = value.string else { throw JSONRPCError.invalidParams("\"\(key)\" must be a string") }
+                return text
+            }
+            func flag(_ key: String) throws(JSONRPCError) -> Bool? {
+                guard let value = settings[key], !value.isNull else { return nil }
+                guard let flag = value.bool else { throw JSONRPCError.invalidParams("\"\(key)\" must be true or false") }
+                return flag
+            }
+            let known: Set<String> = ["title", "category", "disabled", "hide_globally", "scraper_rules", "blocklist_rules", "keeplist_rules"]
+            if let unknown = settings.keys.sorted().first(where: { !known.contains($0) }) {
+                throw JSONRPCError.invalidParams("\"\(unknown)\" cannot be set yet (\(known.sorted().joined(separator: ", ")) can)")
+            }
+            guard !settings.isEmpty || params.value("title") != nil || params.value("category") != nil else {
+                throw JSONRPCError.invalidParams("say what to change: a title, category, flag, rule or selector")
+            }
+            let reference = try params.feed("feed"), account = try await acting()
+            let (title, category, scraper) = (try text("title"), try text("category"), try text("scraper_rules"))
+            let (disabled, hidden) = (try flag("disabled"), try flag("hide_globally"))
+            let (block, keep) = (try text("blocklist_rules"), try text("keeplist_rules"))
+            var feed: FeedSummary?
+            if title != nil || category != nil || scraper != nil || disabled != nil || hidden != nil || (block == nil && keep == nil) {
+                feed = try await service.updateFeed(reference, title: title, category: category, disabled: disabled,
+                                                    hideGlobally: hidden, scraperRules: scraper, for: account)
+            }
+            if block != nil || keep != nil {
+                feed = try await service.setFeedRules(reference, blocklist: block, keeplist: keep, for: account)
+            }
+            return ["feed": Self.json(feed!)]
         case .feedsImport:
             guard let text = params.string("opml") else { throw JSONRPCError.invalidParams("\"opml\" is required") }
             let summary = try await service.importOPML(Data(text.utf8), for: try await acting())

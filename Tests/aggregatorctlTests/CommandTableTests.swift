@@ -10,7 +10,7 @@ import Testing
         "add": ["https://example.org/feed"], "remove": ["1"], "rename": ["1", "Title"], "move": ["1", "News"],
         "rename-category": ["Old", "New"], "import": [opml], "search": ["words"], "show": ["1"],
         "read": ["1"], "unread": ["1"], "star": ["1"], "unstar": ["1"], "backup": ["/tmp/copy.db"],
-        "parse": ["/dev/null"], "user": ["add", "zoe"], "token": ["list"],
+        "parse": ["/dev/null"], "user": ["add", "zoe"], "token": ["list"], "edit": ["1"],
     ]
 
     /// An OPML file for `import`, which reads it before calling the daemon.
@@ -24,6 +24,7 @@ import Testing
     static let values: [String: String] = [
         "NAME": "World", "FEED": "1", "WHEN": "7d", "QUERY": "words", "ORDER": "oldest", "N": "5", "C": "next",
         "TEXT": "A title", "URL": "https://example.org/feed", "TYPE": "text/xml", "TAG": "en", "BYTES": "1000",
+        "on|off": "on", "REGEX": "(?i)sponsored", "CSS": "article",
     ]
 
     /// Parses `aggregatorctl NAME ARGUMENTS` the way the CLI does once it knows the command.

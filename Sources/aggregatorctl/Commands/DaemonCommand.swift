@@ -46,6 +46,20 @@ struct DaemonCommand {
             let (feed, category) = try Self.pair(reader, "FEED", "CATEGORY")
             method = .feedsUpdate
             params = ["feed": .string(feed), "category": .string(category)]
+        case "edit":
+            // Miniflux's names for what changes ("" clears a rule or selector; on/off for flags).
+            var settings: [String: JSONValue] = [:]
+            for (option, key) in [("--title", "title"), ("--category", "category"), ("--block", "blocklist_rules"),
+                                  ("--keep", "keeplist_rules"), ("--scraper", "scraper_rules")] {
+                if let value = try reader.option(option) { settings[key] = .string(value) }
+            }
+            for (option, key) in [("--disabled", "disabled"), ("--hide-globally", "hide_globally")] {
+                guard let value = try reader.option(option) else { continue }
+                guard ["on", "off"].contains(value) else { throw UsageError("'\(option)' takes on or off") }
+                settings[key] = .bool(value == "on")
+            }
+            method = .feedsUpdate
+            params = ["feed": .string(try Self.single(reader, "FEED")), "settings": .object(settings)]
         case "rename-category":
             let (name, newName) = try Self.pair(reader, "NAME", "NEW_NAME")
             guard !newName.isEmpty else { throw UsageError("'NEW_NAME' must not be empty") }
