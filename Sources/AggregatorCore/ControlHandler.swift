@@ -93,15 +93,10 @@ public struct ControlHandler: Sendable {
             let (title, category, scraper) = (try text("title"), try text("category"), try text("scraper_rules"))
             let (disabled, hidden) = (try flag("disabled"), try flag("hide_globally"))
             let (block, keep) = (try text("blocklist_rules"), try text("keeplist_rules"))
-            var feed: FeedSummary?
-            if title != nil || category != nil || scraper != nil || disabled != nil || hidden != nil || (block == nil && keep == nil) {
-                feed = try await service.updateFeed(reference, title: title, category: category, disabled: disabled,
-                                                    hideGlobally: hidden, scraperRules: scraper, for: account)
-            }
-            if block != nil || keep != nil {
-                feed = try await service.setFeedRules(reference, blocklist: block, keeplist: keep, for: account)
-            }
-            return ["feed": Self.json(feed!)]
+            let feed = try await service.updateFeed(reference, title: title, category: category, disabled: disabled,
+                                                    hideGlobally: hidden, scraperRules: scraper, blocklist: block,
+                                                    keeplist: keep, for: account)
+            return ["feed": Self.json(feed)]
         case .feedsImport:
             guard let text = params.string("opml") else { throw JSONRPCError.invalidParams("\"opml\" is required") }
             let summary = try await service.importOPML(Data(text.utf8), for: try await acting())

@@ -305,14 +305,16 @@ extension FeedStore {
     }
 
     /// Renames the account's subscription, files it under another of its categories (`""` for none),
-    /// moves it to another URL or site URL, disables or enables it; nil leaves a field as it is. A new
-    /// URL is fetched afresh (no validators of the old one) at once; an enabled feed is due at once
-    /// with its errors cleared. The URL and site URL are the feed's: changed only while the account
-    /// is its one follower.
+    /// moves it to another URL or site URL, disables or enables it, sets its flags, article selector
+    /// and filter rules (`""` clears a text); nil leaves a field as it is. A new URL is fetched afresh
+    /// (no validators of the old one) at once; an enabled feed is due at once with its errors
+    /// cleared. The URL and site URL are the feed's: changed only while the account is its one
+    /// follower. New filter rules judge the feed's stored entries again (`setRules`), in the same
+    /// transaction.
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
     public func updateFeed(id: Int64, account: Int64, title: String? = nil, category: String? = nil, url: String? = nil,
                            siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
-                           scraperRules: String? = nil) throws(StoreError) {
+                           scraperRules: String? = nil, blocklist: String? = nil, keeplist: String? = nil) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             let feedID = try feedID(ofSubscription: id, account: account)
             if url != nil || siteURL != nil,
@@ -320,10 +322,7 @@ extension FeedStore {
                 throw StoreError(.invalidQuery, message: "other accounts follow this feed too: its URL and site URL "
                     + "stay as they are (subscribe to the new URL instead)")
             }
-            if let title {
-                try database.statement("UPDATE subscriptions SET title = ?2 WHERE id = ?1")
-                    .run([.integer(id), SQLValue(title.isEmpty ? nil : title)])
-            }
+            if let title { try setSubscription(id, "title", to: SQLValue(title.isEmpty ? nil : title)) }
             if let url {
                 try database.statement("""
                     UPDATE feeds SET url = ?2, etag = NULL, last_modified = NULL, next_check_at = NULL
@@ -334,21 +333,24 @@ extension FeedStore {
                 try database.statement("UPDATE feeds SET site_url = ?2 WHERE id = ?1")
                     .run([.integer(feedID), SQLValue(siteURL.isEmpty ? nil : siteURL)])
             }
-            if let scraperRules {
-                try database.statement("UPDATE subscriptions SET scraper_rules = ?2 WHERE id = ?1")
-                    .run([.integer(id), SQLValue(scraperRules.isEmpty ? nil : scraperRules)])
-            }
-            if let hideGlobally {
-                try database.statement("UPDATE subscriptions SET hide_globally = ?2 WHERE id = ?1").run([.integer(id), SQLValue(hideGlobally)])
+            if let scraperRules { try setSubscription(id, "scraper_rules", to: SQLValue(scraperRules.isEmpty ? nil : scraperRules)) }
+            if let hideGlobally { try setSubscription(id, "hide_globally", to: SQLValue(hideGlobally)) }
+            if blocklist != nil || keeplist != nil {
+                try setRules(subscription: id, feed: feedID, account: account, blocklist: blocklist, keeplist: keeplist)
             }
             if let disabled {
-                try database.statement("UPDATE subscriptions SET disabled = ?2 WHERE id = ?1").run([.integer(id), SQLValue(disabled)])
+                try setSubscription(id, "disabled", to: SQLValue(disabled))
                 try updateFetching(feedID)
             }
             guard let category else { return }
             let next = category.isEmpty ? nil : try categoryID(named: category, account: account, creating: true)
             try database.statement("UPDATE subscriptions SET category_id = ?2 WHERE id = ?1").run([.integer(id), SQLValue(next)])
         }
+    }
+
+    /// Sets one column of subscription `id` (`column` is fixed text of the callers', never input).
+    func setSubscription(_ id: Int64, _ column: StaticString, to value: SQLValue) throws(StoreError) {
+        try database.statement("UPDATE subscriptions SET \(column) = ?2 WHERE id = ?1").run([.integer(id), value])
     }
 
     /// A feed is fetched while any of its followers has it enabled: disabled when the last one

@@ -90,17 +90,17 @@ extension FeedStore {
     @discardableResult
     public func setRules(subscription id: Int64, account: Int64, blocklist: String?, keeplist: String?) throws(StoreError) -> Int {
         try database.transaction { () throws(StoreError) -> Int in
-            let feed = try feedID(ofSubscription: id, account: account)
-            if let blocklist {
-                try database.statement("UPDATE subscriptions SET blocklist_rules = ?2 WHERE id = ?1")
-                    .run([.integer(id), SQLValue(blocklist.isEmpty ? nil : blocklist)])
-            }
-            if let keeplist {
-                try database.statement("UPDATE subscriptions SET keeplist_rules = ?2 WHERE id = ?1")
-                    .run([.integer(id), SQLValue(keeplist.isEmpty ? nil : keeplist)])
-            }
-            return try judgeAgain(feed: feed, account: account)
+            try setRules(subscription: id, feed: try feedID(ofSubscription: id, account: account), account: account,
+                         blocklist: blocklist, keeplist: keeplist)
         }
+    }
+
+    /// `setRules` inside the caller's transaction, the subscription's feed known.
+    @discardableResult
+    func setRules(subscription id: Int64, feed: Int64, account: Int64, blocklist: String?, keeplist: String?) throws(StoreError) -> Int {
+        if let blocklist { try setSubscription(id, "blocklist_rules", to: SQLValue(blocklist.isEmpty ? nil : blocklist)) }
+        if let keeplist { try setSubscription(id, "keeplist_rules", to: SQLValue(keeplist.isEmpty ? nil : keeplist)) }
+        return try judgeAgain(feed: feed, account: account)
     }
 
     /// Takes back what rules hid of the feed's entries from the account, then hides what its rules

@@ -63,25 +63,21 @@ extension AggregatorService {
 
     /// Renames a feed and/or files it under another category ("" for none); also (the Miniflux API)
     /// moves it to another feed URL (http(s), not one already subscribed) or site URL, or disables or
-    /// enables it, keeps it out of the global listings (`hideGlobally`), or sets the selector of its
-    /// pages' article (`scraperRules`, "" for none). The scheduler is woken when the feed is to be
-    /// fetched again.
+    /// enables it, keeps it out of the global listings (`hideGlobally`), sets the selector of its
+    /// pages' article (`scraperRules`) or its filter rules (`blocklist`, `keeplist`: a regular
+    /// expression each over title, URL and author, hiding entries from this account only); "" clears
+    /// a text. Every value is checked before anything changes. The scheduler is woken when the feed is
+    /// to be fetched again.
     public func updateFeed(_ reference: FeedReference, title: String?, category: String?, url: String? = nil,
                            siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
-                           scraperRules: String? = nil,
+                           scraperRules: String? = nil, blocklist: String? = nil, keeplist: String? = nil,
                            for account: AccountIdentity) async throws(AggregatorError) -> FeedSummary {
-        guard title != nil || category != nil || url != nil || siteURL != nil || disabled != nil || hideGlobally != nil
-            || scraperRules != nil else {
+        let given: [Any?] = [title, category, url, siteURL, disabled, hideGlobally, scraperRules, blocklist, keeplist]
+        guard given.contains(where: { $0 != nil }) else {
             throw .invalidArgument("give a new title and/or category")
         }
         let id = try await feedID(reference, for: account)
-        if let scraperRules, !scraperRules.isEmpty {
-            do {
-                _ = try ContentSelector(scraperRules)
-            } catch {
-                throw .invalidArgument("scraper rules: \(error.description)")
-            }
-        }
+        try Self.checkFeedSettings(scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist)
         if let url {
             guard let components = URLComponents(string: url), components.host?.isEmpty == false,
                   ["http", "https"].contains(components.scheme?.lowercased() ?? "") else {
@@ -100,17 +96,21 @@ extension AggregatorService {
         }
         try await write { try await $0.updateFeed(id: id, account: account.id, title: title, category: category, url: url,
                                                   siteURL: siteURL, disabled: disabled, hideGlobally: hideGlobally,
-                                                  scraperRules: scraperRules) }
+                                                  scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist) }
         if url != nil || disabled == false { scheduler.wake() }
         return try await feed(.id(id), for: account)
     }
 
-    /// Sets the account's filter rules for a feed (Miniflux's `blocklist_rules` and `keeplist_rules`, a
-    /// regular expression each over the title, URL and author; "" clears one, nil leaves it) and
-    /// judges the feed's stored entries by them again: what they hide is hidden from this account
-    /// only. A pattern `BoundedRegex` cannot read is refused.
-    public func setFeedRules(_ reference: FeedReference, blocklist: String?, keeplist: String?,
-                             for account: AccountIdentity) async throws(AggregatorError) -> FeedSummary {
+    /// Refuses an article selector or a filter rule the engines cannot read (`ContentSelector`,
+    /// `BoundedRegex`), naming the field as Miniflux does; nil or "" is no rule.
+    public static func checkFeedSettings(scraperRules: String?, blocklist: String?, keeplist: String?) throws(AggregatorError) {
+        if let scraperRules, !scraperRules.isEmpty {
+            do {
+                _ = try ContentSelector(scraperRules)
+            } catch {
+                throw .invalidArgument("scraper_rules: \(error.description)")
+            }
+        }
         for (name, pattern) in [("blocklist_rules", blocklist), ("keeplist_rules", keeplist)] {
             guard let pattern, !pattern.isEmpty else { continue }
             do {
@@ -119,9 +119,6 @@ extension AggregatorService {
                 throw .invalidArgument("\(name): \(error.description)")
             }
         }
-        let id = try await feedID(reference, for: account)
-        try await write { try await $0.setRules(subscription: id, account: account.id, blocklist: blocklist, keeplist: keeplist) }
-        return try await feed(.id(id), for: account)
     }
 
     /// Subscribes to every feed of an OPML document (already subscribed ones are skipped).

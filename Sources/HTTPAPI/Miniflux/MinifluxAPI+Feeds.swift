@@ -34,23 +34,16 @@ extension MinifluxAPI {
         let scraperRules = try Self.text("scraper_rules", body)
         let (blocklist, keeplist) = (try Self.text("blocklist_rules", body), try Self.text("keeplist_rules", body))
         try Self.refuseSettingsNotKept(body)
-        for (name, pattern) in [("blocklist_rules", blocklist), ("keeplist_rules", keeplist)] where pattern?.isEmpty == false {
-            do { _ = try BoundedRegex(pattern!) } catch { throw MinifluxError("\(name): \(error.description)") }
-        }
-        if let scraperRules, !scraperRules.isEmpty {
-            do { _ = try ContentSelector(scraperRules) } catch { throw MinifluxError("scraper_rules: \(error.description)") }
-        }
+        try AggregatorService.checkFeedSettings(scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist)
         let added = try await service.addFeed(url: url, category: category, for: request.account)
         // A failed first fetch does not undo the subscription: the feed shows its error and is retried.
         _ = try? await service.refresh([.id(added.feed.id)], wait: true, for: request.account)
         // Its icon too, as Miniflux has it when it answers (apps show it at once).
         try? await service.findIconNow(of: .id(added.feed.id), for: request.account)
-        if disabled == true || hideGlobally == true || scraperRules?.isEmpty == false {
+        if disabled == true || hideGlobally == true || [scraperRules, blocklist, keeplist].contains(where: { $0?.isEmpty == false }) {
             _ = try await service.updateFeed(.id(added.feed.id), title: nil, category: nil, disabled: disabled,
-                                             hideGlobally: hideGlobally, scraperRules: scraperRules, for: request.account)
-        }
-        if blocklist?.isEmpty == false || keeplist?.isEmpty == false {
-            _ = try await service.setFeedRules(.id(added.feed.id), blocklist: blocklist, keeplist: keeplist, for: request.account)
+                                             hideGlobally: hideGlobally, scraperRules: scraperRules, blocklist: blocklist,
+                                             keeplist: keeplist, for: request.account)
         }
         return MinifluxJSON.response(["feed_id": .from(added.feed.id)], status: 201)
     }
@@ -64,15 +57,10 @@ extension MinifluxAPI {
         let id = try request.id("feedID")
         _ = try await service.feed(.id(id), for: request.account)  // another account's feed: 404 before the body
         let body = try request.jsonObject()
-        func text(_ name: String) throws(MinifluxError) -> String? {
-            guard let value = body[name], !value.isNull else { return nil }
-            guard let text = value.string else { throw MinifluxError("\(name) must be a string") }
-            return text
-        }
-        let title = try text("title")
-        let url = try text("feed_url")
+        let title = try Self.text("title", body)
+        let url = try Self.text("feed_url", body)
         if let url, url.isEmpty { throw MinifluxError("feed_url must not be empty") }
-        let siteURL = try text("site_url")
+        let siteURL = try Self.text("site_url", body)
         let (disabled, hideGlobally) = (try Self.flag("disabled", body), try Self.flag("hide_globally", body))
         let scraperRules = try Self.text("scraper_rules", body)
         let (blocklist, keeplist) = (try Self.text("blocklist_rules", body), try Self.text("keeplist_rules", body))
@@ -81,20 +69,12 @@ extension MinifluxAPI {
             categoryName = try await self.categoryName(value, request) ?? ""  // "": filed under no category
         }
         try Self.refuseSettingsNotKept(body)
-        let changesNothing = title == nil && categoryName == nil && url == nil && siteURL == nil && disabled == nil
-            && hideGlobally == nil && scraperRules == nil
-        // Patterns are checked before anything changes.
-        for (name, pattern) in [("blocklist_rules", blocklist), ("keeplist_rules", keeplist)] where pattern?.isEmpty == false {
-            do { _ = try BoundedRegex(pattern!) } catch { throw MinifluxError("\(name): \(error.description)") }
-        }
-        var feed = changesNothing
+        let changes: [Any?] = [title, categoryName, url, siteURL, disabled, hideGlobally, scraperRules, blocklist, keeplist]
+        let feed = changes.allSatisfy { $0 == nil }
             ? try await service.feed(.id(id), for: request.account)
             : try await service.updateFeed(.id(id), title: title, category: categoryName, url: url, siteURL: siteURL,
                                            disabled: disabled, hideGlobally: hideGlobally, scraperRules: scraperRules,
-                                           for: request.account)
-        if blocklist != nil || keeplist != nil {
-            feed = try await service.setFeedRules(.id(id), blocklist: blocklist, keeplist: keeplist, for: request.account)
-        }
+                                           blocklist: blocklist, keeplist: keeplist, for: request.account)
         return MinifluxJSON.response(MinifluxJSON.feed(feed, user: request.account.id), status: 201)
     }
 
