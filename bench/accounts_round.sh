@@ -7,16 +7,10 @@
 # BIN_DIR holds aggregatord and storebench (release builds: .build/release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared=$(cd "${SHARED:-../shared}" && pwd)
 bin=$(cd "${1:?usage: bash bench/accounts_round.sh BIN_DIR}" && pwd)
 n=${N:-5000}; runs=${RUNS:-3}; port=${PORT:-18081}
-farm=$(pwd)/${FARM:-bench/out/farm-n$n-s42}
-[ -d "$farm/feeds" ] || python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port "$port" > /dev/null
-python3 "$shared/bench/gen_farm.py" "$farm" --lists-only --port "$port" > /dev/null
-command -v nginx > /dev/null || { echo "nginx missing: make bench-e2e-deps" >&2; exit 1; }
-work=$(mktemp -d)
-ACCESS_LOG=1 "$shared/bench/serve.sh" start "$farm" "$port" > /dev/null
-trap '"$shared/bench/serve.sh" stop "$farm" > /dev/null; rm -rf "$work"' EXIT
+source bench/serve_farm.sh
+ACCESS_LOG=1 serve_farm "$n" "$port"
 log="$farm/.nginx/access.log"
 
 round() {  # round SIDE RUN ACCOUNTS PER_ACCOUNT

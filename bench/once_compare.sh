@@ -5,17 +5,11 @@
 #   N=1000 RUNS=5 bash bench/once_compare.sh BIN_DIR_A BIN_DIR_B     (needs nginx: make bench-e2e-deps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared=$(cd "${SHARED:-../shared}" && pwd)
 a=${1:?usage: bash bench/once_compare.sh BIN_DIR_A BIN_DIR_B}
 b=${2:?usage: bash bench/once_compare.sh BIN_DIR_A BIN_DIR_B}
 n=${N:-1000}; runs=${RUNS:-5}; port=${PORT:-18080}
-farm=$(pwd)/${FARM:-bench/out/farm-n$n-s42}
-[ -d "$farm/feeds" ] || python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port "$port" > /dev/null
-python3 "$shared/bench/gen_farm.py" "$farm" --lists-only --port "$port" > /dev/null
-command -v nginx > /dev/null || { echo "nginx missing: make bench-e2e-deps" >&2; exit 1; }
-work=$(mktemp -d)
-"$shared/bench/serve.sh" start "$farm" "$port" > /dev/null
-trap '"$shared/bench/serve.sh" stop "$farm" > /dev/null; rm -rf "$work"' EXIT
+source bench/serve_farm.sh
+serve_farm "$n" "$port"
 
 once() {  # once BIN_DIR DB -> wall seconds; fails when a feed failed
     local start end out

@@ -6,16 +6,10 @@
 #   N=1000 RUNS=5 bash bench/rules_round.sh BIN_DIR     (needs nginx: make bench-e2e-deps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared=$(cd "${SHARED:-../shared}" && pwd)
 bin=$(cd "${1:?usage: bash bench/rules_round.sh BIN_DIR}" && pwd)
 n=${N:-1000}; runs=${RUNS:-5}; port=${PORT:-18082}
-farm=$(pwd)/${FARM:-bench/out/farm-n$n-s42}
-[ -d "$farm/feeds" ] || python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port "$port" > /dev/null
-python3 "$shared/bench/gen_farm.py" "$farm" --lists-only --port "$port" > /dev/null
-command -v nginx > /dev/null || { echo "nginx missing: make bench-e2e-deps" >&2; exit 1; }
-work=$(mktemp -d)
-"$shared/bench/serve.sh" start "$farm" "$port" > /dev/null
-trap '"$shared/bench/serve.sh" stop "$farm" > /dev/null; rm -rf "$work"' EXIT
+source bench/serve_farm.sh
+serve_farm "$n" "$port"
 
 round() {  # round SIDE RUN
     local db="$work/$1-$2.db" start end out hidden
