@@ -78,16 +78,23 @@ extension FeedStore {
     /// Moves the account's read counts by `change` for every entry of `temp.marked` whose read flag
     /// changed, in each of its subscriptions whose feed carries the entry (one update per feed).
     private func countReads(account: Int64, by change: Int) throws(StoreError) {
-        var perFeed: [(feed: Int64, count: Int64)] = []
-        try database.statement("""
+        let perFeed = try countsPerFeed("""
             SELECT s.feed_id, count(*) FROM temp.marked t JOIN entry_sources s ON s.entry_id = t.entry_id
             WHERE t.read_changes GROUP BY s.feed_id
-            """).query { row in perFeed.append((row.int64(at: 0), row.int64(at: 1))) }
+            """)
         let update = try database.statement(
             "UPDATE subscriptions SET read_count = read_count + ?3 WHERE account_id = ?1 AND feed_id = ?2")
         for (feed, count) in perFeed {
             try update.run([.integer(account), .integer(feed), .integer(count * Int64(change))])
         }
+    }
+
+    /// The rows of `sql`: a feed id and how many of the entries in question it carries (a mark
+    /// moves a counter in each subscription whose feed carries the entry: one update per feed).
+    func countsPerFeed(_ sql: String) throws(StoreError) -> [(feed: Int64, count: Int64)] {
+        var perFeed: [(feed: Int64, count: Int64)] = []
+        try database.statement(sql).query { row in perFeed.append((row.int64(at: 0), row.int64(at: 1))) }
+        return perFeed
     }
 }
 
@@ -108,10 +115,9 @@ extension FeedStore {
                 INSERT INTO temp.flushed SELECT entry_id FROM entry_marks
                 WHERE account_id = ?1 AND read = 1 AND starred = 0 AND hidden = 0
                 """).run([.integer(account)])
-            var perFeed: [(feed: Int64, count: Int64)] = []
-            try database.statement("""
+            let perFeed = try countsPerFeed("""
                 SELECT s.feed_id, count(*) FROM temp.flushed t JOIN entry_sources s ON s.entry_id = t.entry_id GROUP BY s.feed_id
-                """).query { row in perFeed.append((row.int64(at: 0), row.int64(at: 1))) }
+                """)
             let move = try database.statement("""
                 UPDATE subscriptions SET read_count = read_count - ?3, hidden_count = hidden_count + ?3
                 WHERE account_id = ?1 AND feed_id = ?2
