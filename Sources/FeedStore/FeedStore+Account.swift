@@ -49,10 +49,9 @@ extension FeedStore {
         try database.transaction { () throws(StoreError) -> Int64? in
             guard try accountID(named: name) == nil else { return nil }
             let seconds = SQLValue.integer(Int64(now.timeIntervalSince1970))
-            try database.statement("""
-                INSERT INTO accounts(name, password_hash, admin, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
-                """).run([.text(name), .text(passwordHash), SQLValue(isAdmin), seconds])
-            let id = database.lastInsertedRowID
+            guard let id = try database.integer("""
+                INSERT INTO accounts(name, password_hash, admin, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4) RETURNING id
+                """, [.text(name), .text(passwordHash), SQLValue(isAdmin), seconds]) else { return nil }
             try database.statement("INSERT INTO categories(account_id, name) VALUES (?1, 'All')").run([.integer(id)])
             return id
         }
@@ -157,11 +156,10 @@ extension FeedStore {
     public func addToken(label: String, digest: String, account: Int64, now: Date = Date()) throws(StoreError) -> APIToken? {
         let created = Int64(now.timeIntervalSince1970)
         return try database.transaction { () throws(StoreError) -> APIToken? in
-            try database.statement("""
-                INSERT INTO api_tokens(account_id, label, digest, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING
-                """).run([.integer(account), .text(label), .text(digest), .integer(created)])
-            guard database.changes == 1 else { return nil }
-            return APIToken(id: database.lastInsertedRowID, accountID: account, label: label,
+            guard let id = try database.integer("""
+                INSERT INTO api_tokens(account_id, label, digest, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING RETURNING id
+                """, [.integer(account), .text(label), .text(digest), .integer(created)]) else { return nil }
+            return APIToken(id: id, accountID: account, label: label,
                             createdAt: Date(timeIntervalSince1970: Double(created)))
         }
     }

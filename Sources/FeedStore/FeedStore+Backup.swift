@@ -6,6 +6,9 @@ extension FeedStore {
     /// while the daemon keeps running (writes wait for each short step).
     /// - Throws: `StoreError` when the target cannot be written.
     public func backup(to path: String) throws(StoreError) {
+        guard let sqlite = database.connection as? SQLiteConnection else {
+            throw StoreError(.cannotOpen, message: "backup of a PostgreSQL database to a file is not built yet (use pg_dump)")
+        }
         guard !FileManager.default.fileExists(atPath: path) else {
             throw StoreError(.cannotOpen, message: "\(path) already exists (remove it or choose another name)")
         }
@@ -17,7 +20,7 @@ extension FeedStore {
         }
         defer { sqlite3_close_v2(target) }
         try database.commitHeld()  // the copy holds what readers see
-        guard let backup = database.withHandle({ sqlite3_backup_init(target, "main", $0, "main") }) else {
+        guard let backup = sqlite.withHandle({ sqlite3_backup_init(target, "main", $0, "main") }) else {
             throw StoreError(.sqlite, message: "cannot back up to \(path): \(String(cString: sqlite3_errmsg(target)))")
         }
         var status: Int32

@@ -391,9 +391,8 @@ extension FeedStore {
     public func createCategory(_ name: String, account: Int64) throws(StoreError) -> Int64? {
         guard !name.isEmpty else { throw StoreError(.invalidQuery, message: "a category needs a name") }
         return try database.transaction { () throws(StoreError) -> Int64? in
-            try database.statement("INSERT INTO categories(account_id, name) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
-                .run([.integer(account), .text(name)])
-            return database.changes == 1 ? database.lastInsertedRowID : nil
+            try database.integer("INSERT INTO categories(account_id, name) VALUES (?1, ?2) ON CONFLICT DO NOTHING RETURNING id",
+                                 [.integer(account), .text(name)])
         }
     }
 

@@ -83,21 +83,19 @@ extension FeedStore {
     /// Inserts a new entry and its state, and indexes it; nil when its key is already stored.
     private func insert(_ entry: IncomingEntry, key: String, feedID: Int64, fingerprint: Int64,
                         seenAt: Int64) throws(StoreError) -> Int64? {
-        let insert = try database.statement("""
+        let published = Self.clamped(entry.published, seenAt: seenAt)
+        let inserted = try database.integer("""
             INSERT INTO entries(key, sort_at, first_seen_at, published_at, updated_at, fingerprint, url, guid, title,
                                 author, image_url, enclosures, summary, content, search_text)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
-            ON CONFLICT(key) DO NOTHING
-            """)
-        let published = Self.clamped(entry.published, seenAt: seenAt)
-        try insert.run([
+            ON CONFLICT(key) DO NOTHING RETURNING id
+            """, [
             .text(key), .integer(published ?? seenAt), .integer(seenAt), SQLValue(published),
             SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), .integer(fingerprint), SQLValue(entry.url),
             SQLValue(entry.guid), SQLValue(entry.title), SQLValue(entry.author), SQLValue(entry.imageURL),
             SQLValue(ArticleEnclosure.columnText(entry.enclosures)), SQLValue(entry.summary), SQLValue(entry.content), SQLValue(entry.searchText),
         ])
-        guard database.changes > 0 else { return nil }
-        let id = database.lastInsertedRowID
+        guard let id = inserted else { return nil }
         try database.statement("INSERT INTO entry_state(entry_id, feed_id, sort_at) VALUES (?1, ?2, ?3)")
             .run([.integer(id), .integer(feedID), .integer(published ?? seenAt)])
         try indexText(id, entry.title, entry.searchText, entry.author)

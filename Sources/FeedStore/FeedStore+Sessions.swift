@@ -20,11 +20,11 @@ extension FeedStore {
         return try database.transaction { () throws(StoreError) -> WebSession in
             try database.statement("DELETE FROM web_sessions WHERE last_seen_at < ?1")
                 .run([.integer(Int64(expiredBefore.timeIntervalSince1970))])
-            try database.statement("""
+            let id = try database.integer("""
                 INSERT INTO web_sessions(digest, account_id, created_at, last_seen_at, user_agent, address)
-                VALUES (?1, ?5, ?2, ?2, ?3, ?4)
-                """).run([.text(digest), .integer(seconds), .text(userAgent), .text(address), .integer(account)])
-            return WebSession(id: database.lastInsertedRowID, accountID: account, createdAt: Date(timeIntervalSince1970: Double(seconds)),
+                VALUES (?1, ?5, ?2, ?2, ?3, ?4) RETURNING id
+                """, [.text(digest), .integer(seconds), .text(userAgent), .text(address), .integer(account)]) ?? 0
+            return WebSession(id: id, accountID: account, createdAt: Date(timeIntervalSince1970: Double(seconds)),
                               lastSeenAt: Date(timeIntervalSince1970: Double(seconds)), userAgent: userAgent, address: address)
         }
     }

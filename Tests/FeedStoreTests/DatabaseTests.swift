@@ -24,7 +24,7 @@ import Testing
 
     @Test func newDatabasesGetLargePagesAndOldOnesKeepTheirs() async throws {
         let fresh = try Database(path: path("fresh.db"))
-        #expect(try fresh.integer("PRAGMA page_size") == Int64(Database.newPageSize))
+        #expect(try fresh.integer("PRAGMA page_size") == Int64(SQLiteConnection.newPageSize))
 
         // A database an earlier build created, on SQLite's default 4 KB pages.
         let old = path("old-pages.db")

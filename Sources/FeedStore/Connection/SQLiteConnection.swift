@@ -1,17 +1,17 @@
 import CSQLite
 import Foundation
 
-/// One SQLite connection, opened the way the store needs it: WAL, `synchronous=NORMAL`,
-/// foreign keys on and a busy timeout. Not thread-safe: one owner (the writer actor, or one reader).
-final class Database {
+/// One SQLite connection, opened the way the store needs it: WAL, `synchronous=NORMAL`, foreign keys
+/// on and a busy timeout.
+final class SQLiteConnection: SQLConnection {
     let path: String
     private let handle: OpaquePointer
+    var dialect: SQLDialect { .sqlite }
+    var location: String { path }
 
-    /// Opens (and with `create`, creates) the database at `path` and applies pending migrations
-    /// (up to `schemaVersion`: tests build older databases with it).
+    /// Opens (and with `create`, creates) the database file at `path`.
     /// - Throws: `StoreError` naming what is wrong with the file and what to do.
-    init(path: String, create: Bool = true, readOnly: Bool = false,
-         schemaVersion: Int64 = Migrations.currentVersion) throws(StoreError) {
+    init(path: String, create: Bool, readOnly: Bool) throws(StoreError) {
         self.path = path
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
@@ -26,16 +26,14 @@ final class Database {
         do {
             sqlite3_busy_timeout(handle, 5_000)
             try configure(readOnly: readOnly)
-            if !readOnly { try Migrations.apply(to: self, upTo: schemaVersion) }
         } catch {
             sqlite3_close_v2(handle)
             throw error
         }
     }
 
-    deinit {
-        try? commitHeld()  // what it holds are whole feeds
-        cache.removeAll()  // statements are finalized before the connection closes
+    /// Closes the connection; statements must be finalized first (`Database` drops its cache).
+    func close() {
         sqlite3_close_v2(handle)
     }
 
@@ -57,9 +55,6 @@ final class Database {
         try execute("PRAGMA foreign_keys = ON")
     }
 
-    // MARK: - Statements
-
-    /// Runs one or more statements that take no parameters and return nothing of interest.
     func execute(_ sql: String) throws(StoreError) {
         var message: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(handle, sql, nil, nil, &message)
@@ -69,95 +64,22 @@ final class Database {
         }
     }
 
-    private var cache: [String: Statement] = [:]
-
-    /// The compiled statement for `sql`, prepared once per connection and reused.
-    func statement(_ sql: String) throws(StoreError) -> Statement {
-        if let cached = cache[sql] { return cached }
-        let compiled = try prepare(sql)
-        cache[sql] = compiled
-        return compiled
-    }
-
-    /// Compiles `sql` into a statement bound to this connection.
-    func prepare(_ sql: String) throws(StoreError) -> Statement {
+    func prepare(_ sql: String) throws(StoreError) -> any SQLStatement {
         var statement: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard status == SQLITE_OK, let statement else {
             sqlite3_finalize(statement)
             throw error(code: status, message: nil, sql: sql)
         }
-        return Statement(handle: statement, database: self)
+        return SQLiteStatement(handle: statement, connection: self)
     }
 
-    /// The single integer a query returns, e.g. `PRAGMA user_version`.
-    func integer(_ sql: String) throws(StoreError) -> Int64? {
-        let statement = try prepare(sql)
-        guard try statement.step() else { return nil }
-        return statement.int64(at: 0)
-    }
-
-    /// The integer the one row of a query with parameters holds (nil for no row, or NULL).
-    func integer(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> Int64? {
-        var found: Int64?
-        try statement(sql).query(values) { row in found = row.optionalInt64(at: 0) }
-        return found
-    }
-
-    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. A
-    /// transaction `heldTransaction` kept open is committed first.
-    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        try commitHeld()
+    /// IMMEDIATE takes the write lock at BEGIN: a transaction never fails half-way for want of it.
+    func beginWrite() throws(StoreError) {
         try execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
     }
 
-    /// The transaction `heldTransaction` keeps open: when it began, how many calls it holds and how
-    /// many entries they wrote; nil when none is open.
-    private(set) var held: (since: ContinuousClock.Instant, calls: Int, entries: Int)?
-
-    /// Runs `body` inside a transaction kept open after it returns, so that the next calls' changes
-    /// share one commit (begun when none is open): a refresh round's feeds are written in a few large
-    /// commits rather than many small ones, which rewrite the same index pages each time. `entries`
-    /// counts what a result wrote. `commitHeld()` ends it; so does any `transaction`, and closing the
-    /// connection. When `body` fails, everything held is rolled back with it (a savepoint per call
-    /// would keep the earlier calls' changes, but SQLite then journals every page a second time: a
-    /// third slower).
-    func heldTransaction<T>(_ body: () throws(StoreError) -> T, entries: (T) -> Int) throws(StoreError) -> T {
-        if held == nil {
-            try execute("BEGIN IMMEDIATE")
-            held = (.now, 0, 0)
-        }
-        do {
-            let result = try body()
-            held?.calls += 1
-            held?.entries += entries(result)
-            return result
-        } catch {
-            held = nil
-            try? execute("ROLLBACK")
-            throw error
-        }
-    }
-
-    /// Commits what `heldTransaction` kept open, if anything.
-    func commitHeld() throws(StoreError) {
-        guard held != nil else { return }
-        held = nil
-        do {
-            try execute("COMMIT")
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
-    }
+    var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// What `onCommit` calls, kept alive as long as the connection can call it.
     private var commitAction: CommitAction?
@@ -180,9 +102,6 @@ final class Database {
 
     /// Runs `body` with the raw connection, for the few C APIs that need it (backup).
     func withHandle<T>(_ body: (OpaquePointer) -> T) -> T { body(handle) }
-
-    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-    var changes: Int { Int(sqlite3_changes(handle)) }
 
     // MARK: - Errors
 
@@ -218,4 +137,77 @@ final class Database {
 }
 
 @available(*, unavailable)
-extension Database: Sendable {}
+extension SQLiteConnection: Sendable {}
+
+/// A compiled SQLite statement. Values are always bound, never interpolated into SQL.
+final class SQLiteStatement: SQLStatement {
+    private let handle: OpaquePointer
+    private unowned let connection: SQLiteConnection
+
+    init(handle: OpaquePointer, connection: SQLiteConnection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    func bind(_ values: [SQLValue]) throws(StoreError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(handle, index)
+            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+            case .real(let number): status = sqlite3_bind_double(handle, index, number)
+            case .text(var text):
+                // Bound by length from the string's own UTF-8: no temporary C string.
+                status = text.withUTF8 { utf8 in
+                    sqlite3_bind_text(handle, index, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                                      Int32(utf8.count), aggregator_sqlite_transient())
+                }
+            case .blob(let data):
+                status = data.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), aggregator_sqlite_transient())
+                }
+            }
+            guard status == SQLITE_OK else { throw connection.error(code: status, message: nil, sql: sql) }
+        }
+    }
+
+    func step() throws(StoreError) -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            sqlite3_reset(handle)
+            throw connection.error(code: status, message: nil, sql: sql)
+        }
+    }
+
+    func reset() { sqlite3_reset(handle) }
+
+    func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    func text(at column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(handle, column) else { return nil }
+        return String(cString: bytes)
+    }
+
+    func blob(at column: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+
+    private var sql: String { String(cString: sqlite3_sql(handle)) }
+}
+
+@available(*, unavailable)
+extension SQLiteStatement: Sendable {}

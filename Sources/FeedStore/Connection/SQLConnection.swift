@@ -1,0 +1,60 @@
+import Foundation
+
+/// The SQL the two backends speak differently: the store writes what they share once and asks the
+/// dialect for the rest (docs/ARCHITECTURE.md, "Storage").
+enum SQLDialect: Sendable, Equatable {
+    case sqlite, postgres
+}
+
+/// One connection to a database, as the store uses it: SQLite's file (`SQLiteConnection`) or a
+/// PostgreSQL server (`PostgresConnection`). Not thread-safe: one owner at a time.
+protocol SQLConnection: AnyObject {
+    var dialect: SQLDialect { get }
+    /// Where the data lives, for messages: a path, or a URI without its password.
+    var location: String { get }
+    /// Runs statements that take no parameters and return nothing of interest.
+    func execute(_ sql: String) throws(StoreError)
+    /// Compiles one statement, with parameters written `?1`, `?2`, ….
+    func prepare(_ sql: String) throws(StoreError) -> any SQLStatement
+    /// Starts a write transaction that holds the write lock from its first statement.
+    func beginWrite() throws(StoreError)
+    /// Rows the last statement inserted, updated or deleted.
+    var changes: Int { get }
+}
+
+/// A compiled statement: values bound, then its rows read one at a time.
+protocol SQLStatement: AnyObject {
+    /// Clears earlier bindings and binds `values` to `?1`, `?2`, … in order.
+    func bind(_ values: [SQLValue]) throws(StoreError)
+    /// Advances to the next row (running the statement at the first call); false when there are no more.
+    func step() throws(StoreError) -> Bool
+    /// Ends the current run, so the statement can be bound again.
+    func reset()
+    func isNull(at column: Int32) -> Bool
+    func int64(at column: Int32) -> Int64
+    func double(at column: Int32) -> Double
+    func text(at column: Int32) -> String?
+    func blob(at column: Int32) -> Data
+}
+
+/// A value bound to a statement parameter.
+enum SQLValue {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+
+    /// The placeholders of an `IN (…)` list of `ids`, whose values are appended to `values` (bound,
+    /// never written into the SQL): `?3,?4,?5`.
+    static func placeholders(for ids: some Sequence<Int64>, appendingTo values: inout [SQLValue]) -> String {
+        ids.map { id -> String in
+            values.append(.integer(id))
+            return "?\(values.count)"
+        }.joined(separator: ",")
+    }
+
+    init(_ text: String?) { self = text.map(SQLValue.text) ?? .null }
+    init(_ number: Int64?) { self = number.map(SQLValue.integer) ?? .null }
+    init(_ flag: Bool) { self = .integer(flag ? 1 : 0) }
+}
