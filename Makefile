@@ -12,9 +12,9 @@ RELEASE_BIN = .build/release
 RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 
 # Debian packages the build and the tests need (libseccomp-dev: systemd/check-sandbox.sh).
-DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev zlib1g-dev libseccomp-dev
+DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev libpq-dev zlib1g-dev libseccomp-dev
 
-.PHONY: all build deps run test test-deps test-venv check-sanitizers check-asan check-tsan fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall deb deb-deps check-deb clean
+.PHONY: all build deps run test test-deps test-venv test-postgres check-sanitizers check-asan check-tsan fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall deb deb-deps check-deb clean
 
 all: build
 
@@ -52,7 +52,7 @@ run: build
 
 # The reader-app clients the end-to-end tests drive: Debian's newsboat (and curl, util-linux's
 # `script` for a pseudo-terminal), and those from PyPI (pinned) in .build/test-venv.
-TEST_PACKAGES := newsboat curl util-linux chromium chromium-driver
+TEST_PACKAGES := newsboat curl util-linux chromium chromium-driver postgresql
 test-deps:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(TEST_PACKAGES)"
 
@@ -71,7 +71,18 @@ test: deps test-deps test-venv
 	@systemd/check-sandbox.sh
 	@contrib/check-completion.sh
 	$(SWIFT) test
+	@$(MAKE) --no-print-directory test-postgres
 	@$(MAKE) --no-print-directory check-deb
+
+# The store's tests again on PostgreSQL: a throwaway cluster (Tests/postgres-cluster.sh: initdb and
+# pg_ctl in a temporary directory, Unix socket only), stopped and removed however the tests end.
+POSTGRES_TESTS ?= FeedStoreTests|EndToEndTests
+test-postgres:
+	@directory=$$(mktemp -d /tmp/aggregator-pg.XXXXXX); \
+	trap 'Tests/postgres-cluster.sh stop "$$directory"' EXIT; \
+	uri=$$(Tests/postgres-cluster.sh start "$$directory") || exit 1; \
+	echo "PostgreSQL test cluster: $$uri"; \
+	AGGREGATOR_TEST_POSTGRES="$$uri" $(SWIFT) test --filter '$(POSTGRES_TESTS)'
 
 # The whole suite under each sanitizer, built apart (.build/asan, .build/tsan): the daemons and
 # clients the tests start are the sanitized builds too, and every process writes its report to

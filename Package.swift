@@ -22,11 +22,12 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         .target(name: "FeedParser", dependencies: ["CLibXML2", "JSON"]),
         .target(name: "FeedFetcher", dependencies: ["CCurl"]),
-        .target(name: "FeedStore", dependencies: ["CSQLite"]),
+        .target(name: "FeedStore", dependencies: ["CSQLite", "CLibPQ"]),
         // JSON values, read and written by hand (no ICU-linked Foundation: the client stays small).
         .target(name: "JSON"),
         .target(name: "ControlProtocol", dependencies: ["JSON"]),

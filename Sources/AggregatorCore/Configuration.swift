@@ -35,7 +35,7 @@ public struct Configuration: Sendable, Equatable {
 
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
-        ("database", "SQLite database file"),
+        ("database", "SQLite database file, or PostgreSQL URI"),
         ("socket", "control socket path"),
         ("seed-opml", "OPML file imported on the first start with an empty database"),
         ("log-level", "debug, info, warning or error"),
@@ -88,7 +88,7 @@ public struct Configuration: Sendable, Equatable {
 
     /// Each key's value as text, e.g. to log what a reload changed.
     public var settingValues: [String: String] {
-        ["database": databasePath, "socket": socketPath, "seed-opml": seedOPMLPath ?? "",
+        ["database": FeedStore.location(of: databasePath), "socket": socketPath, "seed-opml": seedOPMLPath ?? "",
          "log-level": logLevel.rawValue,
          "private-networks": privateNetworks.rawValue,  // deny-private-networks only sets this
          "feed-icons": String(feedIcons),

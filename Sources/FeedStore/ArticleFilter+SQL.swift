@@ -7,7 +7,7 @@ extension ArticleFilter {
         /// As `listing`, over the few entries stored after `storedAfterID` (`watch`): a search is
         /// checked entry by entry rather than collecting every match first.
         case newEntries
-        /// `entries_fts m JOIN entry_state st`, over a search's matches (whose MATCH the caller adds):
+        /// `SearchIndex.table m JOIN entry_state st`, over a search's matches (whose MATCH the caller adds):
         /// dates are read from `st`, never from the wide `entries` rows.
         case searchIndex
         /// `entry_state st` alone, for bulk updates: members are collected first (`bulkSelection`
@@ -18,7 +18,7 @@ extension ArticleFilter {
     /// SQL conditions, with their parameters appended to `values`. Values are always bound; only fixed
     /// SQL text is assembled here.
     /// - Parameter membershipKnown: the caller's FROM already limits the rows to the account's feeds.
-    func conditions(binding values: inout [SQLValue], for use: Use = .listing,
+    func conditions(binding values: inout [SQLValue], for use: Use = .listing, dialect: SQLDialect,
                     membershipKnown: Bool = false) throws(StoreError) -> [String] {
         var conditions = ["st.removed = 0"]
         func parameter(_ value: SQLValue) -> String {
@@ -50,7 +50,7 @@ extension ArticleFilter {
             let members = """
                 \(sourcesAndSubscriptions)
                 WHERE u.account_id = \(account())
-                  AND u.category_id = (SELECT id FROM categories WHERE account_id = \(account()) AND name = \(parameter(.text(category))))
+                  AND u.category_id = (SELECT id FROM categories WHERE account_id = \(account()) AND name = \(parameter(.text(category))) COLLATE NOCASE)
                 """
             conditions.append(walksAnIndex
                 ? "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)"
@@ -83,17 +83,17 @@ extension ArticleFilter {
                 WHERE u.account_id = \(account()) AND (u.hide_globally = 1 OR coalesce(c.hide_globally, 0) = 1)
                 """
             conditions.append("""
-                (coalesce(st.feed_id NOT IN (\(hiddenFeeds)), 1)
+                (coalesce(st.feed_id NOT IN (\(hiddenFeeds)), TRUE)
                  OR (st.sources > 1 AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = st.entry_id
                                                 AND s.feed_id NOT IN (\(hiddenFeeds)))))
                 """)
         }
         conditions += dateConditions(for: use, parameter: parameter)
         if let search, use != .searchIndex {
-            let match = parameter(.text(try SearchQuery(search).expression))
+            let match = parameter(try SearchQuery(search).bound(for: dialect))
             conditions.append(use == .newEntries
-                ? "EXISTS (SELECT 1 FROM entries_fts WHERE entries_fts MATCH \(match) AND rowid = st.entry_id)"
-                : "st.entry_id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH \(match))")
+                ? SearchIndex.entryMatches(dialect, match, entry: "st.entry_id")
+                : "st.entry_id IN (\(SearchIndex.matchingIDs(dialect, match)))")
         }
         return conditions
     }
@@ -106,7 +106,7 @@ extension ArticleFilter {
     ///   (its feeds' sources and its starred marks) rather than stepping over every stored entry: for
     ///   an account following a small part of the store (marking 100,000 entries of 1,000,000 read
     ///   took 7 s by the walk).
-    func bulkSelection(binding values: inout [SQLValue], ownEntriesFirst: Bool = false) throws(StoreError) -> (from: String, conditions: [String]) {
+    func bulkSelection(binding values: inout [SQLValue], dialect: SQLDialect, ownEntriesFirst: Bool = false) throws(StoreError) -> (from: String, conditions: [String]) {
         var rest = self
         let from: String
         var conditions: [String] = []
@@ -121,14 +121,14 @@ extension ArticleFilter {
             values.append(.text(category))
             from = "subscriptions u JOIN entry_sources s ON s.feed_id = u.feed_id JOIN entry_state st ON st.entry_id = s.entry_id"
             conditions.append("u.account_id = ?\(values.count - 1)")
-            conditions.append("u.category_id = (SELECT id FROM categories WHERE account_id = ?\(values.count - 1) AND name = ?\(values.count))")
+            conditions.append("u.category_id = (SELECT id FROM categories WHERE account_id = ?\(values.count - 1) AND name = ?\(values.count) COLLATE NOCASE)")
             rest.category = nil
         } else if ownEntriesFirst, !uncategorized {
             values.append(.integer(account))
             from = """
                 (SELECT s.entry_id AS id FROM subscriptions u CROSS JOIN entry_sources s ON s.feed_id = u.feed_id
                  WHERE u.account_id = ?\(values.count)
-                 UNION SELECT entry_id FROM entry_marks INDEXED BY entry_marks_starred WHERE account_id = ?\(values.count) AND starred = 1) own
+                 UNION SELECT entry_id FROM entry_marks \(dialect == .sqlite ? "INDEXED BY entry_marks_starred " : "")WHERE account_id = ?\(values.count) AND starred = 1) own
                 CROSS JOIN entry_state st ON st.entry_id = own.id
                 """
         } else {
@@ -136,7 +136,7 @@ extension ArticleFilter {
         }
         // A feed or category of the account's: its entries need no other check of whose they are.
         let owned = from != "entry_state st"
-        return (from, conditions + (try rest.conditions(binding: &values, for: .bulkUpdate, membershipKnown: owned)))
+        return (from, conditions + (try rest.conditions(binding: &values, for: .bulkUpdate, dialect: dialect, membershipKnown: owned)))
     }
 
     /// `since` and `before`: on the sort key of `entries` (its sort index), or of `entry_state`.

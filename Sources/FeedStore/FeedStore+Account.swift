@@ -147,7 +147,7 @@ extension FeedStore {
 
     private func accountID(named name: String) throws(StoreError) -> Int64? {
         var id: Int64?
-        try database.statement("SELECT id FROM accounts WHERE name = ?1").query([.text(name)]) { row in id = row.int64(at: 0) }
+        try database.statement("SELECT id FROM accounts WHERE name = ?1 COLLATE NOCASE").query([.text(name)]) { row in id = row.int64(at: 0) }
         return id
     }
 
@@ -229,7 +229,7 @@ extension StoreReader {
     /// The account with this name (letter case aside), if any.
     public func account(named name: String) throws(StoreError) -> StoredAccount? {
         var account: StoredAccount?
-        try database.statement("SELECT \(FeedStore.accountColumns) FROM accounts WHERE name = ?1").query([.text(name)]) { row in
+        try database.statement("SELECT \(FeedStore.accountColumns) FROM accounts WHERE name = ?1 COLLATE NOCASE").query([.text(name)]) { row in
             account = FeedStore.account(row)
         }
         return account

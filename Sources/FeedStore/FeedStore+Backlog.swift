@@ -10,7 +10,7 @@ extension FeedStore {
         let knowsLatest = try database.integer(
             "SELECT latest_entries IS NOT NULL FROM feeds WHERE id = ?1", [.integer(feed)]) == 1
         if knowsLatest {
-            let latest = "SELECT value FROM json_each((SELECT latest_entries FROM feeds WHERE id = ?1))"
+            let latest = database.dialect.jsonIntegers("(SELECT latest_entries FROM feeds WHERE id = ?1)")
             try database.prepare("""
                 UPDATE subscriptions SET hidden_count = hidden_count - (
                     SELECT count(*) FROM entry_marks m INDEXED BY entry_marks_hidden

@@ -3,14 +3,22 @@ import Foundation
 
 extension FeedStore {
     /// Copies the whole database to `path` with SQLite's online backup API: a consistent snapshot
-    /// while the daemon keeps running (writes wait for each short step).
+    /// while the daemon keeps running (writes wait for each short step). On PostgreSQL, the copy is an
+    /// SQLite file made by `DatabaseCopy` from one snapshot.
     /// - Throws: `StoreError` when the target cannot be written.
     public func backup(to path: String) throws(StoreError) {
-        guard let sqlite = database.connection as? SQLiteConnection else {
-            throw StoreError(.cannotOpen, message: "backup of a PostgreSQL database to a file is not built yet (use pg_dump)")
-        }
         guard !FileManager.default.fileExists(atPath: path) else {
             throw StoreError(.cannotOpen, message: "\(path) already exists (remove it or choose another name)")
+        }
+        guard let sqlite = database.connection as? SQLiteConnection else {
+            try database.commitHeld()  // the copy holds what readers see
+            do {
+                _ = try DatabaseCopy.copy(from: self.path, to: path, whileInUse: true)
+            } catch {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                throw error
+            }
+            return
         }
         var target: OpaquePointer?
         guard sqlite3_open_v2(path, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let target else {

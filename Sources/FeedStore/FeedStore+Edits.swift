@@ -12,7 +12,8 @@ extension FeedStore {
             guard exists else { return false }
             try database.statement("""
                 INSERT INTO entry_edits(account_id, entry_id, title, content, edited_at) VALUES (?1, ?2, ?3, ?4, ?5)
-                ON CONFLICT DO UPDATE SET title = coalesce(excluded.title, title), content = coalesce(excluded.content, content),
+                ON CONFLICT(account_id, entry_id) DO UPDATE SET title = coalesce(excluded.title, entry_edits.title),
+                    content = coalesce(excluded.content, entry_edits.content),
                     edited_at = excluded.edited_at
                 """).run([.integer(account), .integer(id), SQLValue(title), SQLValue(content),
                           .integer(Int64(now.timeIntervalSince1970))])

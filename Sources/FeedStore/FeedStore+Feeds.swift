@@ -110,12 +110,12 @@ extension StoreReader {
         }
         if let category {
             values.append(.text(category))
-            conditions.append("c.name = ?\(values.count)")
+            conditions.append("c.name = ?\(values.count) COLLATE NOCASE")
         }
-        if failingOnly { conditions.append("(f.status != 'ok' OR u.disabled)") }
+        if failingOnly { conditions.append("(f.status != 'ok' OR u.disabled = 1)") }
         let sql = """
             SELECT u.id, f.url, coalesce(u.title, f.title), f.site_url, c.name,
-                   CASE WHEN u.disabled THEN 'disabled' ELSE f.status END, f.last_error, f.error_count,
+                   CASE WHEN u.disabled = 1 THEN 'disabled' ELSE f.status END, f.last_error, f.error_count,
                    f.entry_count - u.read_count - u.hidden_count, f.entry_count - u.hidden_count, f.checked_at, f.next_check_at, u.category_id, f.newest_entry_at,
                    i.id, i.digest, coalesce(c.hide_globally, 0), u.hide_globally, u.scraper_rules, u.blocklist_rules, u.keeplist_rules
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id LEFT JOIN categories c ON c.id = u.category_id
@@ -191,10 +191,10 @@ extension StoreReader {
         let excess = try crossPostExcess(account: account, byCategory: false)[nil] ?? EntryCounts(entries: 0, unread: 0)
         var orphans = EntryCounts(entries: 0, unread: 0)
         try database.statement("""
-            SELECT count(*), coalesce(sum(m.read = 0), 0)
+            SELECT count(*), coalesce(sum(CASE WHEN m.read = 0 THEN 1 ELSE 0 END), 0)
             FROM entry_marks m INDEXED BY entry_marks_starred JOIN entry_state st ON st.entry_id = m.entry_id
             WHERE m.account_id = ?1 AND m.starred = 1 AND st.removed = 0
-              AND coalesce(st.feed_id NOT IN (SELECT feed_id FROM subscriptions WHERE account_id = ?1), 1)
+              AND coalesce(st.feed_id NOT IN (SELECT feed_id FROM subscriptions WHERE account_id = ?1), TRUE)
               AND NOT EXISTS (SELECT 1 FROM entry_sources s CROSS JOIN subscriptions u ON u.feed_id = s.feed_id
                               WHERE s.entry_id = m.entry_id AND u.account_id = ?1)
             """).query([.integer(account)]) { row in
@@ -234,16 +234,16 @@ extension StoreReader {
         let group = byCategory ? "u.category_id, st.entry_id" : "st.entry_id"
         var excess: [Int64?: EntryCounts] = [:]
         try database.statement("""
-            SELECT \(byCategory ? "category_id" : "NULL"), coalesce(sum(k - 1), 0), coalesce(sum(CASE WHEN unread THEN k - 1 ELSE 0 END), 0)
+            SELECT \(byCategory ? "category_id" : "NULL"), coalesce(sum(k - 1), 0), coalesce(sum(CASE WHEN unread = 1 THEN k - 1 ELSE 0 END), 0)
             FROM (
-                SELECT u.category_id, count(*) AS k,
-                       NOT EXISTS (SELECT 1 FROM entry_marks m WHERE m.account_id = ?1 AND m.entry_id = st.entry_id
-                                   AND m.read = 1) AS unread
+                SELECT \(byCategory ? "u.category_id" : "NULL AS category_id"), count(*) AS k,
+                       CASE WHEN EXISTS (SELECT 1 FROM entry_marks m WHERE m.account_id = ?1 AND m.entry_id = st.entry_id
+                                         AND m.read = 1) THEN 0 ELSE 1 END AS unread
                 FROM entry_state st CROSS JOIN entry_sources s ON s.entry_id = st.entry_id
                 CROSS JOIN subscriptions u ON u.feed_id = s.feed_id AND u.account_id = ?1
                 WHERE st.sources > 1 AND st.removed = 0 AND \(AccountScope.notHidden(account: "?1"))
                 GROUP BY \(group) HAVING count(*) > 1
-            )\(byCategory ? " WHERE category_id IS NOT NULL GROUP BY category_id" : "")
+            ) AS crossposted\(byCategory ? " WHERE category_id IS NOT NULL GROUP BY category_id" : "")
             """).query([.integer(account)]) { row in
             excess[row.optionalInt64(at: 0)] = EntryCounts(entries: Int(row.int64(at: 1)), unread: Int(row.int64(at: 2)))
         }
@@ -284,12 +284,7 @@ extension FeedStore {
         let gone = try database.integer("""
             SELECT count(*) FROM entry_state WHERE removed = 0 AND entry_id IN (\(onlyHere))
             """, [.integer(id)]) ?? 0
-        try database.prepare("""
-            INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
-            SELECT 'delete', e.id, e.title, e.search_text, e.author
-            FROM entries e JOIN entry_state st ON st.entry_id = e.id
-            WHERE st.removed = 0 AND e.id IN (\(onlyHere))
-            """).run([.integer(id)])
+        try unindexText(where: onlyHere, [.integer(id)])
         try database.prepare("DELETE FROM entries WHERE id IN (\(onlyHere))").run([.integer(id)])
         // What stays (starred, or carried by other feeds too) loses this source; an entry whose
         // primary feed this was is listed under another of its feeds from now on.
@@ -437,7 +432,7 @@ extension FeedStore {
             try database.statement("INSERT INTO categories(account_id, name) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
                 .run([.integer(account), .text(name)])
         }
-        return try database.integer("SELECT id FROM categories WHERE account_id = ?1 AND name = ?2",
+        return try database.integer("SELECT id FROM categories WHERE account_id = ?1 AND name = ?2 COLLATE NOCASE",
                                     [.integer(account), .text(name)])
     }
 }

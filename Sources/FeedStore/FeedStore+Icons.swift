@@ -35,7 +35,7 @@ extension FeedStore {
         var found: [IconCandidate] = []
         try database.statement("""
             SELECT id, url, site_url, image_url, icon_url, EXISTS (SELECT 1 FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = feeds.id AND a.admin = 1) FROM feeds
-            WHERE status = 'ok' AND checked_at IS NOT NULL AND coalesce(icon_checked_at, 0) < ?1 AND (?3 IS NULL OR id = ?3)
+            WHERE status = 'ok' AND checked_at IS NOT NULL AND coalesce(icon_checked_at, 0) < ?1 AND (CAST(?3 AS BIGINT) IS NULL OR id = ?3)
             ORDER BY coalesce(icon_checked_at, 0), id LIMIT ?2
             """).query([.integer(Int64(checkedBefore.timeIntervalSince1970)), .integer(Int64(limit)), SQLValue(only)]) { row in
             found.append(IconCandidate(feedID: row.int64(at: 0), feedURL: row.text(at: 1) ?? "", siteURL: row.text(at: 2),

@@ -16,7 +16,7 @@ extension FeedStore {
             } else {
                 try database.statement("""
                     INSERT INTO media_progress(account_id, entry_id, enclosure, seconds) VALUES (?1, ?2, ?3, ?4)
-                    ON CONFLICT DO UPDATE SET seconds = excluded.seconds
+                    ON CONFLICT(account_id, entry_id, enclosure) DO UPDATE SET seconds = excluded.seconds
                     """).run([.integer(account), .integer(entryID), .integer(Int64(index)), .integer(seconds)])
             }
             return true

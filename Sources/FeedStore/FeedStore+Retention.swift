@@ -35,8 +35,8 @@ extension FeedStore {
             SELECT id FROM (
                 SELECT entry_id AS id, stars, sort_at FROM entry_state
                 WHERE feed_id = ?1 AND removed = 0
-                ORDER BY sort_at DESC, entry_id DESC LIMIT -1 OFFSET ?2
-            ) WHERE stars = 0 AND sort_at < ?3
+                ORDER BY sort_at DESC, entry_id DESC LIMIT 9223372036854775807 OFFSET ?2
+            ) AS older WHERE stars = 0 AND sort_at < ?3
             """)
         // Only a feed carrying more entries than it keeps can have any to expire (its counter counts
         // every live entry it carries, those it is primary for among them): most feeds are skipped.

@@ -43,9 +43,10 @@ extension FeedStore {
         var rules: [(account: Int64, rules: RuleSet)] = []
         try database.statement("""
             SELECT u.account_id, u.blocklist_rules, u.keeplist_rules,
-                   json_extract(a.settings, '$.block_filter_entry_rules'), json_extract(a.settings, '$.keep_filter_entry_rules')
+                   \(database.dialect.jsonField("a.settings", "block_filter_entry_rules")),
+                   \(database.dialect.jsonField("a.settings", "keep_filter_entry_rules"))
             FROM subscriptions u JOIN accounts a ON a.id = u.account_id
-            WHERE u.feed_id = ?1 AND (?2 IS NULL OR u.account_id = ?2)
+            WHERE u.feed_id = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR u.account_id = ?2)
               AND (u.blocklist_rules IS NOT NULL OR u.keeplist_rules IS NOT NULL OR a.settings LIKE '%filter_entry_rules%')
             """).query([.integer(feed), SQLValue(account)]) { row in
             let set = RuleSet(blocklist: row.text(at: 1), keeplist: row.text(at: 2), blockFilters: row.text(at: 3),

@@ -48,7 +48,7 @@ extension FeedStore {
     /// Ends every session of account `account` but `keeping` (a new password logs out every other browser).
     public func removeSessions(account: Int64, keeping: Int64? = nil) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
-            try database.statement("DELETE FROM web_sessions WHERE account_id = ?2 AND id IS NOT ?1")
+            try database.statement("DELETE FROM web_sessions WHERE account_id = ?2 AND id IS DISTINCT FROM ?1")
                 .run([SQLValue(keeping), .integer(account)])
         }
     }

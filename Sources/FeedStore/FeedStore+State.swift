@@ -27,7 +27,7 @@ extension FeedStore {
         let accountWide = filter.feedID == nil && filter.category == nil && !filter.uncategorized
         var ownEntriesFirst = false
         if accountWide { ownEntriesFirst = try StoreReader.share(of: filter.account, in: database) < 0.2 }
-        let selection = try filter.bulkSelection(binding: &values, ownEntriesFirst: ownEntriesFirst)
+        let selection = try filter.bulkSelection(binding: &values, dialect: database.dialect, ownEntriesFirst: ownEntriesFirst)
         return try setFlags(account: filter.account, read: read, starred: starred, from: selection.from,
                             where: selection.conditions, values: values)
     }
@@ -42,45 +42,45 @@ extension FeedStore {
         let currentRead = "coalesce((SELECT read FROM entry_marks WHERE account_id = \(account) AND entry_id = st.entry_id), 0)"
         let currentStarred = "coalesce((SELECT starred FROM entry_marks WHERE account_id = \(account) AND entry_id = st.entry_id), 0)"
         // Fixed text: 0 or 1 and the account's id (an integer), never user input.
-        let readChanges = read.map { "\(currentRead) != \($0 ? 1 : 0)" } ?? "0"
-        let starredChanges = starred.map { "\(currentStarred) != \($0 ? 1 : 0)" } ?? "0"
+        let readChanges = read.map { "CASE WHEN \(currentRead) != \($0 ? 1 : 0) THEN 1 ELSE 0 END" } ?? "0"
+        let starredChanges = starred.map { "CASE WHEN \(currentStarred) != \($0 ? 1 : 0) THEN 1 ELSE 0 END" } ?? "0"
         return try database.transaction { () throws(StoreError) -> Int in
             // The rows that change, collected once before any flag moves (a filter may test the very
             // flags being set): the updates and the counters all read them.
             try database.execute("""
                 CREATE TEMP TABLE IF NOT EXISTS marked (
                     entry_id INTEGER PRIMARY KEY, read_changes INTEGER NOT NULL, starred_changes INTEGER NOT NULL);
-                DELETE FROM temp.marked;
+                DELETE FROM marked;
                 """)
             try database.prepare("""
-                INSERT OR IGNORE INTO temp.marked
+                INSERT INTO marked
                 SELECT * FROM (SELECT st.entry_id, \(readChanges) AS r, \(starredChanges) AS s
-                               FROM \(from) WHERE \(conditions.joined(separator: " AND ")))
-                WHERE r OR s
+                               FROM \(from) WHERE \(conditions.joined(separator: " AND "))) AS changing
+                WHERE r != 0 OR s != 0 ON CONFLICT DO NOTHING
                 """).run(values)
             let now = SQLValue.integer(Int64(Date().timeIntervalSince1970))
             try database.statement("""
                 INSERT INTO entry_marks(account_id, entry_id, read, starred, changed_at)
-                SELECT ?1, entry_id, coalesce(?2, 0), coalesce(?3, 0), ?4 FROM temp.marked WHERE true
+                SELECT ?1, entry_id, coalesce(?2, 0), coalesce(?3, 0), ?4 FROM marked WHERE true
                 ON CONFLICT(account_id, entry_id) DO UPDATE SET
-                    read = coalesce(?2, read), starred = coalesce(?3, starred), changed_at = ?4
+                    read = coalesce(?2, entry_marks.read), starred = coalesce(?3, entry_marks.starred), changed_at = ?4
                 """).run([.integer(account), read.map(SQLValue.init) ?? .null, starred.map(SQLValue.init) ?? .null, now])
             if let read { try countReads(account: account, by: read ? 1 : -1) }
             if let starred {
                 try database.statement("""
-                    UPDATE entry_state SET stars = stars + ?1 WHERE entry_id IN (SELECT entry_id FROM temp.marked WHERE starred_changes)
+                    UPDATE entry_state SET stars = stars + ?1 WHERE entry_id IN (SELECT entry_id FROM marked WHERE starred_changes != 0)
                     """).run([.integer(starred ? 1 : -1)])
             }
-            return Int(try database.integer("SELECT count(*) FROM temp.marked") ?? 0)
+            return Int(try database.integer("SELECT count(*) FROM marked") ?? 0)
         }
     }
 
-    /// Moves the account's read counts by `change` for every entry of `temp.marked` whose read flag
+    /// Moves the account's read counts by `change` for every entry of `marked` whose read flag
     /// changed, in each of its subscriptions whose feed carries the entry (one update per feed).
     private func countReads(account: Int64, by change: Int) throws(StoreError) {
         let perFeed = try countsPerFeed("""
-            SELECT s.feed_id, count(*) FROM temp.marked t JOIN entry_sources s ON s.entry_id = t.entry_id
-            WHERE t.read_changes GROUP BY s.feed_id
+            SELECT s.feed_id, count(*) FROM marked t JOIN entry_sources s ON s.entry_id = t.entry_id
+            WHERE t.read_changes != 0 GROUP BY s.feed_id
             """)
         let update = try database.statement(
             "UPDATE subscriptions SET read_count = read_count + ?3 WHERE account_id = ?1 AND feed_id = ?2")
@@ -109,14 +109,14 @@ extension FeedStore {
         try database.transaction { () throws(StoreError) -> Int in
             try database.execute("""
                 CREATE TEMP TABLE IF NOT EXISTS flushed (entry_id INTEGER PRIMARY KEY);
-                DELETE FROM temp.flushed;
+                DELETE FROM flushed;
                 """)
             try database.statement("""
-                INSERT INTO temp.flushed SELECT entry_id FROM entry_marks
+                INSERT INTO flushed SELECT entry_id FROM entry_marks
                 WHERE account_id = ?1 AND read = 1 AND starred = 0 AND hidden = 0
                 """).run([.integer(account)])
             let perFeed = try countsPerFeed("""
-                SELECT s.feed_id, count(*) FROM temp.flushed t JOIN entry_sources s ON s.entry_id = t.entry_id GROUP BY s.feed_id
+                SELECT s.feed_id, count(*) FROM flushed t JOIN entry_sources s ON s.entry_id = t.entry_id GROUP BY s.feed_id
                 """)
             let move = try database.statement("""
                 UPDATE subscriptions SET read_count = read_count - ?3, hidden_count = hidden_count + ?3
@@ -127,9 +127,9 @@ extension FeedStore {
             }
             try database.statement("""
                 UPDATE entry_marks SET read = 0, hidden = 1, changed_at = ?2
-                WHERE account_id = ?1 AND entry_id IN (SELECT entry_id FROM temp.flushed)
+                WHERE account_id = ?1 AND entry_id IN (SELECT entry_id FROM flushed)
                 """).run([.integer(account), .integer(Int64(now.timeIntervalSince1970))])
-            return Int(try database.integer("SELECT count(*) FROM temp.flushed") ?? 0)
+            return Int(try database.integer("SELECT count(*) FROM flushed") ?? 0)
         }
     }
 }

@@ -5,22 +5,50 @@ public actor FeedStore {
     /// Path of the database file.
     public nonisolated let path: String
     let database: Database
-    private let checkpointer: Checkpointer
+    /// SQLite's log copier; PostgreSQL checkpoints by itself.
+    private let checkpointer: Checkpointer?
     /// Judges entries by the accounts' filter rules as they arrive (none: rules are kept, not applied).
     let entryRules: (any EntryRules)?
 
-    /// Opens the database at `path`, creating it and applying migrations as needed.
-    /// - Throws: `StoreError` saying what is wrong with the file and what to do.
+    /// Opens the database at `path` (an SQLite file, or a PostgreSQL URI), creating it and applying
+    /// migrations as needed.
+    /// - Throws: `StoreError` saying what is wrong with the database and what to do.
     public init(path: String, entryRules: (any EntryRules)? = nil) throws(StoreError) {
         self.path = path
         self.entryRules = entryRules
         database = try Database(path: path)
+        guard database.dialect == .sqlite else {
+            checkpointer = nil
+            return
+        }
         let pageSize = try database.integer("PRAGMA page_size") ?? 4096
         try database.execute("PRAGMA wal_autocheckpoint = \(Checkpointer.writerLimitBytes / Int(pageSize))")
         // A large group commit grows the log past that; it shrinks back to this once checkpointed.
         try database.execute("PRAGMA journal_size_limit = \(64 << 20)")
-        checkpointer = try Checkpointer(path: path)
+        let checkpointer = try Checkpointer(path: path)
         checkpointer.watchCommits(of: database)
+        self.checkpointer = checkpointer
+    }
+
+    /// Where `database` (a path or a PostgreSQL URI) keeps its data, fit to show: a URI's password is
+    /// never shown or logged.
+    public static func location(of database: String) -> String {
+        PostgresConnection.isURI(database) ? PostgresConnection.withoutPassword(database) : database
+    }
+
+    /// Whether `database` names a PostgreSQL database rather than an SQLite file.
+    public static func isPostgres(_ database: String) -> Bool {
+        PostgresConnection.isURI(database)
+    }
+
+    /// The space the database takes: its file, or on PostgreSQL the database's size on the server.
+    public func sizeInBytes() -> Int? {
+        switch database.dialect {
+        case .sqlite:
+            return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        case .postgres:
+            return (try? database.integer("SELECT pg_database_size(current_database())")).flatMap { $0.map(Int.init) }
+        }
     }
 
     /// The schema version a database written by this build has.

@@ -1,29 +1,131 @@
-/// The full-text index `entries_fts`: contentless FTS5 over title, plain text and author, keyed by
-/// entry id, so it is written in increasing rowid order, the order FTS5 writes fastest.
+import Foundation
+
+/// The full-text index, one per backend.
 ///
-/// Migration 5 keyed it by date instead (`max(sort_at, 0) · 2^29 + id`), which let a search walk it
-/// newest first; but FTS5 flushes its pending terms whenever a rowid goes down and stores rowid deltas
-/// as varints (~6 bytes a match instead of 1–2), so a cold round's ingest took twice as long and the
-/// index grew by a third. Migration 6 went back to ids; searches in date order rank their matches by
-/// the date kept in `entry_state` instead.
+/// On SQLite, `entries_fts`: contentless FTS5 over title, plain text and author, keyed by entry id, so
+/// it is written in increasing rowid order, the order FTS5 writes fastest. Migration 5 keyed it by
+/// date instead (`max(sort_at, 0) · 2^29 + id`), which let a search walk it newest first; but FTS5
+/// flushes its pending terms whenever a rowid goes down and stores rowid deltas as varints (~6 bytes a
+/// match instead of 1–2), so a cold round's ingest took twice as long and the index grew by a third.
+/// Migration 6 went back to ids; searches in date order rank their matches by the date kept in
+/// `entry_state` instead.
+///
+/// On PostgreSQL, `entry_search`: a `tsvector` per entry under a GIN index, title weighted A, author
+/// B, text C. Its words are cut and folded here (`SearchText`), as FTS5's unicode61 tokenizer with
+/// `remove_diacritics 2` cuts and folds them, so a query matches the same entries on both.
 enum SearchIndex {
-    /// bm25 with the title weighted highest, then the author, then the text (lower is better).
-    static let scoreSQL = "bm25(entries_fts, 10.0, 1.0, 2.0)"
+    /// The index in a FROM clause, as `m`.
+    static func table(_ dialect: SQLDialect) -> String {
+        dialect == .sqlite ? "entries_fts m" : "entry_search m"
+    }
+
+    /// The entry id of an index row of `m`.
+    static func entryID(_ dialect: SQLDialect) -> String {
+        dialect == .sqlite ? "m.rowid" : "m.entry_id"
+    }
+
+    /// `m` matches the query bound as `parameter` (`SearchQuery.bound(for:)`).
+    static func matches(_ dialect: SQLDialect, _ parameter: String) -> String {
+        dialect == .sqlite ? "entries_fts MATCH \(parameter)" : "m.document @@ \(parameter)::tsquery"
+    }
+
+    /// The ids of the entries matching the query bound as `parameter`, for `IN (…)`.
+    static func matchingIDs(_ dialect: SQLDialect, _ parameter: String) -> String {
+        dialect == .sqlite
+            ? "SELECT rowid FROM entries_fts WHERE entries_fts MATCH \(parameter)"
+            : "SELECT entry_id FROM entry_search WHERE document @@ \(parameter)::tsquery"
+    }
+
+    /// Whether entry `entry` matches the query bound as `parameter`.
+    static func entryMatches(_ dialect: SQLDialect, _ parameter: String, entry: String) -> String {
+        dialect == .sqlite
+            ? "EXISTS (SELECT 1 FROM entries_fts WHERE entries_fts MATCH \(parameter) AND rowid = \(entry))"
+            : "EXISTS (SELECT 1 FROM entry_search WHERE document @@ \(parameter)::tsquery AND entry_id = \(entry))"
+    }
+
+    /// A row of `m`'s relevance, lower is better: bm25 with the title weighted highest, then the
+    /// author, then the text; on PostgreSQL ts_rank by the same weights' order, negated.
+    static func score(_ dialect: SQLDialect, _ parameter: String) -> String {
+        dialect == .sqlite ? "bm25(entries_fts, 10.0, 1.0, 2.0)" : "-ts_rank(m.document, \(parameter)::tsquery)"
+    }
 }
 
 extension FeedStore {
     /// Indexes an entry's title, plain text and author.
     func indexText(_ id: Int64, _ title: String?, _ body: String?, _ author: String?) throws(StoreError) {
-        try database.statement("INSERT INTO entries_fts(rowid, title, body, author) VALUES (?1, ?2, ?3, ?4)")
-            .run([.integer(id), SQLValue(title), SQLValue(body), SQLValue(author)])
+        switch database.dialect {
+        case .sqlite:
+            try database.statement("INSERT INTO entries_fts(rowid, title, body, author) VALUES (?1, ?2, ?3, ?4)")
+                .run([.integer(id), SQLValue(title), SQLValue(body), SQLValue(author)])
+        case .postgres:
+            try database.statement("""
+                INSERT INTO entry_search(entry_id, document)
+                VALUES (?1, setweight(to_tsvector('simple', ?2), 'A') || setweight(to_tsvector('simple', ?4), 'B')
+                            || setweight(to_tsvector('simple', ?3), 'C'))
+                ON CONFLICT (entry_id) DO UPDATE SET document = excluded.document
+                """).run([.integer(id), .text(SearchText.words(title)), .text(SearchText.words(body)),
+                          .text(SearchText.words(author))])
+        }
     }
 
-    /// Takes an entry out of the index: a contentless index needs the indexed values again to do so.
+    /// Takes an entry out of the index: a contentless FTS5 index needs the indexed values again.
     func unindexText(_ id: Int64) throws(StoreError) {
-        try database.statement("""
-            INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
-            SELECT 'delete', e.id, e.title, e.search_text, e.author
-            FROM entries e JOIN entry_state st ON st.entry_id = e.id WHERE e.id = ?1 AND st.removed = 0
-            """).run([.integer(id)])
+        switch database.dialect {
+        case .sqlite:
+            try database.statement("""
+                INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
+                SELECT 'delete', e.id, e.title, e.search_text, e.author
+                FROM entries e JOIN entry_state st ON st.entry_id = e.id WHERE e.id = ?1 AND st.removed = 0
+                """).run([.integer(id)])
+        case .postgres:
+            try database.statement("DELETE FROM entry_search WHERE entry_id = ?1").run([.integer(id)])
+        }
+    }
+
+    /// Takes out of the index the live entries among `ids` (a subquery with its parameters).
+    func unindexText(where ids: String, _ values: [SQLValue]) throws(StoreError) {
+        switch database.dialect {
+        case .sqlite:
+            try database.prepare("""
+                INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
+                SELECT 'delete', e.id, e.title, e.search_text, e.author
+                FROM entries e JOIN entry_state st ON st.entry_id = e.id
+                WHERE st.removed = 0 AND e.id IN (\(ids))
+                """).run(values)
+        case .postgres:
+            try database.prepare("DELETE FROM entry_search WHERE entry_id IN (\(ids))").run(values)
+        }
+    }
+}
+
+/// Text cut into words as FTS5's unicode61 tokenizer cuts it (letters, digits and private-use
+/// characters are word characters; anything else separates), lowercased and without diacritics,
+/// words separated by one space: what PostgreSQL's `simple` configuration then indexes as they are.
+enum SearchText {
+    static func words(_ text: String?) -> String {
+        guard let text, !text.isEmpty else { return "" }
+        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        var output = String.UnicodeScalarView()
+        var pendingSpace = false
+        for scalar in folded.unicodeScalars {
+            if isWordScalar(scalar) {
+                if pendingSpace, !output.isEmpty { output.append(" ") }
+                pendingSpace = false
+                output.append(scalar)
+            } else {
+                pendingSpace = true
+            }
+        }
+        return String(output)
+    }
+
+    private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber, .privateUse:
+            return true
+        default:
+            return false
+        }
     }
 }

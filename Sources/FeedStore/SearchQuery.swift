@@ -3,8 +3,10 @@ import Foundation
 /// A user's search turned into an FTS5 query (words AND, "phrases", prefix*, -exclude, OR),
 /// with every word quoted so no user input is ever read as FTS5 syntax.
 struct SearchQuery: Equatable {
-    /// The MATCH expression.
+    /// The MATCH expression (FTS5).
     let expression: String
+    /// The same query for PostgreSQL's `to_tsquery`-free `::tsquery` (words as `SearchText` cuts them).
+    let tsquery: String
     /// The words and phrases looked for (not the excluded ones), for snippets.
     let terms: [String]
     /// The terms given as prefixes (`word*`).
@@ -14,6 +16,8 @@ struct SearchQuery: Equatable {
     init(_ text: String) throws(StoreError) {
         var groups: [[String]] = [[]]  // OR-separated alternatives, each a list of ANDed items
         var excluded: [String] = []
+        var tsGroups: [[String]] = [[]]
+        var tsExcluded: [String] = []
         var terms: [String] = []
         var prefixes: Set<String> = []
         var pendingOr = false
@@ -42,8 +46,10 @@ struct SearchQuery: Equatable {
                 if scalar == "\"" { escaped.append(scalar) }
             }
             let quoted = "\"" + String(escaped) + "\"" + (prefix ? "*" : "")
+            let lexemes = Self.lexemes(word, prefix: prefix)
             if negated {
                 excluded.append(quoted)
+                if let lexemes { tsExcluded.append(lexemes) }
                 continue
             }
             terms.append(word)
@@ -52,8 +58,11 @@ struct SearchQuery: Equatable {
                 groups[groups.count - 1].append("OR")
             } else if !groups[groups.count - 1].isEmpty {
                 groups.append([])
+                tsGroups.append([])
             }
             groups[groups.count - 1].append(quoted)
+            // A term with no word in it (a lone combining mark) matches nothing, as in FTS5: `-` is never indexed.
+            tsGroups[tsGroups.count - 1].append(lexemes ?? "'-'")
             pendingOr = false
         }
         let positive = groups.filter { !$0.isEmpty }.map { "(" + $0.joined(separator: " ") + ")" }
@@ -63,8 +72,25 @@ struct SearchQuery: Equatable {
                 : "a search needs at least one word to look for, not only excluded ones")
         }
         expression = positive.joined(separator: " AND ") + excluded.map { " NOT " + $0 }.joined()
+        tsquery = tsGroups.filter { !$0.isEmpty }.map { "(" + $0.joined(separator: " | ") + ")" }.joined(separator: " & ")
+            + tsExcluded.map { " & !" + $0 }.joined()
         self.terms = terms
         self.prefixes = prefixes
+    }
+
+    /// The query as bound on `dialect`.
+    func bound(for dialect: SQLDialect) -> SQLValue {
+        .text(dialect == .sqlite ? expression : tsquery)
+    }
+
+    /// A word or phrase as tsquery lexemes: one word `'w'`, a phrase `('a' <-> 'b')`, a prefix `:*` on
+    /// its last word; nil when nothing in it is a word.
+    private static func lexemes(_ text: String, prefix: Bool) -> String? {
+        let words = SearchText.words(text).split(separator: " ")
+        guard !words.isEmpty else { return nil }
+        var quoted = words.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
+        if prefix { quoted[quoted.count - 1] += ":*" }
+        return quoted.count == 1 ? quoted[0] : "(" + quoted.joined(separator: " <-> ") + ")"
     }
 
     private struct Token {

@@ -72,8 +72,7 @@ extension StoreReader {
             if let walked {
                 // The page's ids are known: only their rows are read (and put back in the walk's order).
                 values.removeLast(2)
-                page = "AND e.id IN (\(walked.map { _ in "?" }.joined(separator: ",")))"
-                values += walked.map { .integer($0) }
+                page = walked.isEmpty ? "AND FALSE" : "AND e.id IN (\(SQLValue.placeholders(for: walked, appendingTo: &values)))"
             }
             var entries: [ListedEntry] = []
             try database.statement("""
@@ -224,7 +223,7 @@ extension StoreReader {
         var filter = listing.filter
         filter.unreadOnly = listing.read == false
         var values: [SQLValue] = [.integer(split)]
-        let selection = try filter.bulkSelection(binding: &values)
+        let selection = try filter.bulkSelection(binding: &values, dialect: database.dialect)
         let bound = "st.entry_id \(belowIsSmaller ? "<" : ">=") ?1"
         var count = 0
         // A category's entry carried by two of its feeds comes twice: counted once, as its counter does.
@@ -266,7 +265,7 @@ extension StoreReader {
         }
         if listing.read == false { filter.unreadOnly = true }
         if listing.starred == true { filter.starredOnly = true }
-        conditions += try filter.conditions(binding: &values, membershipKnown: membershipKnown)
+        conditions += try filter.conditions(binding: &values, dialect: database.dialect, membershipKnown: membershipKnown)
         func compare(_ column: String, _ comparison: String, _ value: Int64?) {
             guard let value else { return }
             values.append(.integer(value))
@@ -281,7 +280,7 @@ extension StoreReader {
         compare("e.first_seen_at", "<", seconds(listing.createdBefore))
         if let ids = listing.ids {
             let placeholders = SQLValue.placeholders(for: ids.prefix(10_000), appendingTo: &values)
-            conditions.append(placeholders.isEmpty ? "0" : "e.id IN (\(placeholders))")
+            conditions.append(placeholders.isEmpty ? "FALSE" : "e.id IN (\(placeholders))")
         }
         compare("e.id", ">", listing.afterID)
         compare("e.id", "<", listing.beforeID)
@@ -320,7 +319,7 @@ extension StoreReader {
     private func translatingSearchErrors<T>(_ listing: EntryListing, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         do {
             return try body()
-        } catch let error where error.kind == .sqlite {
+        } catch let error where error.kind == .sqlite && listing.filter.search != nil {
             throw StoreError(.invalidQuery, code: error.code, message: "cannot run this search: \(listing.filter.search ?? "")")
         }
     }

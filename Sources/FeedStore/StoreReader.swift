@@ -39,7 +39,7 @@ public final class StoreReader {
         let sql: String
         let skipped = position?.offset ?? 0
         if let search, filter.storedAfterID == nil, sort != .title {
-            values.append(.text(search.expression))
+            values.append(search.bound(for: database.dialect))
             sql = sort == .relevance
                 ? try relevanceQuery(filter, window: position?.window, skipping: skipped, limit: pageSize + 1, values: &values)
                 : try searchIndexQuery(filter, sort: sort, after: position, limit: pageSize + 1, values: &values)
@@ -59,7 +59,7 @@ public final class StoreReader {
                     : ArticleCursor(sort: sort, number: sort == .title ? nil : row.optionalDouble(at: 13),
                                     text: sort == .title ? row.text(at: 13) : nil, id: article.id))
             }
-        } catch let error where error.kind == .sqlite {
+        } catch let error where error.kind == .sqlite && filter.search != nil {
             throw StoreError(.invalidQuery, code: error.code, message: "cannot run this search: \(filter.search ?? "")")
         }
         var nextCursor: String?
@@ -96,7 +96,7 @@ public final class StoreReader {
             filter.feedID = nil
             membershipKnown = true
         }
-        conditions += try filter.conditions(binding: &values, for: filter.storedAfterID == nil ? .listing : .newEntries,
+        conditions += try filter.conditions(binding: &values, for: filter.storedAfterID == nil ? .listing : .newEntries, dialect: database.dialect,
                                             membershipKnown: membershipKnown)
         let (sortKey, order, direction) = Self.ordering(sort)
         // Expired entries sort below every date: a walk by date starts past them.
@@ -117,7 +117,9 @@ public final class StoreReader {
     /// and only the page's entries are read. Its MATCH expression is `?1`.
     private func searchIndexQuery(_ filter: ArticleFilter, sort: ArticleSort, after position: ArticleCursor?, limit: Int,
                                   values: inout [SQLValue]) throws(StoreError) -> String {
-        var conditions = ["entries_fts MATCH ?1"] + (try filter.conditions(binding: &values, for: .searchIndex))
+        let dialect = database.dialect
+        var conditions = [SearchIndex.matches(dialect, "?1")]
+            + (try filter.conditions(binding: &values, for: .searchIndex, dialect: dialect))
         let direction = sort == .newest ? "DESC" : "ASC"
         if let position {
             values.append(position.number.map { .integer(Int64($0)) } ?? .null)
@@ -127,7 +129,8 @@ public final class StoreReader {
         return """
             \(Self.columns(sortKey: "e.sort_at"))
             FROM (
-                SELECT st.entry_id AS id, st.sort_at AS sort_at FROM entries_fts m JOIN entry_state st ON st.entry_id = m.rowid
+                SELECT st.entry_id AS id, st.sort_at AS sort_at FROM \(SearchIndex.table(dialect))
+                JOIN entry_state st ON st.entry_id = \(SearchIndex.entryID(dialect))
                 WHERE \(conditions.joined(separator: " AND "))
                 ORDER BY st.sort_at \(direction), st.entry_id \(direction) LIMIT \(Self.bind(limit, &values))
             ) p
@@ -141,17 +144,19 @@ public final class StoreReader {
     /// index gives its matches in id order, so the window costs the same for a rare or a common word.
     private func relevanceQuery(_ filter: ArticleFilter, window: Int64?, skipping offset: Int, limit: Int,
                                 values: inout [SQLValue]) throws(StoreError) -> String {
-        var conditions = ["entries_fts MATCH ?1"] + (try filter.conditions(binding: &values, for: .searchIndex))
-        if let window { conditions.append("m.rowid <= \(Self.bind(window, &values))") }
+        let dialect = database.dialect, id = SearchIndex.entryID(dialect)
+        var conditions = [SearchIndex.matches(dialect, "?1")]
+            + (try filter.conditions(binding: &values, for: .searchIndex, dialect: dialect))
+        if let window { conditions.append("\(id) <= \(Self.bind(window, &values))") }
         return """
             \(Self.columns(sortKey: "w.score")), w.top
             FROM (
                 SELECT id, score, max(id) OVER () AS top FROM (
-                    SELECT m.rowid AS id, \(SearchIndex.scoreSQL) AS score
-                    FROM entries_fts m JOIN entry_state st ON st.entry_id = m.rowid
-                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY m.rowid DESC
+                    SELECT \(id) AS id, \(SearchIndex.score(dialect, "?1")) AS score
+                    FROM \(SearchIndex.table(dialect)) JOIN entry_state st ON st.entry_id = \(id)
+                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(id) DESC
                     LIMIT \(Self.bind(relevanceWindow, &values))
-                ) ORDER BY score, id LIMIT \(Self.bind(limit, &values)) OFFSET \(Self.bind(offset, &values))
+                ) AS latest ORDER BY score, id LIMIT \(Self.bind(limit, &values)) OFFSET \(Self.bind(offset, &values))
             ) w
             JOIN entry_state st ON st.entry_id = w.id JOIN entries e ON e.id = w.id \(Self.accountJoins(filter, &values))
             ORDER BY w.score, e.id
@@ -188,7 +193,7 @@ public final class StoreReader {
     /// How many articles match `filter`.
     public func count(_ filter: ArticleFilter) throws(StoreError) -> Int {
         var values: [SQLValue] = []
-        let conditions = try filter.conditions(binding: &values)
+        let conditions = try filter.conditions(binding: &values, dialect: database.dialect)
         var total = 0
         try database.statement("""
             SELECT count(*) FROM entries e JOIN entry_state st ON st.entry_id = e.id

@@ -7,6 +7,8 @@ enum DaemonOptions: Equatable {
     case help
     case version
     case run(configFile: String?, once: Bool, settings: [String: String])
+    /// `aggregatord copy-database SOURCE TARGET` (DESIGN §13).
+    case copyDatabase(source: String, target: String)
 
     /// Parses the arguments after the program name.
     /// - Throws: `UsageError` for an unknown option or a missing value.
@@ -14,6 +16,14 @@ enum DaemonOptions: Equatable {
         var configFile: String?
         var settings: [String: String] = [:]
         var once = false
+        if arguments.first == "copy-database" {
+            let operands = arguments.dropFirst()
+            if operands.contains("-h") || operands.contains("--help") { return .help }
+            guard operands.count == 2, !operands.contains(where: { $0.hasPrefix("-") }) else {
+                throw UsageError("copy-database takes two databases: SOURCE TARGET (SQLite paths or PostgreSQL URIs)")
+            }
+            return .copyDatabase(source: operands[operands.startIndex], target: operands[operands.startIndex + 1])
+        }
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             switch argument {
@@ -42,12 +52,12 @@ enum DaemonOptions: Equatable {
         return .run(configFile: configFile, once: once, settings: settings)
     }
 
-    static let usage = "aggregatord [--config FILE] [--database PATH] [--socket PATH] [--seed-opml FILE] "
-        + "[--log-level LEVEL] [--once]"
+    static let usage = "aggregatord [--config FILE] [--database PATH|URI] [--socket PATH] [--seed-opml FILE] "
+        + "[--log-level LEVEL] [--once]\n       aggregatord copy-database SOURCE TARGET"
 
     /// What each configuration key's flag takes, as the help shows it.
     private static let placeholders = [
-        "database": "PATH", "socket": "PATH", "seed-opml": "FILE", "log-level": "LEVEL",
+        "database": "PATH|URI", "socket": "PATH", "seed-opml": "FILE", "log-level": "LEVEL",
         "private-networks": "RULE", "deny-private-networks": "BOOL", "feed-icons": "BOOL", "retention-days": "DAYS", "connect-timeout": "TIME",
         "fetch-timeout": "TIME", "low-speed-limit": "BYTES", "low-speed-time": "TIME", "max-feed-size": "SIZE", "min-interval": "TIME",
         "max-interval": "TIME",
@@ -73,6 +83,12 @@ enum DaemonOptions: Equatable {
             "or in the configuration file; flags win over the environment, which wins over the file.",
             "SIGINT or SIGTERM stops the daemon cleanly. SIGHUP reads the configuration again and applies",
             "every key at once but database, socket and seed-opml (those at the next start).",
+            "",
+            "The database is an SQLite file (the default) or a PostgreSQL URI, e.g.",
+            "postgresql:///aggregator?host=/run/postgresql (libpq's syntax and PG* environment variables).",
+            "",
+            "copy-database SOURCE TARGET copies a whole database (SQLite path or PostgreSQL URI, either way)",
+            "into an empty TARGET, ids included, and prints what it copied. Stop the daemon on SOURCE first.",
         ]
         return lines.joined(separator: "\n")
     }

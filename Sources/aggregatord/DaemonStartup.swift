@@ -35,7 +35,7 @@ enum DaemonStartup {
         let (store, claim) = try systemd.extendingStartTimeout(stillRunning: {
             // Only a schema migration of a large database takes this long (minutes at a million entries).
             logger.info("Still opening the database (a schema migration may be running)",
-                        ["database": configuration.databasePath])
+                        ["database": FeedStore.location(of: configuration.databasePath)])
             systemd.status("Opening the database: migrating its schema")
         }) { try openStore(configuration: configuration, logger: logger) }
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
@@ -52,7 +52,7 @@ enum DaemonStartup {
                                     trustedProxies: configuration.httpTrustedProxies)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let memory = MemoryReturner()
-        logger.info("Started", ["version": AggregatorVersion.current, "database": configuration.databasePath,
+        logger.info("Started", ["version": AggregatorVersion.current, "database": FeedStore.location(of: configuration.databasePath),
                                 "socket": configuration.socketPath, "feeds": try await store.feedCount(), "pid": getpid()])
         // The root task group: the scheduler and the signal watcher. A stop signal cancels the group,
         // and cancellation reaches every fetch in flight.
@@ -156,8 +156,12 @@ enum DaemonStartup {
         return server
     }
 
-    /// The store, and this process's claim on its file (held as long as the store is used).
+    /// The store, and this process's claim on its file (held as long as the store is used). A
+    /// PostgreSQL database has no file to claim (DESIGN §14 lets several daemons share one).
     private static func openStore(configuration: Configuration, logger: Logger) throws -> (FeedStore, DatabaseClaim?) {
+        if FeedStore.isPostgres(configuration.databasePath) {
+            return (try FeedStore(path: configuration.databasePath, entryRules: EntryRuleMatcher(logger: logger)), nil)
+        }
         let directory = FilePath.directory(of: configuration.databasePath)
         if !directory.isEmpty {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,

@@ -18,6 +18,8 @@ case .help:
     print(DaemonOptions.helpText)
 case .version:
     print("aggregatord \(AggregatorVersion.current)")
+case .copyDatabase(let source, let target):
+    exit(DatabaseCopyCommand.run(source: source, target: target))
 case .run(let configFile, let once, let settings):
     MemoryReturner.configureAllocator()
     let environment = ProcessInfo.processInfo.environment

@@ -35,8 +35,7 @@ import Testing
         // … and the password is nowhere in clear: not in the log, not in the database.
         let log = try String(contentsOf: daemon.log, encoding: .utf8)
         #expect(!log.contains(password))
-        let database = try Data(contentsOf: URL(fileURLWithPath: daemon.databasePath))
-            + ((try? Data(contentsOf: URL(fileURLWithPath: daemon.databasePath + "-wal"))) ?? Data())
+        let database = try daemon.databaseContents()
         #expect(database.range(of: Data(password.utf8)) == nil)
         #expect(database.range(of: Data("$argon2id$".utf8)) != nil)
     }

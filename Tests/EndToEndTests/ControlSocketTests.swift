@@ -25,7 +25,7 @@ import Testing
             try Data(#"<opml><body><outline text="News"><outline text="Test feed" xmlUrl="http://127.0.0.1:\#(port)/feed.xml"/></outline></body></opml>"#.utf8)
                 .write(to: seed)
             let log = directory.appendingPathComponent("daemon.log")
-            process = try daemon.start(["--database", directory.appendingPathComponent("a.db").path, "--socket", socket,
+            process = try daemon.start(["--database", try testDatabase(in: directory), "--socket", socket,
                                         "--seed-opml", seed.path], logFile: log)
             _ = try await waitFor("msg=\"Refresh round done\"", in: log)
         }

@@ -14,8 +14,8 @@ import Testing
         return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
     }
 
-    private func arguments(in directory: URL, listen: String) -> [String] {
-        ["--database", directory.appendingPathComponent("a.db").path,
+    private func arguments(in directory: URL, listen: String) throws -> [String] {
+        ["--database", try testDatabase(in: directory),
          "--socket", directory.appendingPathComponent("ctl.sock").path, "--seed-opml", "", "--http-listen", listen]
     }
 
@@ -53,7 +53,7 @@ import Testing
         let seed = try writeSeedOPML([("Good", server.url("/feed.xml")), ("Broken", server.url("/status/500"))],
                                      in: directory)
         let port = try ServedDaemon.freePort()
-        var arguments = arguments(in: directory, listen: "127.0.0.1:\(port)")
+        var arguments = try arguments(in: directory, listen: "127.0.0.1:\(port)")
         arguments[arguments.firstIndex(of: "--seed-opml")! + 1] = seed.path
         let log = directory.appendingPathComponent("daemon.log")
         let process = try daemon.start(arguments, logFile: log)

@@ -47,7 +47,7 @@ import Testing
         // slot behind another (that would be politeness, not a hostile server holding it up).
         // Short limits keep the round to a few seconds.
         let process = try daemon.start([
-            "--database", directory.appendingPathComponent("a.db").path, "--socket", socket, "--seed-opml", seed.path,
+            "--database", try testDatabase(in: directory), "--socket", socket, "--seed-opml", seed.path,
             "--per-host-connections", "16", "--fetch-timeout", "6s", "--connect-timeout", "2s",
             "--low-speed-time", "3s", "--max-feed-size", "1M", "--min-interval", "20m",
         ], logFile: log)

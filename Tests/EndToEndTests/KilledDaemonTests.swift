@@ -19,7 +19,7 @@ import Testing
         // group commits (every 2 s) land before each kill, so each run stores part of it.
         let feeds = 100
         let seed = try writeSeedOPML((1...feeds).map { ("Feed \($0)", server.url("/numbered/100/\($0)")) }, in: directory)
-        let database = directory.appendingPathComponent("a.db").path
+        let database = try testDatabase(in: directory)
         let socket = directory.appendingPathComponent("ctl.sock").path
         let arguments = ["--database", database, "--socket", socket, "--seed-opml", seed.path,
                          "--per-host-connections", "1"]
@@ -54,9 +54,11 @@ import Testing
         kill(process.processIdentifier, SIGTERM)
         #expect(try await waitForExit(process) == 0)
 
-        let check = try runPython(
-            "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
-            [database])
-        #expect(check.output == "ok\n", "\(check.output)\(check.error)")
+        if !TestPostgres.isOn {  // PostgreSQL outlives the daemon: its writes are whole transactions or none
+            let check = try runPython(
+                "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
+                [database])
+            #expect(check.output == "ok\n", "\(check.output)\(check.error)")
+        }
     }
 }

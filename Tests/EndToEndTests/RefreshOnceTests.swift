@@ -21,7 +21,7 @@ import Testing
               <outline text="Page" xmlUrl="http://127.0.0.1:\(port)/nothing-here"/>
             </outline></body></opml>
             """.utf8).write(to: seed)
-        let arguments = ["--once", "--database", directory.appendingPathComponent("a.db").path, "--seed-opml", seed.path]
+        let arguments = ["--once", "--database", try testDatabase(in: directory), "--seed-opml", seed.path]
 
         let first = try daemon.run(arguments)
         #expect(first.status == 1, "a failed feed makes --once exit 1")
@@ -43,7 +43,7 @@ import Testing
                           [server.url("/most-concurrent")]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         for (perHost, most) in [("2", "2"), ("6", "6")] {
-            let run = try daemon.run(["--once", "--database", directory.appendingPathComponent("a\(perHost).db").path,
+            let run = try daemon.run(["--once", "--database", try testDatabase(in: directory, named: "a\(perHost).db"),
                                       "--seed-opml", seed.path, "--per-host-connections", perHost])
             #expect(run.output.hasPrefix("feeds=6 ok=6 not_modified=0 failed=0 new_entries=1 "), "\(run.output)")
             #expect(try mostAtOnce() == most, "--per-host-connections \(perHost)")
@@ -56,7 +56,7 @@ import Testing
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let seed = try writeSeedOPML([("Old", server.url("/old.xml"))], in: directory)
-        let arguments = ["--once", "--database", directory.appendingPathComponent("a.db").path, "--seed-opml", seed.path,
+        let arguments = ["--once", "--database", try testDatabase(in: directory), "--seed-opml", seed.path,
                          "--retention-days", "30", "--retention-keep-per-feed", "1"]
         let first = try daemon.run(arguments)
         #expect(first.output.hasPrefix("feeds=1 ok=1 not_modified=0 failed=0 new_entries=3 "))
@@ -74,7 +74,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let seed = try writeSeedOPML([("Large", server.url("/large.xml"))], in: directory)
         func once(_ extra: [String], database: String) throws -> Binary.Result {
-            try daemon.run(["--once", "--database", directory.appendingPathComponent(database).path,
+            try daemon.run(["--once", "--database", try testDatabase(in: directory, named: database),
                             "--seed-opml", seed.path] + extra)
         }
         // 18 MiB: refused at the default 16 MiB, stored with 32 MiB allowed.
@@ -96,7 +96,7 @@ import Testing
             <outline text="Old" xmlUrl="http://127.0.0.1:\#(port)/old.xml"/></body></opml>
             """#.utf8).write(to: seed)
         let log = directory.appendingPathComponent("daemon.log")
-        let process = try daemon.start(["--database", directory.appendingPathComponent("a.db").path,
+        let process = try daemon.start(["--database", try testDatabase(in: directory),
                                         "--seed-opml", seed.path, "--socket", directory.appendingPathComponent("s").path,
                                         "--retention-days", "30", "--retention-keep-per-feed", "0"],
                                        logFile: log)

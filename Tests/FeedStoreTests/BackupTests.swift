@@ -2,6 +2,7 @@ import Foundation
 @testable import FeedStore
 import Testing
 
+/// On SQLite through its online backup API; on PostgreSQL as a copy (`DatabaseCopy`) into an SQLite file.
 @Suite struct BackupTests {
     @Test func backupHoldsEverythingAndRefusesToOverwrite() async throws {
         let fixture = try StoreFixture()

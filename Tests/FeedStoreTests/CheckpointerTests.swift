@@ -2,7 +2,8 @@ import Foundation
 @testable import FeedStore
 import Testing
 
-@Suite struct CheckpointerTests {
+@Suite(.enabled(if: !TestDatabase.isPostgres, "SQLite's write-ahead log"))
+struct CheckpointerTests {
     @Test func committedPagesReachTheDatabaseFileWithoutTheWriterCheckpointing() async throws {
         let fixture = try StoreFixture()
         defer { try? FileManager.default.removeItem(at: fixture.directory) }

@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// A writer killed with SIGKILL in the middle of ingesting must leave a consistent database that
-/// still holds every committed entry and no half-stored feed.
+/// still holds every committed entry and no half-stored feed (on PostgreSQL too: the server survives
+/// the writer, and its transaction is rolled back).
 @Suite struct CrashSafetyTests {
     @Test func killedMidIngestLeavesEveryCommittedEntryAndNoHalfFeed() async throws {
         let fixture = try StoreFixture()
@@ -31,9 +32,11 @@ import Testing
             lastCommitted = try #require(reported().max(), "round \(round): the helper never committed")
 
             let database = try Database(path: fixture.path)
-            let check = try database.prepare("PRAGMA integrity_check")
-            #expect(try check.step())
-            #expect(check.text(at: 0) == "ok", "round \(round)")
+            if database.dialect == .sqlite {
+                let check = try database.prepare("PRAGMA integrity_check")
+                #expect(try check.step())
+                #expect(check.text(at: 0) == "ok", "round \(round)")
+            }
             let stored = Int(try database.integer("SELECT count(*) FROM entries") ?? -1)
             #expect(stored >= lastCommitted, "round \(round): committed entries lost")
             #expect(stored % 100 == 0, "round \(round): a group commit was stored in part")

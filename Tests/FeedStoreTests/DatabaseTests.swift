@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import FeedStore
 
-@Suite struct DatabaseTests {
+@Suite(.enabled(if: !TestDatabase.isPostgres, "SQLite files"))
+struct DatabaseTests {
     let directory: URL
 
     init() throws {

@@ -10,7 +10,7 @@ struct StoreFixture {
     init(entryRules: (any EntryRules)? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        path = directory.appendingPathComponent("test.db").path
+        path = try TestDatabase.fresh(orFile: directory.appendingPathComponent("test.db").path)
         store = try FeedStore(path: path, entryRules: entryRules)
     }
 
@@ -39,5 +39,27 @@ extension StoreReader {
 
     func articles(sort: ArticleSort = .newest, limit: Int = 50, cursor: String? = nil) throws(StoreError) -> ArticlePage {
         try articles(ArticleFilter(account: 1), sort: sort, limit: limit, cursor: cursor)
+    }
+}
+
+/// Where the store tests keep their data: an SQLite file, or, when `AGGREGATOR_TEST_POSTGRES` holds
+/// the URI of a test cluster (`make test` starts one: Tests/postgres-cluster.sh), a new PostgreSQL
+/// database of its own for each store.
+enum TestDatabase {
+    static let postgresURI = ProcessInfo.processInfo.environment["AGGREGATOR_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+    static var isPostgres: Bool { postgresURI != nil }
+
+    /// A new empty database's URI on the test cluster, else `file`.
+    static func fresh(orFile file: String) throws -> String {
+        guard let base = postgresURI else { return file }
+        let name = "store_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = try PostgresConnection(uri: base)
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \(name)")
+        guard let slash = base.range(of: "/", options: .backwards, range: base.range(of: "://")!.upperBound..<(base.firstIndex(of: "?") ?? base.endIndex)) else {
+            return base
+        }
+        let databaseEnd = base[slash.upperBound...].firstIndex(of: "?") ?? base.endIndex
+        return base.replacingCharacters(in: slash.upperBound..<databaseEnd, with: name)
     }
 }

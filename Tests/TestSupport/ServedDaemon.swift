@@ -10,7 +10,16 @@ public final class ServedDaemon: @unchecked Sendable {  // immutable after init
     public let process: Process
     public var baseURL: String { "http://127.0.0.1:\(port)" }
     public var socketPath: String { directory.appendingPathComponent("ctl.sock").path }
-    public var databasePath: String { directory.appendingPathComponent("a.db").path }
+    /// The daemon's `--database`: a file in its directory, or on the PostgreSQL test cluster
+    /// (`TestPostgres`) a database of its own.
+    public let database: String
+
+    /// What the database holds, as bytes to search: the SQLite file and its log, or a `pg_dump`.
+    public func databaseContents() throws -> Data {
+        if TestPostgres.isOn { return try TestPostgres.dump(database) }
+        return try Data(contentsOf: URL(fileURLWithPath: database))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: database + "-wal"))) ?? Data())
+    }
 
     /// Starts it with the feeds of `seed` (title, URL) and waits until it serves.
     public init(seed: [(title: String, url: String)] = [], extraArguments: [String] = []) async throws {
@@ -18,8 +27,9 @@ public final class ServedDaemon: @unchecked Sendable {  // immutable after init
         log = directory.appendingPathComponent("daemon.log")
         port = try Self.freePort()
         let seedPath = seed.isEmpty ? "" : try writeSeedOPML(seed, in: directory).path
+        database = TestPostgres.isOn ? try TestPostgres.freshDatabase() : directory.appendingPathComponent("a.db").path
         process = try Binary("aggregatord").start(
-            ["--database", directory.appendingPathComponent("a.db").path, "--socket",
+            ["--database", database, "--socket",
              directory.appendingPathComponent("ctl.sock").path, "--seed-opml", seedPath,
              "--http-listen", "127.0.0.1:\(port)", "--log-level", "debug"] + extraArguments, logFile: log)
         do {

@@ -35,9 +35,9 @@ public final class AggregatorService: Sendable {
     /// The server's state; its unread count is `account`'s.
     public func status(for account: AccountIdentity) async throws(AggregatorError) -> ServiceStatus {
         let totals = try await read { try $0.totals(account: account.id) }
-        let size = (try? FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int) ?? nil
+        let size = await store.sizeInBytes()
         return ServiceStatus(version: AggregatorVersion.current, uptime: Date().timeIntervalSince(started),
-                             databasePath: store.path, databaseBytes: size, totals: totals,
+                             databasePath: FeedStore.location(of: store.path), databaseBytes: size, totals: totals,
                              lastRound: await scheduler.lastRound, nextDue: await scheduler.nextDue)
     }
 

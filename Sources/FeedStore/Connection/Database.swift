@@ -18,18 +18,31 @@ final class Database {
     init(path: String, create: Bool = true, readOnly: Bool = false,
          schemaVersion: Int64 = Migrations.currentVersion) throws(StoreError) {
         self.path = path
-        let sqlite = try SQLiteConnection(path: path, create: create, readOnly: readOnly)
-        connection = sqlite
+        if PostgresConnection.isURI(path) {
+            connection = try PostgresConnection(uri: path)
+        } else {
+            connection = try SQLiteConnection(path: path, create: create, readOnly: readOnly)
+        }
         do {
-            if !readOnly { try Migrations.apply(to: self, upTo: schemaVersion) }
+            switch (dialect, readOnly) {
+            case (_, true): break
+            case (.sqlite, false): try Migrations.apply(to: self, upTo: schemaVersion)
+            case (.postgres, false): try PostgresSchema.apply(to: self, upTo: schemaVersion)
+            }
         } catch {
-            sqlite.close()
+            close()
             throw error
         }
     }
 
     deinit {
         try? commitHeld()  // what it holds are whole feeds
+        close()
+    }
+
+    /// A PostgreSQL connection closes when the last statement holding it goes; SQLite's closes now (a
+    /// statement still held keeps it open until finalized: `sqlite3_close_v2`).
+    private func close() {
         cache.removeAll()  // statements are finalized before the connection closes
         (connection as? SQLiteConnection)?.close()
     }

@@ -4,6 +4,18 @@ import Foundation
 /// dialect for the rest (docs/ARCHITECTURE.md, "Storage").
 enum SQLDialect: Sendable, Equatable {
     case sqlite, postgres
+
+    /// The text of `key` in the JSON object held in text column `column` (NULL when absent).
+    func jsonField(_ column: String, _ key: String) -> String {
+        self == .sqlite ? "json_extract(\(column), '$.\(key)')" : "(\(column)::jsonb ->> '\(key)')"
+    }
+
+    /// The integers of the JSON array `array` (a text expression), as a one-column query.
+    func jsonIntegers(_ array: String) -> String {
+        self == .sqlite
+            ? "SELECT value FROM json_each(\(array))"
+            : "SELECT value::bigint FROM jsonb_array_elements_text((\(array))::jsonb) AS elements(value)"
+    }
 }
 
 /// One connection to a database, as the store uses it: SQLite's file (`SQLiteConnection`) or a
@@ -35,6 +47,10 @@ protocol SQLStatement: AnyObject {
     func double(at column: Int32) -> Double
     func text(at column: Int32) -> String?
     func blob(at column: Int32) -> Data
+    /// The columns of the current row, with their names and typed values (to copy rows as they are).
+    var columnCount: Int32 { get }
+    func columnName(at column: Int32) -> String
+    func value(at column: Int32) -> SQLValue
 }
 
 /// A value bound to a statement parameter.

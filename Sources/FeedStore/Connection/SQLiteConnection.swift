@@ -206,6 +206,22 @@ final class SQLiteStatement: SQLStatement {
         return Data(bytes: bytes, count: count)
     }
 
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    func columnName(at column: Int32) -> String {
+        sqlite3_column_name(handle, column).map { String(cString: $0) } ?? ""
+    }
+
+    func value(at column: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(int64(at: column))
+        case SQLITE_FLOAT: .real(double(at: column))
+        case SQLITE_BLOB: .blob(blob(at: column))
+        default: .text(text(at: column) ?? "")
+        }
+    }
+
     private var sql: String { String(cString: sqlite3_sql(handle)) }
 }
 

@@ -46,6 +46,10 @@ final class Statement {
     func text(at column: Int32) -> String? { compiled.text(at: column) }
 
     func blob(at column: Int32) -> Data { compiled.blob(at: column) }
+
+    var columnCount: Int32 { compiled.columnCount }
+    func columnName(at column: Int32) -> String { compiled.columnName(at: column) }
+    func value(at column: Int32) -> SQLValue { compiled.value(at: column) }
 }
 
 @available(*, unavailable)

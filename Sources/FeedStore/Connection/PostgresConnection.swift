@@ -1,0 +1,228 @@
+import CLibPQ
+import Foundation
+
+/// One connection to a PostgreSQL server through libpq. The store's SQL is written once, with
+/// SQLite's `?N` parameters; `PostgresSQL.translate` turns it into PostgreSQL's before it is
+/// prepared. Statements are prepared on the server at their first run and reused.
+final class PostgresConnection: SQLConnection {
+    private let handle: OpaquePointer
+    let location: String
+    var dialect: SQLDialect { .postgres }
+    private(set) var changes = 0
+    private var preparedCount = 0
+    /// Counts reconnections: a statement prepared in an earlier one is prepared again.
+    private(set) var generation = 0
+
+    /// Whether `database` names a PostgreSQL database rather than an SQLite file.
+    static func isURI(_ database: String) -> Bool {
+        database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+    }
+
+    /// Connects to the database `uri` names (libpq's syntax; its environment variables fill the rest).
+    /// - Throws: `StoreError` saying which of URI, server, login or database is wrong, and what to do;
+    ///   never the password.
+    init(uri: String) throws(StoreError) {
+        let shown = Self.withoutPassword(uri)
+        guard let handle = PQconnectdb(uri) else {
+            throw StoreError(.cannotOpen, message: "cannot connect to PostgreSQL at \(shown): out of memory")
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            // libpq may quote the URI it could not read, password and all.
+            let message = Self.redacting(uri, in: String(cString: PQerrorMessage(handle)))
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(handle)
+            throw Self.connectError(shown: shown, message: message)
+        }
+        self.handle = handle
+        location = shown
+        aggregator_pq_silence_notices(handle)
+        // UTC and UTF-8 whatever the server's defaults; the schema lives in the connecting user's search path.
+        // The name lets `copy-database` see a daemon still connected.
+        try execute("SET client_encoding = 'UTF8'; SET TimeZone = 'UTC'; SET application_name = 'aggregatord'")
+    }
+
+    private var closed = false
+
+    /// Closes the connection (once; statements still held then fail with a clear error).
+    func close() {
+        guard !closed else { return }
+        closed = true
+        PQfinish(handle)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// `uri` with any password replaced by `***`, for messages and logs.
+    static func withoutPassword(_ uri: String) -> String {
+        var shown = uri
+        // userinfo: scheme://user:password@host…
+        if let (colon, at) = userInfoPassword(in: shown) {
+            shown.replaceSubrange(shown.index(after: colon)..<at, with: "***")
+        }
+        // query parameter: …?password=secret&…
+        if let range = shown.range(of: #"([?&])password=[^&]*"#, options: [.regularExpression, .caseInsensitive]) {
+            let separator = shown[range].first.map(String.init) ?? "?"
+            shown.replaceSubrange(range, with: "\(separator)password=***")
+        }
+        return shown
+    }
+
+    /// `text` with `uri` shown without its password, and the password itself nowhere.
+    static func redacting(_ uri: String, in text: String) -> String {
+        var redacted = text.replacingOccurrences(of: uri, with: withoutPassword(uri))
+        for password in passwords(in: uri) where !password.isEmpty {
+            redacted = redacted.replacingOccurrences(of: password, with: "***")
+        }
+        return redacted
+    }
+
+    /// Where the password of `uri`'s user information lies: after the first `:` and before the last
+    /// `@` of the authority (which ends at the first `/` or `?`).
+    private static func userInfoPassword(in uri: String) -> (colon: String.Index, at: String.Index)? {
+        guard let scheme = uri.range(of: "://") else { return nil }
+        let authorityEnd = uri[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" } ?? uri.endIndex
+        guard let at = uri[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
+              let colon = uri[scheme.upperBound..<at].firstIndex(of: ":") else { return nil }
+        return (colon, at)
+    }
+
+    /// The password in `uri`'s user information and in a `password=` parameter, as written.
+    private static func passwords(in uri: String) -> [String] {
+        var found: [String] = []
+        if let (colon, at) = userInfoPassword(in: uri) {
+            found.append(String(uri[uri.index(after: colon)..<at]))
+        }
+        if let range = uri.range(of: #"[?&]password=[^&]*"#, options: [.regularExpression, .caseInsensitive]),
+           let equals = uri[range].firstIndex(of: "=") {
+            found.append(String(uri[uri.index(after: equals)..<range.upperBound]))
+        }
+        return found + found.compactMap { $0.removingPercentEncoding }
+    }
+
+    private static func connectError(shown: String, message: String) -> StoreError {
+        let hint: String
+        if message.contains("does not exist") && message.contains("database") {
+            hint = "create it (createdb, or CREATE DATABASE as the server's admin) or fix the name in --database"
+        } else if message.contains("password authentication failed") || message.contains("no password supplied") {
+            hint = "check the user and password (in the URI, PGPASSWORD or ~/.pgpass)"
+        } else if message.contains("role") && message.contains("does not exist") {
+            hint = "create the role (createuser) or name another user in the URI"
+        } else if message.contains("URI") || message.contains("invalid") || message.contains("missing")
+                    || message.contains("unexpected") {
+            hint = "fix the URI: postgresql://USER@HOST:PORT/DATABASE or postgresql:///DATABASE?host=/run/postgresql"
+        } else {
+            hint = "is the server running and reachable there? check the host, port or socket directory"
+        }
+        return StoreError(.cannotOpen, message: "cannot connect to PostgreSQL at \(shown): \(message) (\(hint))")
+    }
+
+    // MARK: - Statements
+
+    func execute(_ sql: String) throws(StoreError) {
+        try requireOpen()
+        guard let result = PQexec(handle, PostgresSQL.translate(sql)) else { throw failure(nil, sql: sql) }
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+    }
+
+    func prepare(_ sql: String) throws(StoreError) -> any SQLStatement {
+        PostgresStatement(sql: PostgresSQL.translate(sql), original: sql, connection: self)
+    }
+
+    func beginWrite() throws(StoreError) {
+        try execute("BEGIN")
+    }
+
+    /// A name for the next statement prepared on the server.
+    func nextStatementName() -> String {
+        preparedCount += 1
+        return "s\(preparedCount)"
+    }
+
+    /// Prepares `sql` on the server under `name`, its parameters of the types given (0: inferred).
+    func prepareOnServer(_ name: String, _ sql: String, types: [Oid], original: String) throws(StoreError) {
+        try requireOpen()
+        let result = types.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
+        guard let result else { throw failure(nil, sql: original) }
+        defer { PQclear(result) }
+        try check(result, sql: original)
+    }
+
+    /// Runs the prepared statement `name` with `values` (text, but for bytea sent as bytes).
+    func run(_ name: String, _ values: [SQLValue], original: String) throws(StoreError) -> OpaquePointer {
+        try requireOpen()
+        var buffers: [[CChar]?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for value in values {
+            switch value {
+            case .null: buffers.append(nil); lengths.append(0); formats.append(0)
+            case .integer(let number): buffers.append(Array(String(number).utf8CString)); lengths.append(0); formats.append(0)
+            case .real(let number): buffers.append(Array("\(number)".utf8CString)); lengths.append(0); formats.append(0)
+            case .text(let text):
+                // A NUL cannot travel in PostgreSQL's text; SQLite kept it, readers never need it.
+                buffers.append(Array(text.replacingOccurrences(of: "\0", with: "").utf8CString)); lengths.append(0); formats.append(0)
+            case .blob(let data): buffers.append(data.map { CChar(bitPattern: $0) }); lengths.append(Int32(data.count)); formats.append(1)
+            }
+        }
+        let result = withPointers(to: buffers) { pointers in
+            PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
+        }
+        guard let result else { throw failure(nil, sql: original) }
+        do {
+            try check(result, sql: original)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return result
+    }
+
+    private func requireOpen() throws(StoreError) {
+        guard !closed else { throw StoreError(.cannotOpen, message: "the connection to PostgreSQL at \(location) is closed") }
+    }
+
+    private func withPointers<T>(to buffers: [[CChar]?], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+        var pointers: [UnsafePointer<CChar>?] = []
+        func nest(_ index: Int) -> T {
+            guard index < buffers.count else { return body(pointers) }
+            guard let buffer = buffers[index] else {
+                pointers.append(nil)
+                return nest(index + 1)
+            }
+            return buffer.withUnsafeBufferPointer { bytes in
+                pointers.append(bytes.baseAddress)
+                return nest(index + 1)
+            }
+        }
+        return nest(0)
+    }
+
+    private func check(_ result: OpaquePointer, sql: String) throws(StoreError) {
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            if PQresultStatus(result) == PGRES_COMMAND_OK { changes = Int(String(cString: PQcmdTuples(result))) ?? 0 }
+        default:
+            throw failure(result, sql: sql)
+        }
+    }
+
+    private func failure(_ result: OpaquePointer?, sql: String) -> StoreError {
+        let text = result.flatMap { PQresultErrorMessage($0) }.map { String(cString: $0) } ?? ""
+        let message = (text.isEmpty ? String(cString: PQerrorMessage(handle)) : text)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
+        if PQstatus(handle) != CONNECTION_OK {
+            PQreset(handle)  // the next statement finds the server again, if it is back
+            generation += 1  // with none of the statements prepared before
+            return StoreError(.cannotOpen, message: "lost the connection to PostgreSQL at \(location): \(message)")
+        }
+        return StoreError(.sqlite, message: "database \(location): \(message) [\(state)] in `\(sql.prefix(80))`")
+    }
+}
+
+@available(*, unavailable)
+extension PostgresConnection: Sendable {}

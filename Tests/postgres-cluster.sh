@@ -1,0 +1,36 @@
+#!/bin/bash
+# A throwaway PostgreSQL cluster for the tests: `start DIR` makes one in DIR (initdb, then pg_ctl),
+# listening on a Unix socket in DIR only, run as the unprivileged `postgres` user when started as
+# root (PostgreSQL refuses root); prints the URI its tests connect with. `stop DIR` stops it and
+# removes DIR. Local connections are trusted: nothing outside this machine can reach the socket.
+# fsync is off (a throwaway cluster) unless POSTGRES_FSYNC=on (benchmarks: bench/postgres_ingest.sh).
+set -euo pipefail
+command=${1:?usage: postgres-cluster.sh start|stop DIR}
+directory=${2:?usage: postgres-cluster.sh start|stop DIR}
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -x "$bin/initdb" ] || { echo "error: PostgreSQL's server is not installed (make test-deps installs it)" >&2; exit 1; }
+
+as_owner() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case $command in
+start)
+    mkdir -p "$directory"
+    [ "$(id -u)" = 0 ] && chown postgres "$directory"
+    chmod 0777 "$directory"
+    as_owner "$bin/initdb" -D "$directory/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$directory/initdb.log" 2>&1 \
+        || { cat "$directory/initdb.log" >&2; exit 1; }
+    as_owner "$bin/pg_ctl" -D "$directory/data" -l "$directory/server.log" -w -o \
+        "-c listen_addresses='' -c unix_socket_directories='$directory' -c fsync=${POSTGRES_FSYNC:-off} -c max_connections=300" start >/dev/null \
+        || { cat "$directory/server.log" >&2; exit 1; }
+    echo "postgresql:///postgres?host=$directory&user=postgres"
+    ;;
+stop)
+    if [ -d "$directory/data" ]; then
+        as_owner "$bin/pg_ctl" -D "$directory/data" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
+    rm -rf "$directory"
+    ;;
+*) echo "usage: postgres-cluster.sh start|stop DIR" >&2; exit 2 ;;
+esac
