@@ -15,6 +15,7 @@ if [ ! -d "$farm/feeds" ]; then
     python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port 18080 > /dev/null
 fi
 work=$(mktemp -d /tmp/aggregator-pgbench.XXXXXX)
+chmod 0755 "$work"  # the cluster inside runs as the postgres user
 cluster=$work/cluster
 trap 'Tests/postgres-cluster.sh stop "$cluster"; rm -rf "$work"' EXIT
 base=$(POSTGRES_FSYNC=on Tests/postgres-cluster.sh start "$cluster")

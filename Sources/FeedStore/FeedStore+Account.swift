@@ -39,7 +39,7 @@ extension FeedStore {
             guard try accountID(named: name).map({ $0 == id }) ?? true else { return false }
             try database.statement("UPDATE accounts SET name = ?2, password_hash = ?3, fever_key = NULL, updated_at = ?4 WHERE id = ?1")
                 .run([.integer(id), .text(name), .text(passwordHash), .integer(Int64(now.timeIntervalSince1970))])
-            return database.changes == 1
+            return try database.changes() == 1
         }
     }
 
@@ -65,7 +65,7 @@ extension FeedStore {
             if !isAdmin { try requireAnotherAdmin(than: id) }
             try database.statement("UPDATE accounts SET admin = ?2, updated_at = ?3 WHERE id = ?1")
                 .run([.integer(id), SQLValue(isAdmin), .integer(Int64(now.timeIntervalSince1970))])
-            guard database.changes == 1 else { throw StoreError(.notFound, message: "no user with id \(id)") }
+            guard try database.changes() == 1 else { throw StoreError(.notFound, message: "no user with id \(id)") }
         }
     }
 
@@ -75,7 +75,7 @@ extension FeedStore {
         try database.transaction { () throws(StoreError) in
             try database.statement("UPDATE accounts SET settings = ?2, updated_at = ?3 WHERE id = ?1")
                 .run([.integer(id), .text(settings), .integer(Int64(now.timeIntervalSince1970))])
-            guard database.changes == 1 else { throw StoreError(.notFound, message: "no user with id \(id)") }
+            guard try database.changes() == 1 else { throw StoreError(.notFound, message: "no user with id \(id)") }
         }
     }
 
@@ -123,7 +123,7 @@ extension FeedStore {
                     fever_key = CASE WHEN name = ?2 COLLATE BINARY THEN fever_key END
                 WHERE id = ?1
                 """).run([.integer(id), .text(name), .integer(Int64(now.timeIntervalSince1970))])
-            return database.changes == 1
+            return try database.changes() == 1
         }
     }
 
@@ -132,7 +132,7 @@ extension FeedStore {
         try database.transaction { () throws(StoreError) -> Bool in
             try database.statement("UPDATE accounts SET fever_key = ?2, updated_at = ?3 WHERE id = ?1")
                 .run([.integer(id), SQLValue(key), .integer(Int64(now.timeIntervalSince1970))])
-            return database.changes == 1
+            return try database.changes() == 1
         }
     }
 

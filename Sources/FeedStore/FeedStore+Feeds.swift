@@ -396,7 +396,7 @@ extension FeedStore {
     public func setCategoryHidden(id: Int64, account: Int64, _ hidden: Bool) throws(StoreError) {
         try database.statement("UPDATE categories SET hide_globally = ?3 WHERE id = ?1 AND account_id = ?2")
             .run([.integer(id), .integer(account), SQLValue(hidden)])
-        guard database.changes == 1 else { throw StoreError(.notFound, message: "no category with id \(id)") }
+        guard try database.changes() == 1 else { throw StoreError(.notFound, message: "no category with id \(id)") }
     }
 
     /// Deletes one of the account's categories; its feeds stay, filed under none.
@@ -404,7 +404,7 @@ extension FeedStore {
     public func removeCategory(id: Int64, account: Int64) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             try database.statement("DELETE FROM categories WHERE id = ?1 AND account_id = ?2").run([.integer(id), .integer(account)])
-            guard database.changes == 1 else { throw StoreError(.notFound, message: "no category with id \(id)") }
+            guard try database.changes() == 1 else { throw StoreError(.notFound, message: "no category with id \(id)") }
             // ON DELETE SET NULL has filed its subscriptions under none.
         }
     }

@@ -13,7 +13,15 @@ extension FeedStore {
     /// still stored whole or not at all: a failing group undoes those held with it, and a crash
     /// loses the uncommitted ones, which the next round fetches again (their validators went too).
     func groupCommit(holdingOpen: Bool,
-                     _ body: () throws(StoreError) -> [IngestCounts]) throws(StoreError) -> [IngestCounts] {
+                     _ ingest: () throws(StoreError) -> [IngestCounts]) throws(StoreError) -> [IngestCounts] {
+        let body = { () throws(StoreError) -> [IngestCounts] in
+            self.pendingDocuments.removeAll()  // those of a group that failed went with its transaction
+            let results = try ingest()
+            try self.indexPendingDocuments()
+            // Whatever failed in this group is this group's failure, said here (not by the next call).
+            try self.database.connection.drain()
+            return results
+        }
         guard holdingOpen || database.held != nil else { return try database.transaction(body) }
         let earlier = database.held?.calls ?? 0
         let results: [IngestCounts]

@@ -37,10 +37,11 @@ extension FeedStore {
         var documentEntries: [Int64] = []
         // Entries new to this feed, for its followers' filter rules.
         var arrived: [(id: Int64, entry: IncomingEntry)] = []
+        // Most entries of a cold poll are new: the inserts are tried first, a lookup made only on a conflict.
+        let inserted = try insertNew(feed, seenAt: seenAt)
         for (index, entry) in feed.entries.enumerated() {
             let key = feed.keys[index], fingerprint = feed.fingerprints[index]
-            // Most entries of a cold poll are new: try the insert first, look up only on a conflict.
-            if let id = try insert(entry, key: key, feedID: feed.feedID, fingerprint: fingerprint, seenAt: seenAt) {
+            if let id = inserted[index] {
                 try addSource.run([.integer(feed.feedID), .integer(id), SQLValue(entry.guid)])
                 try counters.entryChanged(id, primaryFeed: feed.feedID, sources: 1, by: 1)
                 documentEntries.append(id)
@@ -55,7 +56,7 @@ extension FeedStore {
             guard let existing = found else { continue }
             if !existing.isRemoved { documentEntries.append(existing.id) }
             try addSource.run([.integer(feed.feedID), .integer(existing.id), SQLValue(entry.guid)])
-            if database.changes > 0 {
+            if try database.changes() > 0 {
                 // Another feed carried it first: this feed is now a source too.
                 try countSource.run([.integer(existing.id), .integer(feed.feedID)])
                 if !existing.isRemoved {
@@ -78,6 +79,87 @@ extension FeedStore {
                 .run([.integer(feed.feedID), .integer(seenAt)])
         }
         return counts
+    }
+
+    /// Inserts the document's entries whose keys are new, with their state, and indexes them.
+    /// - Returns: the new entries' ids by their index in the document.
+    private func insertNew(_ feed: IncomingFeed, seenAt: Int64) throws(StoreError) -> [Int: Int64] {
+        var inserted: [Int: Int64] = [:]
+        guard database.dialect == .postgres else {
+            for (index, entry) in feed.entries.enumerated() {
+                inserted[index] = try insert(entry, key: feed.keys[index], feedID: feed.feedID,
+                                             fingerprint: feed.fingerprints[index], seenAt: seenAt)
+            }
+            return inserted
+        }
+        // On PostgreSQL a statement's round trip costs more than its rows: a document's entries go in
+        // a few statements of many rows (runs of 64, 16, 4 and 1: few shapes to prepare).
+        var start = 0
+        while start < feed.entries.count {
+            let count = [64, 16, 4, 1].first { start + $0 <= feed.entries.count }!
+            try insertRows(feed, start..<(start + count), seenAt: seenAt, into: &inserted)
+            start += count
+        }
+        return inserted
+    }
+
+    private static let entryColumns = 15
+
+    /// Inserts the entries `range` of `feed` in one statement (those whose key is new), then their
+    /// state rows and index documents in one statement each.
+    private func insertRows(_ feed: IncomingFeed, _ range: Range<Int>, seenAt: Int64,
+                            into inserted: inout [Int: Int64]) throws(StoreError) {
+        var values: [SQLValue] = []
+        values.reserveCapacity(range.count * Self.entryColumns)
+        for index in range {
+            let entry = feed.entries[index], published = Self.clamped(entry.published, seenAt: seenAt)
+            values += [
+                .text(feed.keys[index]), .integer(published ?? seenAt), .integer(seenAt), SQLValue(published),
+                SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), .integer(feed.fingerprints[index]), SQLValue(entry.url),
+                SQLValue(entry.guid), SQLValue(entry.title), SQLValue(entry.author), SQLValue(entry.imageURL),
+                SQLValue(ArticleEnclosure.columnText(entry.enclosures)), SQLValue(entry.summary), SQLValue(entry.content),
+                SQLValue(entry.searchText),
+            ]
+        }
+        var newKeys: [String: Int64] = [:]
+        try database.statement("""
+            INSERT INTO entries(key, sort_at, first_seen_at, published_at, updated_at, fingerprint, url, guid, title,
+                                author, image_url, enclosures, summary, content, search_text)
+            VALUES \(Self.rows(range.count, columns: Self.entryColumns))
+            ON CONFLICT(key) DO NOTHING RETURNING id, key
+            """).query(values) { row in newKeys[row.text(at: 1) ?? ""] = row.int64(at: 0) }
+        guard !newKeys.isEmpty else { return }
+        var states: [SQLValue] = []
+        for index in range {
+            // A key twice in one document: its first row was inserted, the others are known entries.
+            guard let id = newKeys.removeValue(forKey: feed.keys[index]) else { continue }
+            let entry = feed.entries[index]
+            inserted[index] = id
+            states += [.integer(id), .integer(feed.feedID), .integer(Self.clamped(entry.published, seenAt: seenAt) ?? seenAt)]
+            pendingDocuments += [.integer(id), .text(SearchText.words(entry.title)), .text(SearchText.words(entry.searchText)),
+                                 .text(SearchText.words(entry.author))]
+        }
+        try database.statement("INSERT INTO entry_state(entry_id, feed_id, sort_at) VALUES \(Self.rows(states.count / 3, columns: 3))")
+            .run(states)
+    }
+
+    /// Indexes the entries `insertRows` inserted, 64 at a time, at the end of an ingest: sent in one
+    /// pipeline with the group's last statements, answered together.
+    func indexPendingDocuments() throws(StoreError) {
+        var start = 0
+        while start < pendingDocuments.count {
+            let end = min(start + 64 * 4, pendingDocuments.count)
+            try indexTexts(Array(pendingDocuments[start..<end]))
+            start = end
+        }
+        pendingDocuments.removeAll(keepingCapacity: true)
+    }
+
+    /// `(?1, ?2, …), (…), …`: the placeholders of `count` rows of `columns` values.
+    private static func rows(_ count: Int, columns: Int) -> String {
+        (0..<count).map { row in
+            "(" + (1...columns).map { "?\(row * columns + $0)" }.joined(separator: ", ") + ")"
+        }.joined(separator: ", ")
     }
 
     /// Inserts a new entry and its state, and indexes it; nil when its key is already stored.
@@ -106,6 +188,7 @@ extension FeedStore {
     /// brings a date, or another one (a second feed carrying the entry with its own), moves the entry in
     /// date order too (issue 29: `articles --sort oldest` was out of order after cross-posts).
     private func update(_ id: Int64, with entry: IncomingEntry, fingerprint: Int64, seenAt: Int64) throws(StoreError) {
+        try indexPendingDocuments()  // the entry may be one this ingest inserted (a key twice in a document)
         try unindexText(id)
         // Right-hand sides read the row as it was: sort_at becomes the new published_at.
         let update = try database.statement("""

@@ -41,7 +41,7 @@ extension FeedStore {
     public func removeSession(id: Int64, account: Int64) throws(StoreError) -> Bool {
         try database.transaction { () throws(StoreError) -> Bool in
             try database.statement("DELETE FROM web_sessions WHERE id = ?1 AND account_id = ?2").run([.integer(id), .integer(account)])
-            return database.changes == 1
+            return try database.changes() == 1
         }
     }
 

@@ -9,6 +9,8 @@ public actor FeedStore {
     private let checkpointer: Checkpointer?
     /// Judges entries by the accounts' filter rules as they arrive (none: rules are kept, not applied).
     let entryRules: (any EntryRules)?
+    /// PostgreSQL: index documents of the entries an ingest inserted, sent at its end (`indexTexts`).
+    var pendingDocuments: [SQLValue] = []
 
     /// Opens the database at `path` (an SQLite file, or a PostgreSQL URI), creating it and applying
     /// migrations as needed.
@@ -91,9 +93,9 @@ public actor FeedStore {
                 }
                 let seconds = SQLValue.integer(Int64(now.timeIntervalSince1970))
                 try insertFeed.run([.text(feed.url), SQLValue(feed.title), SQLValue(feed.siteURL), seconds])
-                let isNewFeed = database.changes == 1
+                let isNewFeed = try database.changes() == 1
                 try subscribe.run([.integer(account), .text(feed.url), SQLValue(feed.title), SQLValue(categoryID), seconds])
-                guard database.changes == 1 else { continue }
+                guard try database.changes() == 1 else { continue }
                 added += 1
                 if !isNewFeed, let feedID = try database.integer("SELECT id FROM feeds WHERE url = ?1", [.text(feed.url)]) {
                     try showLatestDocumentOnly(feed: feedID, account: account, now: Int64(now.timeIntervalSince1970))

@@ -68,6 +68,22 @@ extension FeedStore {
         }
     }
 
+    /// Indexes several entries on PostgreSQL in one statement: `documents` holds, per entry, its id
+    /// and its title, text and author as `SearchText.words` cuts them.
+    func indexTexts(_ documents: [SQLValue]) throws(StoreError) {
+        let count = documents.count / 4
+        guard count > 0 else { return }
+        let rows = (0..<count).map { row in
+            let (id, title, body, author) = (row * 4 + 1, row * 4 + 2, row * 4 + 3, row * 4 + 4)
+            return "(?\(id), setweight(to_tsvector('simple', ?\(title)), 'A') || setweight(to_tsvector('simple', ?\(author)), 'B')"
+                + " || setweight(to_tsvector('simple', ?\(body)), 'C'))"
+        }
+        try database.statement("""
+            INSERT INTO entry_search(entry_id, document) VALUES \(rows.joined(separator: ", "))
+            ON CONFLICT (entry_id) DO UPDATE SET document = excluded.document
+            """).run(documents)
+    }
+
     /// Takes an entry out of the index: a contentless FTS5 index needs the indexed values again.
     func unindexText(_ id: Int64) throws(StoreError) {
         switch database.dialect {
@@ -104,6 +120,9 @@ extension FeedStore {
 enum SearchText {
     static func words(_ text: String?) -> String {
         guard let text, !text.isEmpty else { return "" }
+        // Most text is ASCII: cut and lowercased byte by byte, without Foundation's folding (most of
+        // the client's time in a PostgreSQL ingest before).
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return asciiWords(text) }
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
         var output = String.UnicodeScalarView()
         var pendingSpace = false
@@ -117,6 +136,23 @@ enum SearchText {
             }
         }
         return String(output)
+    }
+
+    private static func asciiWords(_ text: String) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for byte in text.utf8 {
+            let lower = byte | 0x20
+            if (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) {
+                if pendingSpace, !output.isEmpty { output.append(UInt8(ascii: " ")) }
+                pendingSpace = false
+                output.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? lower : byte)
+            } else {
+                pendingSpace = true
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {

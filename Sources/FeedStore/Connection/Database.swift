@@ -143,7 +143,9 @@ final class Database {
         (connection as? SQLiteConnection)?.onCommit(action)
     }
 
-    var changes: Int { connection.changes }
+    /// Rows the last statement inserted, updated or deleted (on PostgreSQL, once the statements sent
+    /// ahead are answered: their errors are thrown here).
+    func changes() throws(StoreError) -> Int { try connection.changedRows() }
 }
 
 @available(*, unavailable)

@@ -8,7 +8,12 @@ final class PostgresConnection: SQLConnection {
     private let handle: OpaquePointer
     let location: String
     var dialect: SQLDialect { .postgres }
-    private(set) var changes = 0
+    private var changes = 0
+    /// Statements sent in pipeline mode whose answers are not read yet (their SQL, for messages).
+    private var unanswered: [String] = []
+    /// How many may wait: their answers are small, and the socket's buffers hold them all, so
+    /// neither side blocks writing while the other does.
+    private static let pipelineDepth = 256
     private var preparedCount = 0
     /// Counts reconnections: a statement prepared in an earlier one is prepared again.
     private(set) var generation = 0
@@ -122,6 +127,7 @@ final class PostgresConnection: SQLConnection {
 
     func execute(_ sql: String) throws(StoreError) {
         try requireOpen()
+        try drain()
         guard let result = PQexec(handle, PostgresSQL.translate(sql)) else { throw failure(nil, sql: sql) }
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -144,6 +150,7 @@ final class PostgresConnection: SQLConnection {
     /// Prepares `sql` on the server under `name`, its parameters of the types given (0: inferred).
     func prepareOnServer(_ name: String, _ sql: String, types: [Oid], original: String) throws(StoreError) {
         try requireOpen()
+        try drain()
         let result = types.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
         guard let result else { throw failure(nil, sql: original) }
         defer { PQclear(result) }
@@ -153,20 +160,8 @@ final class PostgresConnection: SQLConnection {
     /// Runs the prepared statement `name` with `values` (text, but for bytea sent as bytes).
     func run(_ name: String, _ values: [SQLValue], original: String) throws(StoreError) -> OpaquePointer {
         try requireOpen()
-        var buffers: [[CChar]?] = []
-        var lengths: [Int32] = []
-        var formats: [Int32] = []
-        for value in values {
-            switch value {
-            case .null: buffers.append(nil); lengths.append(0); formats.append(0)
-            case .integer(let number): buffers.append(Array(String(number).utf8CString)); lengths.append(0); formats.append(0)
-            case .real(let number): buffers.append(Array("\(number)".utf8CString)); lengths.append(0); formats.append(0)
-            case .text(let text):
-                // A NUL cannot travel in PostgreSQL's text; SQLite kept it, readers never need it.
-                buffers.append(Array(text.replacingOccurrences(of: "\0", with: "").utf8CString)); lengths.append(0); formats.append(0)
-            case .blob(let data): buffers.append(data.map { CChar(bitPattern: $0) }); lengths.append(Int32(data.count)); formats.append(1)
-            }
-        }
+        try drain()
+        let (buffers, lengths, formats) = Self.parameters(values)
         let result = withPointers(to: buffers) { pointers in
             PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
         }
@@ -179,6 +174,90 @@ final class PostgresConnection: SQLConnection {
         }
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
         return result
+    }
+
+    func changedRows() throws(StoreError) -> Int {
+        try drain()
+        return changes
+    }
+
+    // MARK: - Pipeline
+
+    /// Sends the prepared statement `name` with `values` without waiting for its answer (libpq's
+    /// pipeline mode): a run of inserts in a transaction costs one round trip, not one each. The
+    /// answers are read by `drain`, before anything that needs one.
+    func send(_ name: String, _ values: [SQLValue], original: String) throws(StoreError) {
+        try requireOpen()
+        // Outside a transaction a statement is its own, committed when answered: it waits as before.
+        let alone = unanswered.isEmpty && PQtransactionStatus(handle) == PQTRANS_IDLE
+        if unanswered.isEmpty, PQpipelineStatus(handle) == PQ_PIPELINE_OFF {
+            guard PQenterPipelineMode(handle) == 1 else { throw failure(nil, sql: original) }
+        }
+        let (buffers, lengths, formats) = Self.parameters(values)
+        let sent = withPointers(to: buffers) { pointers in
+            PQsendQueryPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
+        }
+        guard sent == 1 else {
+            let error = failure(nil, sql: original)
+            try? drain()
+            throw error
+        }
+        unanswered.append(original)
+        if alone || unanswered.count >= Self.pipelineDepth { try drain() }
+    }
+
+    /// Reads the answers of the statements sent ahead and leaves pipeline mode.
+    /// - Throws: the first of their errors (the server skipped those sent after it).
+    func drain() throws(StoreError) {
+        guard PQpipelineStatus(handle) != PQ_PIPELINE_OFF else { return }
+        let sent = unanswered
+        unanswered.removeAll(keepingCapacity: true)
+        var firstError: StoreError?
+        if PQpipelineSync(handle) != 1 { firstError = failure(nil, sql: sent.last ?? "") }
+        for sql in sent {
+            while let result = PQgetResult(handle) {
+                switch PQresultStatus(result) {
+                case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+                    changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+                case PGRES_PIPELINE_ABORTED:
+                    break
+                default:
+                    if firstError == nil { firstError = failure(result, sql: sql) }
+                }
+                PQclear(result)
+            }
+        }
+        // The sync point's own result, then nothing: the pipeline is empty.
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        PQexitPipelineMode(handle)
+        if let firstError { throw firstError }
+    }
+
+    /// The parameters of a statement as libpq takes them: text, but bytea as bytes.
+    private static func parameters(_ values: [SQLValue]) -> ([[CChar]?], [Int32], [Int32]) {
+        var buffers: [[CChar]?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for value in values {
+            switch value {
+            case .null: buffers.append(nil); lengths.append(0); formats.append(0)
+            case .integer(let number): buffers.append(Array(String(number).utf8CString)); lengths.append(0); formats.append(0)
+            case .real(let number): buffers.append(Array("\(number)".utf8CString)); lengths.append(0); formats.append(0)
+            case .text(let text):
+                // A NUL cannot travel in PostgreSQL's text (SQLite kept it; readers never need it). The
+                // C string ends at the first one, so it is dropped here, not searched for.
+                var bytes = Array(text.utf8)
+                if bytes.contains(0) { bytes.removeAll { $0 == 0 } }
+                bytes.append(0)
+                buffers.append(bytes.map { CChar(bitPattern: $0) }); lengths.append(0); formats.append(0)
+            case .blob(let data): buffers.append(data.map { CChar(bitPattern: $0) }); lengths.append(Int32(data.count)); formats.append(1)
+            }
+        }
+        return (buffers, lengths, formats)
     }
 
     private func requireOpen() throws(StoreError) {

@@ -30,6 +30,12 @@ final class PostgresStatement: SQLStatement {
         self.values = values
     }
 
+    func execute(_ values: [SQLValue]) throws(StoreError) {
+        reset()
+        self.values = values
+        try connection.send(try name(), values, original: original)
+    }
+
     func step() throws(StoreError) -> Bool {
         if result == nil {
             result = try connection.run(try name(), values, original: original)

@@ -31,7 +31,10 @@ protocol SQLConnection: AnyObject {
     /// Starts a write transaction that holds the write lock from its first statement.
     func beginWrite() throws(StoreError)
     /// Rows the last statement inserted, updated or deleted.
-    var changes: Int { get }
+    func changedRows() throws(StoreError) -> Int
+    /// Waits for the answers of the statements sent ahead (PostgreSQL's pipeline), throwing the first
+    /// error among them; nothing to wait for on SQLite.
+    func drain() throws(StoreError)
 }
 
 /// A compiled statement: values bound, then its rows read one at a time.
@@ -42,6 +45,9 @@ protocol SQLStatement: AnyObject {
     func step() throws(StoreError) -> Bool
     /// Ends the current run, so the statement can be bound again.
     func reset()
+    /// Binds `values` and runs the statement, its rows (if any) unread. PostgreSQL sends it without
+    /// waiting for the answer (`PostgresConnection`'s pipeline); an error comes with a later call.
+    func execute(_ values: [SQLValue]) throws(StoreError)
     func isNull(at column: Int32) -> Bool
     func int64(at column: Int32) -> Int64
     func double(at column: Int32) -> Double

@@ -79,7 +79,9 @@ final class SQLiteConnection: SQLConnection {
         try execute("BEGIN IMMEDIATE")
     }
 
-    var changes: Int { Int(sqlite3_changes(handle)) }
+    func changedRows() -> Int { Int(sqlite3_changes(handle)) }
+
+    func drain() {}
 
     /// What `onCommit` calls, kept alive as long as the connection can call it.
     private var commitAction: CommitAction?
@@ -190,6 +192,12 @@ final class SQLiteStatement: SQLStatement {
     }
 
     func reset() { sqlite3_reset(handle) }
+
+    func execute(_ values: [SQLValue]) throws(StoreError) {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
 
     func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }

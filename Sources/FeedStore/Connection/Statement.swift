@@ -21,9 +21,7 @@ final class Statement {
 
     /// Binds `values` and runs the statement to completion.
     func run(_ values: [SQLValue] = []) throws(StoreError) {
-        try bind(values)
-        while try step() {}
-        compiled.reset()
+        try compiled.execute(values)
     }
 
     /// Binds `values` and calls `row` for each result row.
