@@ -102,16 +102,25 @@ public enum DatabaseCopy {
     /// Copies a table's rows: SQLite steps through them; from PostgreSQL they come through a cursor, a
     /// few thousand at a time (libpq holds a whole result in memory).
     private static func copyRows(of table: String, from: Database, to: Database) throws(StoreError) -> Int {
-        var insert: Statement?
+        var columns: [String] = []
+        var pending: [SQLValue] = []
         var count = 0
+        // 64 rows a statement: on PostgreSQL a round trip costs more than a row.
+        let rowsPerInsert = 64
+        func insertPending() throws(StoreError) {
+            guard !pending.isEmpty else { return }
+            let rows = pending.count / columns.count
+            let placeholders = (0..<rows).map { row in
+                "(" + columns.indices.map { "?\(row * columns.count + $0 + 1)" }.joined(separator: ", ") + ")"
+            }.joined(separator: ", ")
+            try to.statement("INSERT INTO \(table)(\(columns.joined(separator: ", "))) VALUES \(placeholders)").run(pending)
+            pending.removeAll(keepingCapacity: true)
+        }
         func copy(_ row: Statement) throws(StoreError) {
-            if insert == nil {
-                let columns = (0..<row.columnCount).map { row.columnName(at: $0) }
-                let placeholders = columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
-                insert = try to.prepare("INSERT INTO \(table)(\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
-            }
-            try insert?.run((0..<row.columnCount).map { row.value(at: $0) })
+            if columns.isEmpty { columns = (0..<row.columnCount).map { row.columnName(at: $0) } }
+            pending += (0..<row.columnCount).map { row.value(at: $0) }
             count += 1
+            if pending.count >= rowsPerInsert * columns.count { try insertPending() }
         }
         switch from.dialect {
         case .sqlite:
@@ -129,6 +138,7 @@ public enum DatabaseCopy {
             } while fetched > 0
             try from.execute("CLOSE copying")
         }
+        try insertPending()
         return count
     }
 
@@ -164,25 +174,22 @@ public enum DatabaseCopy {
         case .sqlite:
             try database.execute("INSERT INTO entries_fts(rowid, title, body, author) SELECT e.id, e.title, e.search_text, e.author \(live)")
         case .postgres:
-            let insert = try database.prepare("""
-                INSERT INTO entry_search(entry_id, document)
-                VALUES (?1, setweight(to_tsvector('simple', ?2), 'A') || setweight(to_tsvector('simple', ?4), 'B')
-                            || setweight(to_tsvector('simple', ?3), 'C'))
-                """)
-            let batch = try database.prepare("SELECT e.id, e.title, e.search_text, e.author \(live) AND e.id > ?1 ORDER BY e.id LIMIT 1000")
-            var after: Int64 = 0
+            // The GIN index is built once at the end (4 times faster than entry by entry, measured), from
+            // one pass through a cursor (batches by id would each be planned on tables without statistics).
+            try database.execute("DROP INDEX entry_search_documents")
+            try database.execute("DECLARE indexing NO SCROLL CURSOR FOR SELECT e.id, e.title, e.search_text, e.author \(live)")
+            let fetch = try database.prepare("FETCH FORWARD 64 FROM indexing")
             while true {
-                var rows: [(Int64, String?, String?, String?)] = []
-                try batch.query([.integer(after)]) { row in
-                    rows.append((row.int64(at: 0), row.text(at: 1), row.text(at: 2), row.text(at: 3)))
+                var documents: [SQLValue] = []
+                try fetch.query { row in
+                    documents += [.integer(row.int64(at: 0)), .text(SearchText.document(title: row.text(at: 1), author: row.text(at: 3),
+                                                                                        body: row.text(at: 2)))]
                 }
-                guard let last = rows.last else { break }
-                for (id, title, body, author) in rows {
-                    try insert.run([.integer(id), .text(SearchText.words(title)), .text(SearchText.words(body)),
-                                    .text(SearchText.words(author))])
-                }
-                after = last.0
+                guard !documents.isEmpty else { break }
+                try SearchText.insert(documents, into: database)
             }
+            try database.execute("CLOSE indexing")
+            try database.execute("CREATE INDEX entry_search_documents ON entry_search USING gin(document)")
         }
     }
 }

@@ -136,8 +136,8 @@ extension FeedStore {
             let entry = feed.entries[index]
             inserted[index] = id
             states += [.integer(id), .integer(feed.feedID), .integer(Self.clamped(entry.published, seenAt: seenAt) ?? seenAt)]
-            pendingDocuments += [.integer(id), .text(SearchText.words(entry.title)), .text(SearchText.words(entry.searchText)),
-                                 .text(SearchText.words(entry.author))]
+            pendingDocuments += [.integer(id), .text(SearchText.document(title: entry.title, author: entry.author,
+                                                                         body: entry.searchText))]
         }
         try database.statement("INSERT INTO entry_state(entry_id, feed_id, sort_at) VALUES \(Self.rows(states.count / 3, columns: 3))")
             .run(states)
@@ -148,7 +148,7 @@ extension FeedStore {
     func indexPendingDocuments() throws(StoreError) {
         var start = 0
         while start < pendingDocuments.count {
-            let end = min(start + 64 * 4, pendingDocuments.count)
+            let end = min(start + 64 * 2, pendingDocuments.count)
             try indexTexts(Array(pendingDocuments[start..<end]))
             start = end
         }
