@@ -2,6 +2,7 @@
 # aggregatorctl's wall time through the daemon, process start included, on a large database:
 #   bash bench/cli_latency.sh DB [RUNS]      (DB: e.g. the 1,000,000 entries of `storebench queries`)
 #   BIN=/other/build/release bash bench/cli_latency.sh DB      (another build's aggregatord and aggregatorctl)
+# DB may be a PostgreSQL URI (served itself, its feeds' next checks moved the same way).
 # The daemon serves a copy of DB whose feeds are all due in 2100 and keeps every entry, so neither a
 # refresh nor a retention run (the synthetic entries are old) competes with the commands; each
 # command runs RUNS times (default 20) after one warm-up, and the median is printed.
@@ -13,10 +14,16 @@ bin=${BIN:-.build/release}
 work=$(mktemp -d)
 daemon=""
 trap '[ -z "$daemon" ] || kill "$daemon" 2> /dev/null; wait 2> /dev/null; rm -rf "$work"' EXIT
-cp "$database" "$work/copy.db"
-python3 -c "import sqlite3, sys
-db = sqlite3.connect(sys.argv[1]); db.execute('UPDATE feeds SET next_check_at = 4102444800'); db.commit()" "$work/copy.db"
-"$bin/aggregatord" --database "$work/copy.db" --socket "$work/ctl.sock" --seed-opml "" --retention-days 0 \
+if [[ $database == postgres://* || $database == postgresql://* ]]; then
+    served=$database  # a PostgreSQL database is served itself, not a copy
+    psql -qX "$database" -c 'UPDATE feeds SET next_check_at = 4102444800'
+else
+    served=$work/copy.db
+    cp "$database" "$served"
+    python3 -c "import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute('UPDATE feeds SET next_check_at = 4102444800'); db.commit()" "$served"
+fi
+"$bin/aggregatord" --database "$served" --socket "$work/ctl.sock" --seed-opml "" --retention-days 0 \
     --log-level error 2> "$work/daemon.log" &
 daemon=$!
 for _ in $(seq 600); do [ -S "$work/ctl.sock" ] && break; sleep 0.1; done

@@ -5,20 +5,27 @@
 # entries are years old: the default 90 days expires most of them). Each request is timed with curl on loopback
 # (time_total: server time plus loopback transfer), RUNS times; prints min / median / max in ms.
 #   DB=/tmp/m1.db RUNS=20 [BIN=DIR] bash bench/miniflux_latency.sh     (BIN: where aggregatord and aggregatorctl are)
+# DB may be a PostgreSQL URI: the daemon then runs on that database itself (not a copy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 db=${DB:?set DB to a store made by storebench queries}; runs=${RUNS:-20}; bin=${BIN:-.build/release}
 work=$(mktemp -d)
 trap 'kill $daemon 2> /dev/null || true; wait 2> /dev/null || true; rm -rf "$work"' EXIT
-cp "$db" "$work/a.db"
-python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE feeds SET next_check_at = 4102444800'); c.commit()" "$work/a.db"
+if [[ $db == postgres://* || $db == postgresql://* ]]; then
+    database=$db
+    psql -qX "$db" -c 'UPDATE feeds SET next_check_at = 4102444800'
+else
+    database=$work/a.db
+    cp "$db" "$database"
+    python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE feeds SET next_check_at = 4102444800'); c.commit()" "$database"
+fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin/aggregatord" --database "$work/a.db" --socket "$work/ctl.sock" --seed-opml "" \
+"$bin/aggregatord" --database "$database" --socket "$work/ctl.sock" --seed-opml "" \
     --http-listen "127.0.0.1:$port" --log-level warning --retention-days "${RETENTION_DAYS:-0}" 2> "$work/daemon.log" &
 daemon=$!
 for _ in $(seq 600); do curl -sf "http://127.0.0.1:$port/healthcheck" > /dev/null && break; sleep 0.1; done
 printf 'bench password\n' | "$bin/aggregatorctl" --socket "$work/ctl.sock" user set bench > /dev/null
-token=$("$bin/aggregatorctl" --socket "$work/ctl.sock" token create bench 2> /dev/null)
+token=$("$bin/aggregatorctl" --socket "$work/ctl.sock" token create "bench-$$" 2> /dev/null)
 base="http://127.0.0.1:$port"
 last=$(curl -s -H "X-Auth-Token: $token" "$base/v1/entries?order=id&direction=desc&limit=1" \
     | python3 -c 'import json, sys; print(json.load(sys.stdin)["entries"][0]["id"])')

@@ -55,7 +55,7 @@ enum QueryBench {
             try await fill(store, databasePath: databasePath, entries: entries, vocabulary: vocabulary)
         }
         let reader = try StoreReader(path: databasePath)
-        let size = (try FileManager.default.attributesOfItem(atPath: databasePath)[.size] as? Int) ?? 0
+        let size = await store.sizeInBytes() ?? 0  // the file, or the PostgreSQL database
         let total = try reader.count(ArticleFilter(account: 1))
         print("\(total) entries, \(try reader.feeds(account: 1).count) feeds; database \(size / 1_000_000) MB, \(size / max(total, 1)) bytes per entry\n")
         print("| query | median ms | min–max ms |")
