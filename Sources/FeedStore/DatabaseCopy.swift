@@ -109,10 +109,7 @@ public enum DatabaseCopy {
         let rowsPerInsert = 64
         func insertPending() throws(StoreError) {
             guard !pending.isEmpty else { return }
-            let rows = pending.count / columns.count
-            let placeholders = (0..<rows).map { row in
-                "(" + columns.indices.map { "?\(row * columns.count + $0 + 1)" }.joined(separator: ", ") + ")"
-            }.joined(separator: ", ")
+            let placeholders = SQLValue.rowPlaceholders(pending.count / columns.count, columns: columns.count)
             try to.statement("INSERT INTO \(table)(\(columns.joined(separator: ", "))) VALUES \(placeholders)").run(pending)
             pending.removeAll(keepingCapacity: true)
         }

@@ -103,7 +103,23 @@ extension FeedStore {
         return inserted
     }
 
+    /// The columns a new entry's row fills, and their values (`entryRow`), for both inserts.
+    private static let entryColumnNames = """
+        (key, sort_at, first_seen_at, published_at, updated_at, fingerprint, url, guid, title, author, image_url,
+         enclosures, summary, content, search_text)
+        """
     private static let entryColumns = 15
+
+    private static func entryRow(_ entry: IncomingEntry, key: String, fingerprint: Int64, seenAt: Int64) -> [SQLValue] {
+        let published = clamped(entry.published, seenAt: seenAt)
+        return [
+            .text(key), .integer(published ?? seenAt), .integer(seenAt), SQLValue(published),
+            SQLValue(clamped(entry.updated, seenAt: seenAt)), .integer(fingerprint), SQLValue(entry.url),
+            SQLValue(entry.guid), SQLValue(entry.title), SQLValue(entry.author), SQLValue(entry.imageURL),
+            SQLValue(ArticleEnclosure.columnText(entry.enclosures)), SQLValue(entry.summary), SQLValue(entry.content),
+            SQLValue(entry.searchText),
+        ]
+    }
 
     /// Inserts the entries `range` of `feed` in one statement (those whose key is new), then their
     /// state rows and index documents in one statement each.
@@ -112,20 +128,13 @@ extension FeedStore {
         var values: [SQLValue] = []
         values.reserveCapacity(range.count * Self.entryColumns)
         for index in range {
-            let entry = feed.entries[index], published = Self.clamped(entry.published, seenAt: seenAt)
-            values += [
-                .text(feed.keys[index]), .integer(published ?? seenAt), .integer(seenAt), SQLValue(published),
-                SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), .integer(feed.fingerprints[index]), SQLValue(entry.url),
-                SQLValue(entry.guid), SQLValue(entry.title), SQLValue(entry.author), SQLValue(entry.imageURL),
-                SQLValue(ArticleEnclosure.columnText(entry.enclosures)), SQLValue(entry.summary), SQLValue(entry.content),
-                SQLValue(entry.searchText),
-            ]
+            values += Self.entryRow(feed.entries[index], key: feed.keys[index], fingerprint: feed.fingerprints[index],
+                                    seenAt: seenAt)
         }
         var newKeys: [String: Int64] = [:]
         try database.statement("""
-            INSERT INTO entries(key, sort_at, first_seen_at, published_at, updated_at, fingerprint, url, guid, title,
-                                author, image_url, enclosures, summary, content, search_text)
-            VALUES \(Self.rows(range.count, columns: Self.entryColumns))
+            INSERT INTO entries\(Self.entryColumnNames)
+            VALUES \(SQLValue.rowPlaceholders(range.count, columns: Self.entryColumns))
             ON CONFLICT(key) DO NOTHING RETURNING id, key
             """).query(values) { row in newKeys[row.text(at: 1) ?? ""] = row.int64(at: 0) }
         guard !newKeys.isEmpty else { return }
@@ -139,7 +148,7 @@ extension FeedStore {
             pendingDocuments += [.integer(id), .text(SearchText.document(title: entry.title, author: entry.author,
                                                                          body: entry.searchText))]
         }
-        try database.statement("INSERT INTO entry_state(entry_id, feed_id, sort_at) VALUES \(Self.rows(states.count / 3, columns: 3))")
+        try database.statement("INSERT INTO entry_state(entry_id, feed_id, sort_at) VALUES \(SQLValue.rowPlaceholders(states.count / 3, columns: 3))")
             .run(states)
     }
 
@@ -149,17 +158,10 @@ extension FeedStore {
         var start = 0
         while start < pendingDocuments.count {
             let end = min(start + 64 * 2, pendingDocuments.count)
-            try indexTexts(Array(pendingDocuments[start..<end]))
+            try SearchText.insert(Array(pendingDocuments[start..<end]), into: database)
             start = end
         }
         pendingDocuments.removeAll(keepingCapacity: true)
-    }
-
-    /// `(?1, ?2, …), (…), …`: the placeholders of `count` rows of `columns` values.
-    private static func rows(_ count: Int, columns: Int) -> String {
-        (0..<count).map { row in
-            "(" + (1...columns).map { "?\(row * columns + $0)" }.joined(separator: ", ") + ")"
-        }.joined(separator: ", ")
     }
 
     /// Inserts a new entry and its state, and indexes it; nil when its key is already stored.
@@ -167,16 +169,9 @@ extension FeedStore {
                         seenAt: Int64) throws(StoreError) -> Int64? {
         let published = Self.clamped(entry.published, seenAt: seenAt)
         let inserted = try database.integer("""
-            INSERT INTO entries(key, sort_at, first_seen_at, published_at, updated_at, fingerprint, url, guid, title,
-                                author, image_url, enclosures, summary, content, search_text)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            INSERT INTO entries\(Self.entryColumnNames) VALUES \(SQLValue.rowPlaceholders(1, columns: Self.entryColumns))
             ON CONFLICT(key) DO NOTHING RETURNING id
-            """, [
-            .text(key), .integer(published ?? seenAt), .integer(seenAt), SQLValue(published),
-            SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), .integer(fingerprint), SQLValue(entry.url),
-            SQLValue(entry.guid), SQLValue(entry.title), SQLValue(entry.author), SQLValue(entry.imageURL),
-            SQLValue(ArticleEnclosure.columnText(entry.enclosures)), SQLValue(entry.summary), SQLValue(entry.content), SQLValue(entry.searchText),
-        ])
+            """, Self.entryRow(entry, key: key, fingerprint: fingerprint, seenAt: seenAt))
         guard let id = inserted else { return nil }
         try database.statement("INSERT INTO entry_state(entry_id, feed_id, sort_at) VALUES (?1, ?2, ?3)")
             .run([.integer(id), .integer(feedID), .integer(published ?? seenAt)])

@@ -9,7 +9,7 @@ public actor FeedStore {
     private let checkpointer: Checkpointer?
     /// Judges entries by the accounts' filter rules as they arrive (none: rules are kept, not applied).
     let entryRules: (any EntryRules)?
-    /// PostgreSQL: index documents of the entries an ingest inserted, sent at its end (`indexTexts`).
+    /// PostgreSQL: index documents of the entries an ingest inserted, sent at its end (`indexPendingDocuments`).
     var pendingDocuments: [SQLValue] = []
 
     /// Opens the database at `path` (an SQLite file, or a PostgreSQL URI), creating it and applying

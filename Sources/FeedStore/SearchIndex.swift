@@ -58,42 +58,29 @@ extension FeedStore {
             try database.statement("INSERT INTO entries_fts(rowid, title, body, author) VALUES (?1, ?2, ?3, ?4)")
                 .run([.integer(id), SQLValue(title), SQLValue(body), SQLValue(author)])
         case .postgres:
-            try indexTexts([.integer(id), .text(SearchText.document(title: title, author: author, body: body))])
+            try SearchText.insert([.integer(id), .text(SearchText.document(title: title, author: author, body: body))],
+                                  into: database)
         }
-    }
-
-    /// Indexes several entries on PostgreSQL in one statement: `documents` holds, per entry, its id
-    /// and its `SearchText.document`.
-    func indexTexts(_ documents: [SQLValue]) throws(StoreError) {
-        try SearchText.insert(documents, into: database)
     }
 
     /// Takes an entry out of the index: a contentless FTS5 index needs the indexed values again.
     func unindexText(_ id: Int64) throws(StoreError) {
-        switch database.dialect {
-        case .sqlite:
-            try database.statement("""
-                INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
-                SELECT 'delete', e.id, e.title, e.search_text, e.author
-                FROM entries e JOIN entry_state st ON st.entry_id = e.id WHERE e.id = ?1 AND st.removed = 0
-                """).run([.integer(id)])
-        case .postgres:
-            try database.statement("DELETE FROM entry_search WHERE entry_id = ?1").run([.integer(id)])
-        }
+        try unindexText(where: "?1", [.integer(id)])
     }
 
-    /// Takes out of the index the live entries among `ids` (a subquery with its parameters).
+    /// Takes out of the index the live entries among `ids` (a fixed subquery or list with its
+    /// parameters: the statement is kept for reuse).
     func unindexText(where ids: String, _ values: [SQLValue]) throws(StoreError) {
         switch database.dialect {
         case .sqlite:
-            try database.prepare("""
+            try database.statement("""
                 INSERT INTO entries_fts(entries_fts, rowid, title, body, author)
                 SELECT 'delete', e.id, e.title, e.search_text, e.author
                 FROM entries e JOIN entry_state st ON st.entry_id = e.id
                 WHERE st.removed = 0 AND e.id IN (\(ids))
                 """).run(values)
         case .postgres:
-            try database.prepare("DELETE FROM entry_search WHERE entry_id IN (\(ids))").run(values)
+            try database.statement("DELETE FROM entry_search WHERE entry_id IN (\(ids))").run(values)
         }
     }
 }

@@ -76,6 +76,14 @@ enum SQLValue {
         }.joined(separator: ",")
     }
 
+    /// `(?1, ?2, …), (…), …`: the placeholders of a many-row `VALUES` of `count` rows of `columns`
+    /// values each, bound in row order.
+    static func rowPlaceholders(_ count: Int, columns: Int) -> String {
+        (0..<count).map { row in
+            "(" + (1...columns).map { "?\(row * columns + $0)" }.joined(separator: ", ") + ")"
+        }.joined(separator: ", ")
+    }
+
     init(_ text: String?) { self = text.map(SQLValue.text) ?? .null }
     init(_ number: Int64?) { self = number.map(SQLValue.integer) ?? .null }
     init(_ flag: Bool) { self = .integer(flag ? 1 : 0) }
