@@ -265,6 +265,23 @@ final class PostgresConnection: SQLConnection {
 
     private func requireOpen() throws(StoreError) {
         guard !closed else { throw StoreError(.cannotOpen, message: "the connection to PostgreSQL at \(location) is closed") }
+        reconnectIfClosedByServer()
+    }
+
+    /// Between transactions, finds out whether the server closed this connection (it restarted, or
+    /// an administrator ended the session) and connects again before the next statement, so that
+    /// the first statement after a restart does not fail. Nothing is resent: a statement that failed
+    /// with the connection is never retried (it might have been carried out).
+    private func reconnectIfClosedByServer() {
+        if PQstatus(handle) == CONNECTION_OK {
+            guard PQtransactionStatus(handle) == PQTRANS_IDLE else { return }
+            // An idle connection hears nothing from its server, except the notice and end of file of
+            // one that closed it: anything to read means start afresh. (One poll, no waiting.)
+            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) != 0 else { return }
+        }
+        PQreset(handle)
+        generation += 1  // statements prepared on the old connection are gone
     }
 
     private func withPointers<T>(to buffers: [[CChar]?], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
