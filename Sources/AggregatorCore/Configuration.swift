@@ -32,6 +32,10 @@ public struct Configuration: Sendable, Equatable {
     public var httpTrustedProxies = TrustedProxies.loopback
     /// Whether feeds' icons are looked for after rounds (DESIGN §15).
     public var feedIcons = true
+    /// This daemon's name among several sharing a PostgreSQL database (DESIGN §14); nil: host name and pid.
+    public var nodeName: String?
+    /// How long a claimed feed stays this daemon's without a renewal (DESIGN §14).
+    public var claimLease: TimeInterval = 60
 
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
@@ -57,11 +61,13 @@ public struct Configuration: Sendable, Equatable {
         ("http-base-path", "path the HTTP APIs are served under behind a reverse proxy, e.g. /rss (default /)"),
         ("http-trusted-proxies", "addresses and networks whose X-Forwarded-For is believed, or none (default 127.0.0.0/8,::1)"),
         ("feed-icons", "look for each feed's icon on its site after rounds, every two weeks: true or false (default true)"),
+        ("node-name", "this daemon's name among several sharing a PostgreSQL database (default: host name and pid)"),
+        ("claim-lease", "how long a feed a daemon claimed stays its own without a renewal, on PostgreSQL (default 60s)"),
     ]
 
     /// Keys read once at start: the database and sockets stay open, the seed list is for a first start.
     public static let startOnlyKeys: Set<String> = ["database", "socket", "seed-opml", "http-listen", "http-base-path",
-                                                    "http-trusted-proxies"]
+                                                    "http-trusted-proxies", "node-name", "claim-lease"]
 
     /// Keys a running daemon applies when it reloads its configuration (SIGHUP): all the others.
     public static let reloadableKeys = Set(keys.map(\.name)).subtracting(startOnlyKeys)
@@ -76,6 +82,8 @@ public struct Configuration: Sendable, Equatable {
         kept.httpListen = running.httpListen
         kept.httpBasePath = running.httpBasePath
         kept.httpTrustedProxies = running.httpTrustedProxies
+        kept.nodeName = running.nodeName
+        kept.claimLease = running.claimLease
         return kept
     }
 
@@ -103,7 +111,8 @@ public struct Configuration: Sendable, Equatable {
          "min-interval": Self.durationText(.seconds(refreshPolicy.minimumInterval)),
          "max-interval": Self.durationText(.seconds(refreshPolicy.maximumInterval)),
          "http-listen": httpListen?.description ?? "none", "http-base-path": httpBasePath,
-         "http-trusted-proxies": httpTrustedProxies.description]
+         "http-trusted-proxies": httpTrustedProxies.description, "node-name": nodeName ?? "",
+         "claim-lease": Self.durationText(.milliseconds(Int64(claimLease * 1000)))]
     }
 
     /// Builds the configuration from its sources.
@@ -161,6 +170,14 @@ public struct Configuration: Sendable, Equatable {
             default: throw .invalidValue(key: "feed-icons", value: value, expected: "true or false")
             }
         }
+        if let name = values["node-name"], !name.isEmpty {
+            guard name.count <= 200, !name.contains(where: { $0.isNewline || $0 == "\u{1F}" }) else {
+                throw .invalidValue(key: "node-name", value: name, expected: "a name of one line, at most 200 characters")
+            }
+            configuration.nodeName = name
+        }
+        configuration.claimLease = Self.seconds(try duration("claim-lease", values, default: .seconds(60),
+                                                             in: 3_000...3_600_000, examples: "30s, 60s or 5m"))
         configuration.maximumConnections = try positive("max-connections", values, default: 16)
         configuration.maximumConnectionsPerHost = try positive("per-host-connections", values, default: 2)
         let days = try whole("retention-days", values, default: 90, in: 0...36_500)

@@ -246,7 +246,7 @@ public struct ControlHandler: Sendable {
                          "new_entries": .from(round.summary.newEntries)]
         }
         let feeds = status.totals.feedsByStatus
-        return [
+        var json: [String: JSONValue] = [
             "version": .string(status.version),
             "uptime_s": .number(status.uptime.rounded()),
             "database": .string(status.databasePath),
@@ -258,6 +258,14 @@ public struct ControlHandler: Sendable {
             "last_round": lastRound,
             "next_due": .from(status.nextDue.map(timestamp)),
         ]
+        if let nodes = status.nodes {
+            json["nodes"] = .array(nodes.map { node in
+                ["name": .string(node.name), "started": .string(timestamp(node.started)),
+                 "last_heartbeat": .string(timestamp(node.lastHeartbeat)), "feeds_claimed": .from(node.feedsClaimed),
+                 "last_round_fetches": .from(node.lastRoundFetches)]
+            })
+        }
+        return .object(json)
     }
 
     /// An account: `user show`'s fields, and `user list`'s (`created`, `last_login`, as DESIGN §12 names them).

@@ -110,29 +110,43 @@ public final class RefreshPipeline: Sendable {
     /// - Parameter progress: called as each feed finishes, with how many are done.
     public func refresh(_ feeds: [FeedFetchState],
                         progress: (Int, FeedRefresh) -> Void = { _, _ in }) async -> RefreshSummary {
+        await refresh(from: FeedList(feeds), progress: progress)
+    }
+
+    /// Refreshes the feeds `source` gives (a list, or claims on a shared database) until it has no
+    /// more, and returns the round's summary.
+    func refresh(from source: some FeedSource, progress: (Int, FeedRefresh) -> Void = { _, _ in }) async -> RefreshSummary {
         let started = Date()
         var summary = RefreshSummary()
-        summary.feeds = feeds.count
         let (width, perHost) = settings.withLock { ($0.width, $0.perHost) }
         // The store commits as results come in, never waiting for a batch to fill, while fetching and
         // parsing go on (committing inside this loop left the store idle half of a cold round). At most
         // 32 parsed documents wait: the 1,000-feed farm's cold round peaks at 50 MB (64: 56 MB, no faster).
         let queue = CommitQueue(capacity: 32)
-        let feedURLs = Dictionary(feeds.map { ($0.id, $0.url) }, uniquingKeysWith: { first, _ in first })
+        var feedURLs: [Int64: String] = [:]
         async let stored = storeAsTheyArrive(queue)
-        var iterator = feeds.makeIterator()
         await withTaskGroup(of: (FeedRefresh, owned: Bool).self) { group in
             var inFlight = 0
-            func startNext() {
-                guard let feed = iterator.next() else { return }
-                inFlight += 1
-                group.addTask { await self.refreshOne(feed, perHost: perHost) }
+            var isExhausted = false
+            func startMore() async {
+                while !isExhausted, inFlight < width, !Task.isCancelled {
+                    switch await source.next(busy: inFlight > 0) {
+                    case .feed(let feed):
+                        inFlight += 1
+                        summary.feeds += 1
+                        feedURLs[feed.id] = feed.url
+                        group.addTask { await self.refreshOne(feed, perHost: perHost) }
+                    case .later: return
+                    case .end: isExhausted = true
+                    }
+                }
             }
-            for _ in 0..<width { startNext() }
+            await startMore()
             var done = 0
             while let (refresh, owned) = await group.next() {
                 inFlight -= 1
                 done += 1
+                if owned { await source.fetched(refresh.feedID) }
                 progress(done, refresh)
                 switch refresh.record {
                 case .success: if refresh.document == nil { summary.notModified += 1 } else { summary.ok += 1 }
@@ -147,7 +161,7 @@ public final class RefreshPipeline: Sendable {
                 } else if owned {
                     await self.inFlight.finish(refresh.feedID, with: refresh)
                 }
-                if !Task.isCancelled { startNext() }
+                await startMore()
             }
         }
         await queue.close()
@@ -157,9 +171,9 @@ public final class RefreshPipeline: Sendable {
             await recordUnstored(outcome.lost, reason: outcome.error, in: &summary, urls: feedURLs)
         }
         summary.seconds = Date().timeIntervalSince(started)
+        // A round of daemons sharing a database may find that others took every due feed.
+        guard summary.feeds > 0 else { return summary }
         runningTotals.withLock { $0.add(summary) }
-        // Published once everything is committed, so that readers woken by it see the entries.
-        if summary.newEntries > 0 { events.publish(.entriesStored(count: summary.newEntries)) }
         events.publish(.roundFinished(summary))
         return summary
     }
@@ -181,22 +195,25 @@ public final class RefreshPipeline: Sendable {
         var held: [(refresh: FeedRefresh, new: Int)] = []
         // Whoever joined a feed's fetch (another round, a `refresh --wait` for another account) hears
         // of it once it is committed, so that what it reads next shows the feed's entries.
-        func committed(_ refreshes: [FeedRefresh]) async {
-            for refresh in refreshes { await inFlight.finish(refresh.feedID, with: refresh) }
+        // Readers woken by `entriesStored` see the entries: it is published once they are committed.
+        func committed(_ refreshes: [(refresh: FeedRefresh, new: Int)]) async {
+            for (refresh, _) in refreshes { await inFlight.finish(refresh.feedID, with: refresh) }
+            let new = refreshes.reduce(0) { $0 + $1.new }
+            outcome.newEntries += new
+            if new > 0 { events.publish(.entriesStored(count: new)) }
         }
         func lose(_ refreshes: [FeedRefresh], _ error: StoreError) async {
             outcome.lost += refreshes
             outcome.error = error.description
             logger.error("Cannot store refresh results", ["feeds": refreshes.count, "error": error.description])
-            await committed(refreshes)
+            for refresh in refreshes { await inFlight.finish(refresh.feedID, with: refresh) }
         }
         while case let batch = await queue.take(), !batch.isEmpty {
             do {
                 let counts = try await store.commit(batch, holdingOpen: true)
                 held += zip(batch, counts.map(\.new)).map { ($0, $1) }
                 if await !store.isHoldingCommit {
-                    outcome.newEntries += held.reduce(0) { $0 + $1.new }
-                    await committed(held.map(\.refresh))
+                    await committed(held)
                     held.removeAll()
                 }
             } catch {
@@ -207,8 +224,7 @@ public final class RefreshPipeline: Sendable {
         // The round's last feeds may wait in a commit held open for more.
         do {
             try await store.finishHeldCommit()
-            outcome.newEntries += held.reduce(0) { $0 + $1.new }
-            await committed(held.map(\.refresh))
+            await committed(held)
         } catch {
             await lose(held.map(\.refresh), error)
         }

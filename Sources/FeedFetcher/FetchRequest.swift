@@ -41,7 +41,10 @@ public struct FetchRequest: Sendable, Equatable {
     }
 
     /// The URL's host, lowercased, without user info or port: what `perHostLimit` counts by.
-    var host: String {
+    var host: String { Self.host(of: url) }
+
+    /// The host of `url` as `perHostLimit` counts it (also across daemons, when they claim feeds).
+    public static func host(of url: String) -> String {
         var authority = Substring(url)
         if let schemeEnd = authority.range(of: "://") { authority = authority[schemeEnd.upperBound...] }
         authority = authority.prefix { $0 != "/" && $0 != "?" && $0 != "#" }

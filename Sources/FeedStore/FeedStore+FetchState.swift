@@ -25,22 +25,30 @@ public enum FetchRecord: Sendable, Equatable {
     case gone(String)
 }
 
+extension FeedFetchState {
+    /// The columns `init(row:)` reads, from `feeds`.
+    static let columns = """
+        id, url, etag, last_modified, error_count, status, next_check_at, interval_s,
+        EXISTS (SELECT 1 FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = feeds.id AND a.admin = 1)
+        """
+
+    init(row: Statement) {
+        self.init(id: row.int64(at: 0), url: row.text(at: 1) ?? "", etag: row.text(at: 2), lastModified: row.text(at: 3),
+                  errorCount: Int(row.int64(at: 4)), status: FeedStatus(column: row.text(at: 5)),
+                  nextCheckAt: row.optionalInt64(at: 6).map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                  intervalSeconds: row.optionalInt64(at: 7).map { Int($0) })
+        hasAdminFollower = row.int64(at: 8) != 0
+    }
+}
+
 extension FeedStore {
     /// Every feed that is not disabled, soonest due first.
     public func feedsToFetch() throws(StoreError) -> [FeedFetchState] {
         var feeds: [FeedFetchState] = []
         try database.statement("""
-            SELECT id, url, etag, last_modified, error_count, status, next_check_at, interval_s,
-                   EXISTS (SELECT 1 FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = feeds.id AND a.admin = 1)
+            SELECT \(FeedFetchState.columns)
             FROM feeds WHERE status != 'disabled' ORDER BY coalesce(next_check_at, 0), id
-            """).query { row in
-            feeds.append(FeedFetchState(
-                id: row.int64(at: 0), url: row.text(at: 1) ?? "", etag: row.text(at: 2), lastModified: row.text(at: 3),
-                errorCount: Int(row.int64(at: 4)), status: FeedStatus(column: row.text(at: 5)),
-                nextCheckAt: row.optionalInt64(at: 6).map { Date(timeIntervalSince1970: TimeInterval($0)) },
-                intervalSeconds: row.optionalInt64(at: 7).map { Int($0) }))
-            feeds[feeds.count - 1].hasAdminFollower = row.int64(at: 8) != 0
-        }
+            """).query { row in feeds.append(FeedFetchState(row: row)) }
         return feeds
     }
 
@@ -54,7 +62,7 @@ extension FeedStore {
             // The document's image is kept as the latest document names it (a 304 names none: kept).
             try database.statement("""
                 UPDATE feeds SET etag = ?2, last_modified = ?3, checked_at = ?4, next_check_at = ?5, interval_s = ?6,
-                    error_count = 0, last_error = NULL, status = 'ok', title = coalesce(title, ?7),
+                    error_count = 0, last_error = NULL, status = 'ok', claimed_by = NULL, title = coalesce(title, ?7),
                     site_url = coalesce(site_url, ?8), image_url = coalesce(?9, image_url)
                 WHERE id = ?1
                 """).run([.integer(feedID), SQLValue(etag), SQLValue(lastModified), .integer(checked), .integer(next),
@@ -67,7 +75,7 @@ extension FeedStore {
             let status: FeedStatus = if case .gone = record { .disabled } else { .failing }
             try database.statement("""
                 UPDATE feeds SET checked_at = ?2, next_check_at = ?3, interval_s = ?4, error_count = error_count + 1,
-                    last_error = ?5, status = ?6
+                    last_error = ?5, status = ?6, claimed_by = NULL
                 WHERE id = ?1
                 """).run([.integer(feedID), .integer(checked), .integer(next), .integer(Int64(intervalSeconds)),
                           .text(reason), .text(status.rawValue)])

@@ -5,6 +5,9 @@ enum Migrations {
     /// checked before it commits, as SQLite's ALTER TABLE documentation says), and Swift work after it.
     struct Step: Sendable {
         let sql: String
+        /// The same step in PostgreSQL's terms, where its types or indexes differ (steps after 27 run
+        /// on both backends: `PostgresSchema`).
+        var postgres: String?
         var rebuildsTables = false
         var then: (@Sendable (Database) throws(StoreError) -> Void)?
     }
@@ -495,6 +498,38 @@ enum Migrations {
         ALTER TABLE subscriptions ADD COLUMN blocklist_rules TEXT;
         ALTER TABLE subscriptions ADD COLUMN keeplist_rules TEXT;
         ALTER TABLE entry_marks ADD COLUMN by_rule INTEGER NOT NULL DEFAULT 0;
+        """),
+        // 28: several daemons on one database (DESIGN §14). `claimed_by` names the daemon fetching a
+        // feed now (its lease is the feed's `next_check_at`); `nodes` holds each daemon's heartbeat,
+        // and the host it waits for when every due feed's host is another daemon's (`ClusterStore`);
+        // `login_failures` is the password-guessing throttle every daemon consults (`LoginThrottle`).
+        // SQLite has one daemon, which claims nothing and throttles in memory: they stay empty there.
+        Step(sql: """
+        ALTER TABLE feeds ADD COLUMN claimed_by TEXT;
+        CREATE INDEX feeds_by_claimer ON feeds(claimed_by) WHERE claimed_by IS NOT NULL;
+        CREATE TABLE nodes (
+            name               TEXT PRIMARY KEY,
+            started_at         INTEGER NOT NULL,
+            heartbeat_at       INTEGER NOT NULL,
+            feeds_claimed      INTEGER NOT NULL DEFAULT 0,
+            last_round_fetches INTEGER NOT NULL DEFAULT 0,
+            waiting_for        TEXT,
+            waiting_since      INTEGER
+        );
+        CREATE TABLE login_failures (address TEXT PRIMARY KEY, failures INTEGER NOT NULL, last_at INTEGER NOT NULL);
+        """, postgres: """
+        ALTER TABLE feeds ADD COLUMN claimed_by text;
+        CREATE INDEX feeds_by_claimer ON feeds(claimed_by) WHERE claimed_by IS NOT NULL;
+        CREATE INDEX feeds_due ON feeds((coalesce(next_check_at, 0)), id) WHERE status <> 'disabled';
+        CREATE TABLE nodes (
+            name               text PRIMARY KEY,
+            started_at         bigint NOT NULL,
+            heartbeat_at       bigint NOT NULL,
+            feeds_claimed      bigint NOT NULL DEFAULT 0,
+            last_round_fetches bigint NOT NULL DEFAULT 0,
+            waiting_for        text,
+            waiting_since      bigint);
+        CREATE TABLE login_failures (address text PRIMARY KEY, failures bigint NOT NULL, last_at bigint NOT NULL);
         """),
     ]
 

@@ -60,7 +60,12 @@ public struct HTTPFrontEnd: Sendable {
     private func answer(_ request: HTTPRequest) async -> (String, HTTPResponse) {
         switch request.path {
         case "/healthcheck":
-            return ("/healthcheck", request.method == "GET" || request.method == "HEAD" ? .text("OK") : notAllowed(request))
+            guard request.method == "GET" || request.method == "HEAD" else { return ("/healthcheck", notAllowed(request)) }
+            // Among daemons sharing PostgreSQL: unhealthy while the database does not answer (DESIGN §14).
+            if let cluster = service.cluster, let reason = await cluster.checkDatabase() {
+                return ("/healthcheck", .text("database unreachable: \(reason)", status: 503))
+            }
+            return ("/healthcheck", .text("OK"))
         case "/metrics":
             guard request.method == "GET" || request.method == "HEAD" else { return ("/metrics", notAllowed(request)) }
             // This machine's monitors read it freely; others need an API token (X-Auth-Token or a bearer).
@@ -76,7 +81,7 @@ public struct HTTPFrontEnd: Sendable {
                 // The server's totals; unread entries are the first admin's (each account has its own).
                 let admin = try await service.account(named: nil)
                 let page = Metrics.page(status: try await service.status(for: admin), totals: service.refreshTotals,
-                                        requests: requests.current)
+                                        requests: requests.current, node: service.cluster?.name)
                 return ("/metrics", HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")],
                                                  body: Data(page.utf8)))
             } catch {

@@ -7,12 +7,21 @@ import Synchronization
 /// `/metrics` in Prometheus' text format: the store's counts, what refresh rounds did since the
 /// start, and the HTTP requests answered.
 enum Metrics {
-    /// The page, from the service's status and totals and the front end's request counts.
-    static func page(status: ServiceStatus, totals: RefreshTotals, requests: [RequestKey: Int]) -> String {
+    /// The page, from the service's status and totals and the front end's request counts. With
+    /// `node` (daemons sharing a database), every sample carries `node="NAME"`: each daemon counts
+    /// its own fetches and requests, and a monitor sums them.
+    static func page(status: ServiceStatus, totals: RefreshTotals, requests: [RequestKey: Int], node: String? = nil) -> String {
         var text = ""
+        let nodeLabel = node.map { "node=\"" + $0.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+        func labelled(_ labels: String) -> String {
+            guard let nodeLabel else { return labels }
+            if labels.hasPrefix("{") { return "{" + nodeLabel + "," + labels.dropFirst() }
+            return labels + "{" + nodeLabel + "}"  // none, or a summary's `_sum`/`_count`
+        }
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
             text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-            for sample in samples { text += "\(name)\(sample.labels) \(sample.value)\n" }
+            for sample in samples { text += "\(name)\(labelled(sample.labels)) \(sample.value)\n" }
         }
         metric("aggregatord_build_info", "gauge", "The running version.", [("{version=\"\(status.version)\"}", "1")])
         metric("aggregatord_uptime_seconds", "gauge", "Seconds since the daemon started.",

@@ -39,7 +39,8 @@ enum DaemonStartup {
             systemd.status("Opening the database: migrating its schema")
         }) { try openStore(configuration: configuration, logger: logger) }
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
-        let service = AggregatorService(configuration: configuration, store: store, logger: logger)
+        let cluster = try openCluster(configuration, logger: logger)
+        let service = AggregatorService(configuration: configuration, store: store, logger: logger, cluster: cluster)
         let (socket, socketMode) = try openControlSocket(configuration, logger: logger)
         let server = ControlServer(descriptor: socket) { user in
             // Root and the daemon's own user always; others only reach a group-accessible socket
@@ -67,6 +68,20 @@ enum DaemonStartup {
                 }
             }
             group.addTask { await memory.run(logger: logger) }
+            if let cluster {
+                // systemd's status says when the shared database is away, and when it is back.
+                group.addTask {
+                    var said: String?
+                    while !Task.isCancelled {
+                        let reason = cluster.unavailableReason
+                        if reason != said {
+                            systemd.status(reason.map { "Database unreachable, retrying: " + $0 } ?? "Database reachable again")
+                            said = reason
+                        }
+                        try? await Task.sleep(for: .seconds(2))
+                    }
+                }
+            }
             if let watchdogInterval {
                 // WATCHDOG=1 only while the scheduler makes progress: a stuck daemon gets restarted.
                 group.addTask {
@@ -122,11 +137,21 @@ enum DaemonStartup {
         let (store, claim) = try openStore(configuration: configuration, logger: logger)
         defer { withExtendedLifetime(claim) {} }
         try await SeedImport.runIfEmpty(store: store, opmlPath: configuration.seedOPMLPath, logger: logger)
-        let service = AggregatorService(configuration: configuration, store: store, logger: logger)
+        let service = AggregatorService(configuration: configuration, store: store, logger: logger,
+                                        cluster: try openCluster(configuration, logger: logger))
         let summary = try await service.refreshEverythingOnce()
         service.stopFetching()
         print(summary.line)
         return summary.failed == 0
+    }
+
+    /// This daemon as one of several on a PostgreSQL database (DESIGN §14); nil on SQLite.
+    private static func openCluster(_ configuration: Configuration, logger: Logger) throws -> ClusterNode? {
+        guard FeedStore.isPostgres(configuration.databasePath) else { return nil }
+        let name = configuration.nodeName ?? ClusterNode.defaultName
+        logger.info("Sharing the database with any other daemons", ["node": name, "claim_lease_s": Int(configuration.claimLease)])
+        return try ClusterNode(uri: configuration.databasePath, name: name, lease: configuration.claimLease,
+                               connectionsPerHost: configuration.maximumConnectionsPerHost, logger: logger.component("cluster"))
     }
 
     /// The listening control socket: systemd's (LISTEN_FDS) when socket-activated, else our own at

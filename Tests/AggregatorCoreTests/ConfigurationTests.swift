@@ -183,7 +183,7 @@ import Testing
         let next = try Configuration.resolve(flags: [
             "database": "/elsewhere.db", "socket": "/elsewhere.sock", "seed-opml": "/other.opml",
             "http-listen": "127.0.0.1:9999", "log-level": "debug", "http-base-path": "/rss",
-            "http-trusted-proxies": "none",
+            "http-trusted-proxies": "none", "node-name": "web-2", "claim-lease": "2m",
         ], environment: environment)
         #expect(Set(next.changedKeys(from: running)).isSuperset(of: Configuration.startOnlyKeys))
         #expect(next.keepingStartOnlySettings(of: running).changedKeys(from: running) == ["log-level"])

@@ -21,15 +21,17 @@ public final class ServedDaemon: @unchecked Sendable {  // immutable after init
             + ((try? Data(contentsOf: URL(fileURLWithPath: database + "-wal"))) ?? Data())
     }
 
-    /// Starts it with the feeds of `seed` (title, URL) and waits until it serves.
-    public init(seed: [(title: String, url: String)] = [], extraArguments: [String] = []) async throws {
+    /// Starts it with the feeds of `seed` (title, URL) and waits until it serves; on `database` when
+    /// given (several daemons sharing one PostgreSQL database), else on a fresh one.
+    public init(seed: [(title: String, url: String)] = [], extraArguments: [String] = [], database: String? = nil) async throws {
         directory = try temporaryDirectory()
         log = directory.appendingPathComponent("daemon.log")
         port = try Self.freePort()
         let seedPath = seed.isEmpty ? "" : try writeSeedOPML(seed, in: directory).path
-        database = TestPostgres.isOn ? try TestPostgres.freshDatabase() : directory.appendingPathComponent("a.db").path
+        self.database = try database
+            ?? (TestPostgres.isOn ? try TestPostgres.freshDatabase() : directory.appendingPathComponent("a.db").path)
         process = try Binary("aggregatord").start(
-            ["--database", database, "--socket",
+            ["--database", self.database, "--socket",
              directory.appendingPathComponent("ctl.sock").path, "--seed-opml", seedPath,
              "--http-listen", "127.0.0.1:\(port)", "--log-level", "debug"] + extraArguments, logFile: log)
         do {

@@ -76,6 +76,7 @@ PODCAST = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Podcast</t
 <enclosure url="http://example.org/pod/1.ogg" type="audio/ogg" length="999"/></item>
 <item><title>Notes</title><link>http://example.org/pod/notes</link></item></channel></rss>"""
 BEACONS = []
+HITS = {}  # GET path -> how many times it was asked for (/hits lists them: several daemons fetch each feed once)
 RUNNING = [0, 0]  # requests to /concurrent/ now, and the most at once
 COUNT = threading.Lock()
 BOMB = gzip.compress(b"\0" * (64 << 20), compresslevel=9)  # 64 MiB of zeros in ~64 KiB
@@ -104,6 +105,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = self.path
+        with COUNT:
+            HITS[path] = HITS.get(path, 0) + 1
+        if path == "/hits":
+            with COUNT:
+                body = "".join("%d %s\n" % (n, p) for p, n in sorted(HITS.items()) if p != "/hits")
+            return self.send(200, body.encode())
         if path == "/feed.xml":
             if self.headers.get("If-None-Match") == '"v1"':
                 return self.send(304, headers=[("ETag", '"v1"')])
@@ -211,9 +218,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 RUNNING[0] -= 1
             return self.send(200, FEED, [("Content-Type", "application/rss+xml")])
         if path.startswith("/numbered/"):
-            # /numbered/MS/N answers after MS milliseconds with feed N: 20 items of its own.
+            # /numbered/MS/N answers after MS milliseconds with feed N: 20 items of its own (counted
+            # by /most-concurrent as /concurrent/ is).
             _, _, delay, number = path.split("/")
+            with COUNT:
+                RUNNING[0] += 1
+                RUNNING[1] = max(RUNNING[1], RUNNING[0])
             time.sleep(int(delay) / 1000)
+            with COUNT:
+                RUNNING[0] -= 1
             items = "".join("<item><title>Feed %s item %d</title><link>http://example.org/n/%s/%d</link></item>"
                             % (number, i, number, i) for i in range(20))
             body = ('<?xml version="1.0"?><rss version="2.0"><channel><title>Feed %s</title>%s</channel></rss>'

@@ -5,6 +5,8 @@ import Synchronization
 /// after them, each attempt must wait twice as long as the one before (1 s, 2 s, 4 s … up to
 /// `longestWait`) since the last failure, and is refused without being checked until then. A success
 /// clears the address. Addresses idle for an hour are forgotten, and at most `capacity` are kept.
+/// Several daemons on one database also count failures there (`ClusterStore.loginFailed`): a
+/// guesser spreading attempts over the daemons behind a load balancer waits as if it met one.
 public final class LoginThrottle: Sendable {
     public let freeFailures: Int
     public let longestWait: TimeInterval
@@ -25,9 +27,14 @@ public final class LoginThrottle: Sendable {
     public func wait(for address: String, now: Date = Date()) -> Int {
         records.withLock { records in
             guard let record = records[address] else { return 0 }
-            let remaining = delay(after: record.failures) - now.timeIntervalSince(record.last)
-            return remaining > 0 ? Int(remaining.rounded(.up)) : 0
+            return wait(after: record.failures, lastAt: record.last, now: now)
         }
+    }
+
+    /// Seconds to wait after `failures` in a row, the last at `last`; 0 when the next may be checked now.
+    public func wait(after failures: Int, lastAt last: Date, now: Date = Date()) -> Int {
+        let remaining = delay(after: failures) - now.timeIntervalSince(last)
+        return remaining > 0 ? Int(remaining.rounded(.up)) : 0
     }
 
     /// Counts a failed attempt. - Returns: how many failures in a row the address has made.

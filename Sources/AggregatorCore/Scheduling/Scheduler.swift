@@ -30,10 +30,15 @@ public actor Scheduler {
     /// Feeds' icons are looked for after rounds (when `findsIcons`), in the background, one pass at a time.
     private var iconPass: Task<Void, Never>?
     public private(set) var findsIcons: Bool
+    /// This daemon among others on a shared PostgreSQL database: feeds are claimed, not just taken.
+    nonisolated let cluster: ClusterNode?
+    /// The longest a daemon among others sleeps: a wake-up another sent may have been lost.
+    static let clusterSleepLimit: TimeInterval = 60
 
     public init(store: FeedStore, pipeline: RefreshPipeline, logger: Logger, retention: RetentionPolicy = RetentionPolicy(),
-                findsIcons: Bool = false, clock: any SchedulerClock = SystemClock()) {
+                findsIcons: Bool = false, cluster: ClusterNode? = nil, clock: any SchedulerClock = SystemClock()) {
         self.findsIcons = findsIcons
+        self.cluster = cluster
         self.store = store
         self.pipeline = pipeline
         self.logger = logger
@@ -58,6 +63,12 @@ public actor Scheduler {
         wakeSignal.signal()
     }
 
+    /// `wake()`, and among several daemons every other one too (feeds were added or changed).
+    public nonisolated func wakeEveryone() {
+        wakeSignal.signal()
+        if let cluster { Task { await cluster.wakeEveryone() } }
+    }
+
     /// Has the next round, starting now, fetch `feedIDs` whether they are due or not; every feed
     /// when nil. Feeds already being fetched are joined, not fetched twice.
     public func refreshSoon(_ feedIDs: [Int64]?) {
@@ -69,6 +80,14 @@ public actor Scheduler {
     /// - Parameter onRound: called after each round, e.g. to tell systemd the status.
     public func run(onRound: @Sendable (RefreshSummary) -> Void = { _ in }) async {
         defer { iconPass?.cancel() }
+        if let cluster {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await cluster.run(events: self.pipeline.events, scheduler: self) }
+                await runClaimingRounds(cluster, onRound: onRound)
+                group.cancelAll()
+            }
+            return
+        }
         while !Task.isCancelled {
             heartbeat.beat()
             do {
@@ -109,6 +128,44 @@ public actor Scheduler {
                 logger.error("Scheduler cannot read feeds; retrying in 30 s", ["error": String(describing: error)])
                 try? await sleep(until: clock.now.addingTimeInterval(30))
             }
+        }
+    }
+
+    /// The rounds of a daemon among several (DESIGN §14): each claims due feeds in batches as it
+    /// goes until none is left that it may take, then sleeps until the soonest due time (a minute at
+    /// most) or until any daemon asks for a refresh. When the database is away, it tries again after
+    /// 1 s, 2 s, 4 s … up to 30 s.
+    private func runClaimingRounds(_ cluster: ClusterNode, onRound: @Sendable (RefreshSummary) -> Void) async {
+        var pause: TimeInterval = 1
+        while !Task.isCancelled {
+            heartbeat.beat()
+            let heartbeat = self.heartbeat
+            let source = ClaimedFeeds(cluster: cluster)
+            let summary = await pipeline.refresh(from: source) { _, _ in heartbeat.beat() }
+            guard !Task.isCancelled else { return }
+            if summary.feeds > 0 {
+                lastRound = FinishedRound(finished: clock.now, summary: summary)
+                cluster.roundFinished(fetches: summary.feeds)
+                logger.info("Refresh round done", ["feeds": summary.feeds, "ok": summary.ok,
+                                                   "not_modified": summary.notModified, "failed": summary.failed,
+                                                   "new_entries": summary.newEntries,
+                                                   "seconds": String(format: "%.2f", summary.seconds), "node": cluster.name])
+                onRound(summary)
+                findIconsUnlessLooking()
+            }
+            await expireOldEntriesIfDue(now: clock.now)
+            var deadline = clock.now.addingTimeInterval(Self.clusterSleepLimit)
+            if let due = await cluster.nextDue() {
+                pause = 1
+                if let due { deadline = min(deadline, due) }
+                // A feed due but locked by another daemon's transaction is not claimable this instant.
+                if summary.feeds == 0 { deadline = max(deadline, clock.now.addingTimeInterval(0.5)) }
+                nextDue = deadline
+            } else {
+                deadline = clock.now.addingTimeInterval(pause)
+                pause = min(pause * 2, 30)
+            }
+            try? await sleep(until: deadline)
         }
     }
 

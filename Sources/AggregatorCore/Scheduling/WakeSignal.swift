@@ -48,3 +48,42 @@ final class WakeSignal: Sendable {
         }
     }
 }
+
+/// A wake-up call for any number of tasks: `signal()` ends every `wait()` in progress; a signal
+/// with nobody waiting is gone (waiters wait for news, with a time limit of their own).
+final class Broadcast: Sendable {
+    private struct State {
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    func signal() {
+        let waiters = state.withLock { state in
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns at the next signal, or when the task is cancelled.
+    func wait() async {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+}

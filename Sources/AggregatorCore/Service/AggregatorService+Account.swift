@@ -242,7 +242,10 @@ extension AggregatorService {
     /// cost of a digest each while the owner's app, sending its password on every request, syncs.
     public func authenticate(_ credentials: LoginCredentials, from address: String) async -> LoginVerdict {
         let throttle = authenticator.throttle
-        let wait = throttle.wait(for: address)
+        var wait = throttle.wait(for: address)
+        // Several daemons: failures counted on any of them (a read per login, only on a cluster).
+        let shared = wait == 0 ? await cluster?.loginFailures(from: address) : nil
+        if let shared { wait = throttle.wait(after: shared.count, lastAt: shared.last) }
         guard wait == 0 else {
             // Only a success is answered; a failure is not counted, and a success clears nothing.
             if case .token(let secret) = credentials, case .granted(let account)? = try? await checkToken(secret) {
@@ -263,8 +266,10 @@ extension AggregatorService {
         switch verdict {
         case .granted:
             throttle.succeeded(address)
+            if shared != nil { await cluster?.loginSucceeded(from: address) }
         case .refused, .noAccount:
-            let failures = throttle.failed(address)
+            var failures = throttle.failed(address)
+            if let cluster, let counted = await cluster.loginFailed(from: address) { failures = max(failures, counted) }
             var fields: KeyValuePairs<String, Any> = ["client": address, "failures": failures, "with": "token"]
             if case .password(let name, _) = credentials {
                 fields = ["client": address, "failures": failures, "with": "password", "user": name]

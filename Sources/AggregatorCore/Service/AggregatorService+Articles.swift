@@ -58,17 +58,35 @@ extension AggregatorService {
                       onArticle: (Article) -> Void) async throws(AggregatorError) {
         var filter = try await filter(query, for: account)
         let events = self.events.subscribe()  // before reading where to start: nothing stored in between is missed
-        var lastID = try await read { try $0.newestEntryID() }
+        var newest = try await read { try $0.newestEntryID() }
+        // Several daemons commit in an order of their own, not their ids': an entry with a lower id
+        // than one printed may still arrive. On a cluster each read looks again at the ids of the
+        // last `settle` seconds (a commit is open for a few at most); alone, ids come in commit order.
+        let settle: TimeInterval = cluster == nil ? 0 : 30
+        var start = newest  // every entry at or below it was printed or will never be
+        var reads: [(newest: Int64, at: Date)] = []
+        var printed: Set<Int64> = []  // those above `start`
         for await event in events {
             guard case .entriesStored = event else { continue }
-            filter.storedAfterID = lastID
-            let page = try await read { [filter] in try $0.articles(filter, sort: .oldest, limit: Self.maximumPageSize) }
-            for article in page.articles.sorted(by: { $0.id < $1.id }) {
-                onArticle(article)
-                lastID = max(lastID, article.id)
+            let now = Date()
+            while let first = reads.first, now.timeIntervalSince(first.at) >= settle {
+                start = first.newest
+                reads.removeFirst()
+            }
+            printed = printed.filter { $0 > start }
+            filter.storedAfterID = start
+            while true {
+                let page = try await read { [filter] in try $0.articles(filter, sort: .oldest, limit: Self.maximumPageSize) }
+                let articles = page.articles.sorted(by: { $0.id < $1.id })
+                for article in articles where printed.insert(article.id).inserted {
+                    onArticle(article)
+                }
+                guard articles.count == Self.maximumPageSize, let last = articles.last else { break }
+                filter.storedAfterID = last.id
             }
             // Entries stored but filtered out still move the starting point on.
-            lastID = max(lastID, try await read { try $0.newestEntryID() })
+            newest = max(newest, printed.max() ?? newest, try await read { try $0.newestEntryID() })
+            reads.append((newest, now))
         }
     }
 
@@ -104,15 +122,24 @@ extension AggregatorService {
             named = Array(ids)
         }
         guard wait else {
+            if let cluster {
+                guard let count = await cluster.makeDue(named) else {
+                    throw .unavailable("the database does not answer: \(cluster.unavailableReason ?? "unknown reason")")
+                }
+                return .queued(feeds: count)
+            }
             await scheduler.refreshSoon(named)
             return .queued(feeds: due.count)
         }
         let urls = Dictionary(due.map { ($0.id, $0.url) }, uniquingKeysWith: { first, _ in first })
         let total = due.count
-        let summary = await pipeline.refresh(due) { done, refresh in
+        let report = { (done: Int, refresh: FeedRefresh) in
             progress(RefreshProgress(done: done, total: total, feedID: refresh.feedID, url: urls[refresh.feedID],
                                      isSuccess: refresh.isSuccess))
         }
-        return .finished(summary)
+        if let cluster {
+            return .finished(try await refreshAcrossCluster(cluster, feeds: due, everything: named == nil, progress: report))
+        }
+        return .finished(await pipeline.refresh(due, progress: report))
     }
 }

@@ -48,7 +48,7 @@ extension AggregatorService {
         _ = try await write {
             try await $0.addFeeds([.init(url: found.url, title: title ?? found.title, category: category)], account: account.id)
         }
-        scheduler.wake()
+        scheduler.wakeEveryone()
         let feed = try await self.feed(.url(found.url), for: account)
         return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates)
     }
@@ -97,7 +97,7 @@ extension AggregatorService {
         try await write { try await $0.updateFeed(id: id, account: account.id, title: title, category: category, url: url,
                                                   siteURL: siteURL, disabled: disabled, hideGlobally: hideGlobally,
                                                   scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist) }
-        if url != nil || disabled == false { scheduler.wake() }
+        if url != nil || disabled == false { scheduler.wakeEveryone() }
         return try await feed(.id(id), for: account)
     }
 
@@ -131,7 +131,7 @@ extension AggregatorService {
         }
         let valid = outlines.filter { ["http", "https"].contains(URLComponents(string: $0.url)?.scheme?.lowercased() ?? "") }
         let added = try await write { try await $0.addFeeds(valid.map(\.newFeed), account: account.id) }
-        scheduler.wake()
+        scheduler.wakeEveryone()
         return ImportSummary(added: added, skipped: valid.count - added, invalid: outlines.count - valid.count)
     }
 

@@ -6,7 +6,8 @@ import Foundation
 extension AggregatorService {
     /// The service over `store`, with the fetcher, refresh pipeline and scheduler that
     /// `configuration` describes.
-    public convenience init(configuration: Configuration, store: FeedStore, logger: Logger) {
+    /// - Parameter cluster: this daemon among others sharing its PostgreSQL database (DESIGN §14).
+    public convenience init(configuration: Configuration, store: FeedStore, logger: Logger, cluster: ClusterNode? = nil) {
         let fetcher = FeedFetcher(userAgent: UserAgent.header(version: AggregatorVersion.current),
                                   addressPolicy: configuration.privateNetworks.addressPolicy)
         let pipeline = RefreshPipeline(store: store, fetcher: fetcher, logger: logger.component("refresh"),
@@ -15,7 +16,7 @@ extension AggregatorService {
                                        limits: configuration.fetchLimits, policy: configuration.refreshPolicy)
         pipeline.setRegularAccountsRule(configuration.privateNetworks.refusalForRegularAccounts)
         let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
-                                  retention: configuration.retention, findsIcons: configuration.feedIcons)
+                                  retention: configuration.retention, findsIcons: configuration.feedIcons, cluster: cluster)
         self.init(store: store, scheduler: scheduler, pipeline: pipeline)
     }
 
@@ -31,7 +32,11 @@ extension AggregatorService {
     /// `--once`: every feed fetched now, then old entries expired.
     public func refreshEverythingOnce() async throws(AggregatorError) -> RefreshSummary {
         let feeds = try await write { try await $0.feedsToFetch() }
-        let summary = await pipeline.refresh(feeds)
+        let summary = if let cluster {
+            try await refreshAcrossCluster(cluster, feeds: feeds, everything: true) { _, _ in }
+        } else {
+            await pipeline.refresh(feeds)
+        }
         await scheduler.expireOldEntriesIfDue(now: Date())
         return summary
     }

@@ -36,9 +36,11 @@ public final class AggregatorService: Sendable {
     public func status(for account: AccountIdentity) async throws(AggregatorError) -> ServiceStatus {
         let totals = try await read { try $0.totals(account: account.id) }
         let size = await store.sizeInBytes()
-        return ServiceStatus(version: AggregatorVersion.current, uptime: Date().timeIntervalSince(started),
-                             databasePath: FeedStore.location(of: store.path), databaseBytes: size, totals: totals,
-                             lastRound: await scheduler.lastRound, nextDue: await scheduler.nextDue)
+        var status = ServiceStatus(version: AggregatorVersion.current, uptime: Date().timeIntervalSince(started),
+                                   databasePath: FeedStore.location(of: store.path), databaseBytes: size, totals: totals,
+                                   lastRound: await scheduler.lastRound, nextDue: await scheduler.nextDue)
+        if let cluster = scheduler.cluster { status.nodes = await cluster.nodes() ?? [] }
+        return status
     }
 
     /// What every refresh round since the start did, added up.

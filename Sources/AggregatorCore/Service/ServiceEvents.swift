@@ -18,6 +18,8 @@ public enum ServiceEvent: Sendable, Equatable {
 public final class EventHub: Sendable {
     private let subscribers = Mutex<(nextID: Int, continuations: [Int: AsyncStream<ServiceEvent>.Continuation])>((0, [:]))
     private let bufferSize: Int
+    /// Where events published here are also sent: the other daemons sharing the database (`ClusterNode`).
+    private let relay = Mutex<(@Sendable (ServiceEvent) -> Void)?>(nil)
 
     public init(bufferSize: Int = 64) {
         self.bufferSize = bufferSize
@@ -41,7 +43,23 @@ public final class EventHub: Sendable {
     /// How many subscribers listen now.
     public var subscriberCount: Int { subscribers.withLock { $0.continuations.count } }
 
+    /// Hands `event`, something this daemon did, to every subscriber, and to the relay.
     public func publish(_ event: ServiceEvent) {
+        deliver(event)
+        relay.withLock { $0 }?(event)
+    }
+
+    /// Hands `event`, something another daemon did, to every subscriber (not back to the relay).
+    public func publishFromElsewhere(_ event: ServiceEvent) {
+        deliver(event)
+    }
+
+    /// Sends every event published from now on to `relay` as well (nil: to nobody).
+    public func relayLocalEvents(_ relay: (@Sendable (ServiceEvent) -> Void)?) {
+        self.relay.withLock { $0 = relay }
+    }
+
+    private func deliver(_ event: ServiceEvent) {
         let continuations = subscribers.withLock { Array($0.continuations.values) }
         for continuation in continuations { continuation.yield(event) }
     }

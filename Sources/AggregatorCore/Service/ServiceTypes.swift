@@ -79,6 +79,8 @@ public struct ServiceStatus: Sendable, Equatable {
     public var totals: StoreTotals
     public var lastRound: FinishedRound?
     public var nextDue: Date?
+    /// The daemons sharing the database seen in the last minute (PostgreSQL only; DESIGN §14).
+    public var nodes: [ClusterStore.Node]?
 
     public init(version: String, uptime: TimeInterval, databasePath: String, databaseBytes: Int?, totals: StoreTotals,
                 lastRound: FinishedRound? = nil, nextDue: Date? = nil) {

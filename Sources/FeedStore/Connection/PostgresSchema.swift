@@ -18,11 +18,18 @@ enum PostgresSchema {
                 throw StoreError(.newerSchema, message: "database \(database.location) has schema version \(version), "
                     + "newer than this build's \(Migrations.currentVersion) (upgrade aggregatord, or restore an older backup)")
             }
-            guard version == 0 else { return }
-            try database.execute(tables)
-            try database.execute("INSERT INTO aggregator_schema(version) VALUES (\(baseVersion))")
+            if version == 0 {
+                try database.execute(tables)
+                try database.execute("INSERT INTO aggregator_schema(version) VALUES (\(baseVersion))")
+            }
+            // The steps after the base, in the same transaction: all or none.
+            let from = max(version, baseVersion)
+            for (offset, step) in Migrations.steps.enumerated().dropFirst(Int(from)).prefix(max(0, Int(target - from))) {
+                try database.execute(step.postgres ?? step.sql)
+                try step.then?(database)
+                try database.execute("UPDATE aggregator_schema SET version = \(offset + 1)")
+            }
         }
-        _ = target
     }
 
     /// SQLite's scalar `max(a, b)`, `min(a, b)` (NULL when either is) and `unixepoch()` are defined

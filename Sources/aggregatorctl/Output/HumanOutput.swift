@@ -107,6 +107,11 @@ struct HumanOutput {
             lines.append(("Last round", "none yet"))
         }
         lines.append(("Next due", relative(result["next_due"]?.string)))
+        for node in result["nodes"]?.array ?? [] {
+            lines.append(("Node", "\(node["name"]?.string ?? ""): started \(relative(node["started"]?.string)), "
+                          + "heartbeat \(relative(node["last_heartbeat"]?.string)), \(count(node["feeds_claimed"], "feed")) claimed, "
+                          + "\(number(node["last_round_fetches"])) fetched in its last round"))
+        }
         return lines.map { "\($0.0 + ":")".padding(to: 12) + $0.1 }.joined(separator: "\n") + "\n"
     }
 

@@ -1,0 +1,228 @@
+import FeedFetcher
+import FeedStore
+import Foundation
+import Synchronization
+
+/// This daemon as one of several sharing a PostgreSQL database (DESIGN §14): it claims feeds
+/// before fetching them and renews its leases while it works, beats a heartbeat into `nodes`,
+/// relays what it stores to the other daemons (NOTIFY) and hears theirs (LISTEN), and knows whether
+/// the database answers (`/healthcheck`). docs/ARCHITECTURE.md, "Several daemons".
+public final class ClusterNode: Sendable {
+    let store: ClusterStore
+    let uri: String
+    /// How long a claim holds a feed without being renewed (`claim-lease`).
+    public let lease: TimeInterval
+    /// How many feeds of one host this daemon takes in one turn (DESIGN §14: a host is one daemon's
+    /// at a time): four per connection it may open to a host keeps them busy, and small turns let
+    /// the daemons take turns on a server that carries many feeds.
+    let feedsPerTurn: Int
+    let logger: Logger
+    public let started: Date
+    /// Why the database cannot be used now; nil while it answers.
+    private let trouble = Mutex<String?>(nil)
+    private let lastRoundFetches = Mutex<Int?>(nil)
+    /// Signalled when another daemon says it is done with a host (`ClusterStore.freedChannel`).
+    private let freed = Broadcast()  // several sources may wait at once: the scheduler's, a manual refresh
+    private static let heartbeatInterval: TimeInterval = 10
+    /// Separates the fields of a notification's payload (never in a name, number or URL).
+    private static let separator: Character = "\u{1F}"
+
+    /// This daemon's name: `node-name`, else host name and process id.
+    public var name: String { store.node }
+
+    /// Connects to the database at `uri` as the daemon `name`.
+    /// - Throws: `StoreError` when it cannot connect.
+    public init(uri: String, name: String, lease: TimeInterval, connectionsPerHost: Int, logger: Logger,
+                started: Date = Date()) throws(StoreError) {
+        store = try ClusterStore(uri: uri, node: name)
+        self.uri = uri
+        self.lease = lease
+        feedsPerTurn = min(4 * max(1, connectionsPerHost), 100)
+        self.logger = logger
+        self.started = started
+    }
+
+    /// The name a daemon takes without `node-name`: host name and process id.
+    public static var defaultName: String {
+        "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+    }
+
+    /// Why the database cannot be used now (for `/healthcheck` and systemd's status); nil while it answers.
+    public var unavailableReason: String? { trouble.withLock { $0 } }
+
+    /// Runs `body` against the shared database, recording whether it answered; nil when it failed.
+    private func using<T>(_ what: String, _ body: () async throws(StoreError) -> T) async -> T? {
+        do {
+            let result = try await body()
+            if trouble.withLock({ $0 }) != nil {
+                trouble.withLock { $0 = nil }
+                logger.info("The database answers again", ["node": name])
+            }
+            return result
+        } catch {
+            let first = trouble.withLock { state -> Bool in
+                defer { state = error.description }
+                return state == nil
+            }
+            logger.log(first ? .error : .debug, "Cannot use the database", ["node": name, "while": what, "error": error.description])
+            return nil
+        }
+    }
+
+    // MARK: - Claims
+
+    func claim(limit: Int, only: [Int64]?) async -> ClusterStore.Claim? {
+        await using("claiming feeds") { () throws(StoreError) in
+            try await store.claim(limit: limit, perTurn: feedsPerTurn, lease: lease, only: only, host: FetchRequest.host(of:))
+        }
+    }
+
+    // MARK: - Login failures
+
+    /// Failed logins from `address` counted by any daemon; nil when none, or the database is away
+    /// (this daemon's own count still applies then).
+    func loginFailures(from address: String) async -> (count: Int, last: Date)? {
+        await using("reading login failures") { () throws(StoreError) in try await store.loginFailures(from: address) } ?? nil
+    }
+
+    /// Counts a failed login for the whole cluster. - Returns: the failures in a row, nil when the database is away.
+    func loginFailed(from address: String) async -> Int? {
+        await using("counting a login failure") { () throws(StoreError) in try await store.loginFailed(from: address) }
+    }
+
+    func loginSucceeded(from address: String) async {
+        _ = await using("clearing login failures") { () throws(StoreError) in try await store.loginSucceeded(from: address) }
+    }
+
+    /// Returns when another daemon is done with a host (one this daemon may be waiting for), or after `limit`.
+    func waitForAFreedHost(upTo limit: Duration) async {
+        await withTaskGroup(of: Void.self) { [freed] group in
+            group.addTask { try? await Task.sleep(for: limit) }
+            group.addTask { await freed.wait() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    func fetched(_ feedID: Int64) async {
+        _ = await using("ending a claim") { () throws(StoreError) in try await store.fetched(feedID) }
+    }
+
+    /// Makes feeds due for whichever daemon claims them first (`refresh`); how many, nil when the
+    /// database did not answer.
+    func makeDue(_ feedIDs: [Int64]?) async -> Int? {
+        await using("asking for a refresh") { () throws(StoreError) in try await store.makeDue(feedIDs) }
+    }
+
+    /// Wakes every daemon's scheduler: feeds were added or changed.
+    func wakeEveryone() async {
+        _ = await using("waking the other daemons") { () throws(StoreError) in try await store.wakeEveryone() }
+    }
+
+    func nextDue() async -> Date?? {
+        await using("reading when feeds are due") { () throws(StoreError) in try await store.nextDue() }
+    }
+
+    func checkedAt(_ feedIDs: [Int64]) async -> [Int64: Date] {
+        await using("reading feeds' checks") { () throws(StoreError) in try await store.checkedAt(feedIDs) } ?? [:]
+    }
+
+    /// The daemons seen in the last minute, for `status`.
+    public func nodes() async -> [ClusterStore.Node]? {
+        await using("listing the daemons") { () throws(StoreError) in try await store.nodes() }
+    }
+
+    /// A round finished with `fetches` fetches: the next heartbeat says so.
+    func roundFinished(fetches: Int) {
+        lastRoundFetches.withLock { $0 = fetches }
+    }
+
+    /// Asks the database whether it answers now (`/healthcheck`); the reason when it does not.
+    public func checkDatabase() async -> String? {
+        _ = await using("checking the database") { () throws(StoreError) in try await store.check() }
+        return unavailableReason
+    }
+
+    // MARK: - Running
+
+    /// Until cancelled: registers, beats the heartbeat, renews the leases it holds, relays events
+    /// both ways, and wakes `scheduler` when another daemon asks for a refresh. Gives its claims back
+    /// when it ends (a stop signal), so that others need not wait for the lease.
+    func run(events: EventHub, scheduler: Scheduler) async {
+        _ = await using("registering") { () throws(StoreError) in try await store.register(started: started) }
+        let node = name
+        let listener = PostgresListener(uri: uri, channels: [ClusterStore.eventChannel, ClusterStore.wakeChannel,
+                                                             ClusterStore.freedChannel],
+                                        onNotification: { [freed] channel, payload in
+            if channel == ClusterStore.freedChannel {
+                freed.signal()
+            } else if channel == ClusterStore.wakeChannel {
+                scheduler.wake()
+            } else if let (sender, event) = Self.decode(payload), sender != node {
+                events.publishFromElsewhere(event)
+            }
+        }, onReconnect: {
+            // What was sent while away is lost: watchers read the store again, schedulers look again.
+            events.publishFromElsewhere(.entriesStored(count: 0))
+            scheduler.wake()
+        }, onTrouble: { [logger] reason in logger.warning("Event relay: \(reason)", ["node": node]) })
+        defer { listener.stop() }
+        let (relayed, relay) = AsyncStream.makeStream(of: ServiceEvent.self, bufferingPolicy: .bufferingNewest(256))
+        events.relayLocalEvents { event in relay.yield(event) }
+        defer { events.relayLocalEvents(nil) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in relayed {
+                    guard let payload = Self.encode(event, from: node) else { continue }
+                    _ = await self.using("relaying an event") { () throws(StoreError) in
+                        try await self.store.notify(ClusterStore.eventChannel, payload)
+                    }
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    let fetches = self.lastRoundFetches.withLock { value -> Int? in defer { value = nil }; return value }
+                    _ = await self.using("beating the heartbeat") { () throws(StoreError) in
+                        try await self.store.heartbeat(lastRoundFetches: fetches)
+                    }
+                    try? await Task.sleep(for: .seconds(Self.heartbeatInterval))
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(self.lease / 3))
+                    guard !Task.isCancelled else { break }
+                    _ = await self.using("renewing claims") { () throws(StoreError) in
+                        try await self.store.renewClaims(lease: self.lease)
+                    }
+                }
+            }
+            await group.waitForAll()
+        }
+        relay.finish()
+        _ = await using("giving claims back") { () throws(StoreError) in try await store.releaseClaims() }
+    }
+
+    // MARK: - Events between daemons
+
+    /// The payload of a notification: sender, kind, fields.
+    static func encode(_ event: ServiceEvent, from node: String) -> String? {
+        let s = String(separator)
+        switch event {
+        case .entriesStored(let count): return [node, "stored", String(count)].joined(separator: s)
+        case .feedFailed(let feedID, let url, let reason): return [node, "failed", String(feedID), url, reason].joined(separator: s)
+        case .roundFinished: return nil  // each daemon's own
+        }
+    }
+
+    static func decode(_ payload: String) -> (node: String, event: ServiceEvent)? {
+        let fields = payload.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
+        guard fields.count >= 3 else { return nil }
+        switch fields[1] {
+        case "stored": return Int(fields[2]).map { (fields[0], .entriesStored(count: $0)) }
+        case "failed" where fields.count >= 5:
+            return Int64(fields[2]).map { (fields[0], .feedFailed(feedID: $0, url: fields[3], reason: fields[4...].joined())) }
+        default: return nil
+        }
+    }
+}

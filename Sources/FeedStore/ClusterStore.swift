@@ -1,0 +1,311 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// What several daemons sharing one PostgreSQL database agree on through it (DESIGN §14): which
+/// daemon fetches which feed (claims), who is alive (the `nodes` heartbeats), and the wake-ups and
+/// events they send each other. It has a connection of its own: a claim is committed at once,
+/// never held in the writer's group commit, and never waits behind one.
+///
+/// A claim sets `claimed_by` and moves the feed's `next_check_at` to the lease's end: no other
+/// daemon takes it before then. The claimer renews the lease while it works; when the fetch ends it
+/// clears `claimed_by` (the feed's host is free again for the per-host bound) and its commit sets
+/// the real next check. A daemon that dies leaves feeds whose lease runs out: they are due again,
+/// and another daemon claims them.
+public final class ClusterStore: Sendable {
+    /// This daemon's name (`node-name`), as claims and heartbeats carry it.
+    public let node: String
+    private let database: Mutex<Database>
+    /// Every call runs here, off Swift's cooperative pool: libpq's calls block.
+    private let queue = DispatchQueue(label: "cluster-store")
+    /// The channels daemons listen on: events to show (`watch`) and "feeds are due, look again".
+    public static let eventChannel = "aggregator_events"
+    public static let wakeChannel = "aggregator_wake"
+    /// Serializes claim transactions across the cluster, so that two daemons never both see a host
+    /// below its bound and together take it past it. A claim is a few milliseconds.
+    private static let claimLock = 7_234_002
+
+    /// Connects to the PostgreSQL database at `uri` (whose schema the store made).
+    public init(uri: String, node: String) throws(StoreError) {
+        self.node = node
+        database = Mutex(try Database(path: uri))
+    }
+
+    /// Runs `body` on the queue, with the connection.
+    private func perform<T: Sendable>(_ body: @escaping @Sendable (Database) throws(StoreError) -> T) async throws(StoreError) -> T {
+        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: self.database.withLock { database in
+                    Result { () throws(StoreError) -> T in try body(database) }
+                })
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: - Claims
+
+    /// What one claim took, and whether due feeds were left because their hosts are taken.
+    public struct Claim: Sendable {
+        public var feeds: [FeedFetchState]
+        /// Due feeds not taken: another daemon (or this one) is fetching from their hosts, or has
+        /// waited longer for them.
+        public var heldBack: Int
+    }
+
+    /// The channel on which a daemon says it finished with a host that another daemon waits for.
+    public static let freedChannel = "aggregator_freed"
+
+    /// Claims up to `limit` due feeds (or due feeds among `only`) for `lease` seconds.
+    ///
+    /// Politeness across the cluster: a host is one daemon's at a time. A daemon takes up to
+    /// `perTurn` feeds of a host nobody holds claims on, fetches them (its fetcher keeps to
+    /// `per-host-connections`), and the host is free again once the last of them is fetched. A
+    /// daemon that found every due feed's host taken records the first as the one it waits for, and
+    /// a host someone has waited for longer is left to them: on a server that carries many feeds
+    /// the daemons take turns rather than the quickest keeping it.
+    /// - Parameter host: the host of a feed's URL (the fetcher's notion of it).
+    public func claim(limit: Int, perTurn: Int, lease: TimeInterval, now: Date = Date(), only: [Int64]? = nil,
+                      host: @escaping @Sendable (String) -> String) async throws(StoreError) -> Claim {
+        let node = self.node
+        return try await perform { database throws(StoreError) in
+            try database.transaction { () throws(StoreError) -> Claim in
+                let nowSeconds = Int64(now.timeIntervalSince1970)
+                try database.statement("SELECT pg_advisory_xact_lock(\(Self.claimLock))").run()
+                var taken = Set<String>()
+                var mine = Set<String>()  // hosts this daemon is fetching from: it waits for nobody there
+                try database.statement("SELECT url, claimed_by FROM feeds WHERE claimed_by IS NOT NULL AND next_check_at > ?1")
+                    .query([.integer(nowSeconds)]) { row in
+                        let key = host(row.text(at: 0) ?? "")
+                        taken.insert(key)
+                        if row.text(at: 1) == node { mine.insert(key) }
+                    }
+                let waitingSince = try database.integer("SELECT waiting_since FROM nodes WHERE name = ?1", [.text(node)])
+                try database.statement("""
+                    SELECT waiting_for FROM nodes
+                    WHERE name <> ?1 AND waiting_for IS NOT NULL AND heartbeat_at >= ?2 AND waiting_since < ?3
+                    """).query([.text(node), .integer(nowSeconds - 30), .integer(waitingSince ?? nowSeconds + 1)]) { row in
+                    taken.insert(row.text(at: 0) ?? "")
+                }
+                var values: [SQLValue] = [.integer(nowSeconds), .integer(Int64(limit * 4))]
+                let restriction = only.map { "AND id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
+                var candidates: [FeedFetchState] = []
+                // Rows another transaction has locked (a daemon's commit recording them) are skipped, not waited for.
+                try database.statement("""
+                    SELECT \(FeedFetchState.columns) FROM feeds
+                    WHERE status <> 'disabled' AND coalesce(next_check_at, 0) <= ?1 \(restriction)
+                    ORDER BY coalesce(next_check_at, 0), id LIMIT ?2 FOR UPDATE SKIP LOCKED
+                    """).query(values) { row in candidates.append(FeedFetchState(row: row)) }
+                var claimed: [FeedFetchState] = []
+                var perHost: [String: Int] = [:]
+                var firstHeldBack: String?
+                for feed in candidates where claimed.count < limit {
+                    let key = host(feed.url)
+                    guard !taken.contains(key), perHost[key, default: 0] < perTurn else {
+                        if firstHeldBack == nil, perHost[key] == nil, !mine.contains(key) { firstHeldBack = key }
+                        continue
+                    }
+                    perHost[key, default: 0] += 1
+                    claimed.append(feed)
+                }
+                if !claimed.isEmpty {
+                    var update: [SQLValue] = [.text(node), .integer(nowSeconds + Int64(lease.rounded(.up)))]
+                    let ids = SQLValue.placeholders(for: claimed.map(\.id), appendingTo: &update)
+                    try database.statement("UPDATE feeds SET claimed_by = ?1, next_check_at = ?2 WHERE id IN (\(ids))").run(update)
+                }
+                let waitsFor = claimed.isEmpty ? firstHeldBack : nil
+                try database.statement("""
+                    UPDATE nodes SET feeds_claimed = feeds_claimed + ?2, waiting_for = CAST(?3 AS TEXT),
+                        waiting_since = CASE WHEN CAST(?3 AS TEXT) IS NULL THEN NULL ELSE coalesce(waiting_since, ?4) END
+                    WHERE name = ?1
+                    """).run([.text(node), .integer(Int64(claimed.count)), SQLValue(waitsFor), .integer(nowSeconds)])
+                return Claim(feeds: claimed, heldBack: candidates.count - claimed.count)
+            }
+        }
+    }
+
+    /// Extends the lease of every feed this daemon holds to `lease` seconds from now. Rows a commit
+    /// is recording are skipped (their fetch is over), never waited for.
+    public func renewClaims(lease: TimeInterval, now: Date = Date()) async throws(StoreError) {
+        let node = self.node
+        try await perform { database throws(StoreError) in
+            try database.statement("""
+                UPDATE feeds SET next_check_at = ?2
+                WHERE id IN (SELECT id FROM feeds WHERE claimed_by = ?1 FOR UPDATE SKIP LOCKED)
+                """).run([.text(node), .integer(Int64(now.timeIntervalSince1970 + lease.rounded(.up)))])
+        }
+    }
+
+    /// A fetch ended: its feed no longer holds its host. Its lease (`next_check_at`) stays until the
+    /// commit that records the fetch sets the next check. Daemons waiting for a host are told.
+    public func fetched(_ feedID: Int64) async throws(StoreError) {
+        let node = self.node
+        try await perform { database throws(StoreError) in
+            try database.statement("UPDATE feeds SET claimed_by = NULL WHERE id = ?1 AND claimed_by = ?2")
+                .run([.integer(feedID), .text(node)])
+            try database.statement("""
+                SELECT pg_notify('\(Self.freedChannel)', '') WHERE EXISTS (SELECT 1 FROM nodes WHERE waiting_for IS NOT NULL AND name <> ?1)
+                """).run([.text(node)])
+        }
+    }
+
+    /// Gives back every feed this daemon holds (it is stopping): due again now, for any daemon.
+    public func releaseClaims(now: Date = Date()) async throws(StoreError) {
+        let node = self.node
+        try await perform { database throws(StoreError) in
+            try database.statement("""
+                UPDATE feeds SET claimed_by = NULL, next_check_at = ?2
+                WHERE id IN (SELECT id FROM feeds WHERE claimed_by = ?1 FOR UPDATE SKIP LOCKED)
+                """).run([.text(node), .integer(Int64(now.timeIntervalSince1970))])
+            try database.statement("UPDATE nodes SET waiting_for = NULL, waiting_since = NULL WHERE name = ?1").run([.text(node)])
+            try database.statement("SELECT pg_notify('\(Self.freedChannel)', '')").run()
+        }
+    }
+
+    /// Makes `feedIDs` (every feed when nil) due now for whichever daemon claims them first, and
+    /// wakes every daemon. Feeds being fetched now are left alone: that fetch counts.
+    /// - Returns: how many feeds were made due.
+    @discardableResult
+    public func makeDue(_ feedIDs: [Int64]?, now: Date = Date()) async throws(StoreError) -> Int {
+        try await perform { database throws(StoreError) in
+            var values: [SQLValue] = [.integer(Int64(now.timeIntervalSince1970))]
+            let restriction = feedIDs.map { "AND id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
+            let statement = try database.statement("""
+                UPDATE feeds SET next_check_at = 0
+                WHERE status <> 'disabled' AND (claimed_by IS NULL OR next_check_at <= ?1) \(restriction)
+                """)
+            try statement.run(values)
+            let changed = try database.changes()
+            try database.statement("SELECT pg_notify('\(Self.wakeChannel)', '')").run()
+            return changed
+        }
+    }
+
+    /// Wakes every daemon's scheduler (feeds were added or changed).
+    public func wakeEveryone() async throws(StoreError) {
+        try await perform { database throws(StoreError) in
+            try database.statement("SELECT pg_notify('\(Self.wakeChannel)', '')").run()
+        }
+    }
+
+    /// When the soonest feed is due (claimed ones: when their lease ends); nil without feeds.
+    public func nextDue() async throws(StoreError) -> Date? {
+        try await perform { database throws(StoreError) in
+            try database.integer("SELECT min(coalesce(next_check_at, 0)) FROM feeds WHERE status <> 'disabled'", [])
+                .map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        }
+    }
+
+    /// When each of `feedIDs` was last checked (by any daemon).
+    public func checkedAt(_ feedIDs: [Int64]) async throws(StoreError) -> [Int64: Date] {
+        try await perform { database throws(StoreError) in
+            var values: [SQLValue] = []
+            let ids = SQLValue.placeholders(for: feedIDs, appendingTo: &values)
+            var found: [Int64: Date] = [:]
+            try database.statement("SELECT id, checked_at FROM feeds WHERE checked_at IS NOT NULL AND id IN (\(ids))")
+                .query(values) { row in found[row.int64(at: 0)] = Date(timeIntervalSince1970: TimeInterval(row.int64(at: 1))) }
+            return found
+        }
+    }
+
+    // MARK: - Events
+
+    /// Tells every daemon listening on `channel` (`PostgresListener`) `payload` (at most 7,900 bytes).
+    public func notify(_ channel: String, _ payload: String) async throws(StoreError) {
+        try await perform { database throws(StoreError) in
+            try database.statement("SELECT pg_notify(?1, ?2)").run([.text(channel), .text(String(decoding: payload.utf8.prefix(7900), as: UTF8.self))])
+        }
+    }
+
+    // MARK: - Nodes
+
+    /// One daemon as `status` lists it.
+    public struct Node: Sendable, Equatable {
+        public var name: String
+        public var started: Date
+        public var lastHeartbeat: Date
+        /// Feeds it claimed since it started.
+        public var feedsClaimed: Int
+        /// Fetches its last finished round made.
+        public var lastRoundFetches: Int
+    }
+
+    /// Records this daemon's start (its counters from zero) and forgets daemons unseen for a day.
+    public func register(started: Date) async throws(StoreError) {
+        let node = self.node
+        try await perform { database throws(StoreError) in
+            let now = Int64(started.timeIntervalSince1970)
+            try database.statement("""
+                INSERT INTO nodes (name, started_at, heartbeat_at, feeds_claimed, last_round_fetches) VALUES (?1, ?2, ?2, 0, 0)
+                ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at,
+                    feeds_claimed = 0, last_round_fetches = 0
+                """).run([.text(node), .integer(now)])
+            try database.statement("DELETE FROM nodes WHERE heartbeat_at < ?1").run([.integer(now - 86_400)])
+        }
+    }
+
+    /// This daemon is alive; `lastRoundFetches` when a round finished since the last beat.
+    public func heartbeat(now: Date = Date(), lastRoundFetches: Int?) async throws(StoreError) {
+        let node = self.node
+        try await perform { database throws(StoreError) in
+            try database.statement("""
+                UPDATE nodes SET heartbeat_at = ?2, last_round_fetches = coalesce(?3, last_round_fetches) WHERE name = ?1
+                """).run([.text(node), .integer(Int64(now.timeIntervalSince1970)), SQLValue(lastRoundFetches.map(Int64.init))])
+        }
+    }
+
+    /// The daemons whose heartbeat is at most `window` seconds old, by name.
+    public func nodes(seenWithin window: TimeInterval = 60, now: Date = Date()) async throws(StoreError) -> [Node] {
+        try await perform { database throws(StoreError) in
+            var nodes: [Node] = []
+            try database.statement("""
+                SELECT name, started_at, heartbeat_at, feeds_claimed, last_round_fetches FROM nodes
+                WHERE heartbeat_at >= ?1 ORDER BY name
+                """).query([.integer(Int64(now.timeIntervalSince1970 - window))]) { row in
+                nodes.append(Node(name: row.text(at: 0) ?? "", started: Date(timeIntervalSince1970: TimeInterval(row.int64(at: 1))),
+                                  lastHeartbeat: Date(timeIntervalSince1970: TimeInterval(row.int64(at: 2))),
+                                  feedsClaimed: Int(row.int64(at: 3)), lastRoundFetches: Int(row.int64(at: 4))))
+            }
+            return nodes
+        }
+    }
+
+    // MARK: - Login failures
+
+    /// The failed logins in a row from `address` that any daemon counted, and when the last was.
+    public func loginFailures(from address: String) async throws(StoreError) -> (count: Int, last: Date)? {
+        try await perform { database throws(StoreError) in
+            var found: (count: Int, last: Date)?
+            try database.statement("SELECT failures, last_at FROM login_failures WHERE address = ?1").query([.text(address)]) { row in
+                found = (Int(row.int64(at: 0)), Date(timeIntervalSince1970: TimeInterval(row.int64(at: 1))))
+            }
+            return found
+        }
+    }
+
+    /// Counts a failed login from `address`; forgets addresses idle for an hour.
+    /// - Returns: the failures in a row from it, across the cluster.
+    public func loginFailed(from address: String, now: Date = Date()) async throws(StoreError) -> Int {
+        try await perform { database throws(StoreError) in
+            let seconds = Int64(now.timeIntervalSince1970)
+            try database.statement("DELETE FROM login_failures WHERE last_at < ?1").run([.integer(seconds - 3600)])
+            return Int(try database.integer("""
+                INSERT INTO login_failures (address, failures, last_at) VALUES (?1, 1, ?2)
+                ON CONFLICT (address) DO UPDATE SET failures = login_failures.failures + 1, last_at = excluded.last_at
+                RETURNING failures
+                """, [.text(address), .integer(seconds)]) ?? 1)
+        }
+    }
+
+    /// A login from `address` succeeded: its failures are forgotten.
+    public func loginSucceeded(from address: String) async throws(StoreError) {
+        try await perform { database throws(StoreError) in
+            try database.statement("DELETE FROM login_failures WHERE address = ?1").run([.text(address)])
+        }
+    }
+
+    /// Asks the database a trivial question: throws when it does not answer (`/healthcheck`).
+    public func check() async throws(StoreError) {
+        _ = try await perform { database throws(StoreError) in try database.integer("SELECT 1", []) }
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// Several daemons on one PostgreSQL database (DESIGN §14), as real processes over the test feed
+/// server: they split a round so that each feed is fetched once, the per-host bound holds across
+/// them, a killed daemon's feeds are fetched by the others once its lease runs out, what one stores
+/// is printed by `watch` on another, and they live through their database going away.
+@Suite(.enabled(if: TestPostgres.isOn, "needs the PostgreSQL test cluster (make test-postgres)"), .serialized)
+struct ClusterTests {
+    /// `SQL`'s one value on `database`, by psql.
+    private func query(_ database: String, _ sql: String) throws -> String {
+        let result = try Binary(url: URL(fileURLWithPath: "/usr/bin/psql")).run(["-qXAt", database, "-c", sql])
+        guard result.status == 0 else { throw TestSupportError("psql: \(result.error)") }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// How many times the test server was asked for each path.
+    private func hits(_ server: FeedTestServer) throws -> [String: Int] {
+        let listing = try runPython("import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                                    [server.url("/hits")]).output
+        var hits: [String: Int] = [:]
+        for line in listing.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, let count = Int(parts[0]) { hits[String(parts[1]), default: 0] += count }
+        }
+        return hits
+    }
+
+    private func mostAtOnce(_ server: FeedTestServer) throws -> Int {
+        Int(try runPython("import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                          [server.url("/most-concurrent")]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// Waits until `condition` holds, checking every 200 ms, for at most `timeout` seconds.
+    private func eventually(_ timeout: TimeInterval, _ what: String, _ condition: () throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        throw TestSupportError("not within \(Int(timeout)) s: \(what)")
+    }
+
+    private func nodes(_ daemon: ServedDaemon) throws -> [[String: Any]] {
+        let status = try daemon.ctl(["status", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+        return object?["nodes"] as? [[String: Any]] ?? []
+    }
+
+    @Test func threeDaemonsSplitARoundFetchingEachFeedOnceWithinThePerHostBound() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let database = try TestPostgres.freshDatabase()
+        var daemons: [ServedDaemon] = []
+        defer { for daemon in daemons { daemon.stop() } }
+        for name in ["node-a", "node-b", "node-c"] {
+            daemons.append(try await ServedDaemon(extraArguments: ["--node-name", name, "--feed-icons", "false"],
+                                                  database: database))
+        }
+        let feeds = (1...45).map { ("Feed \($0)", server.url("/numbered/40/\($0)")) }
+        let opml = try writeSeedOPML(feeds, in: daemons[0].directory)
+        let imported = try daemons[0].ctl(["import", opml.path])
+        #expect(imported.status == 0, "\(imported.error)")
+
+        try await eventually(60, "every feed checked") {
+            try query(database, "SELECT count(*) FROM feeds WHERE checked_at IS NULL OR claimed_by IS NOT NULL") == "0"
+        }
+        let asked = try hits(server).filter { $0.key.hasPrefix("/numbered/") }
+        #expect(asked.count == 45)
+        #expect(asked.values.allSatisfy { $0 == 1 }, "fetched more than once: \(asked.filter { $0.value > 1 })")
+        #expect(try query(database, "SELECT count(*) FROM entries") == "900")
+        #expect(try mostAtOnce(server) <= 2, "the per-host bound (2) holds across the daemons")
+        // Every daemon took part, and `status` lists all three.
+        try await eventually(20, "heartbeats with the round") {
+            try nodes(daemons[0]).compactMap { $0["last_round_fetches"] as? Int }.reduce(0, +) == 45
+        }
+        let listed = try nodes(daemons[1])
+        #expect(listed.compactMap { $0["name"] as? String } == ["node-a", "node-b", "node-c"])
+        for node in listed {
+            #expect((node["feeds_claimed"] as? Int ?? 0) > 0, "\(node)")
+        }
+
+        // A refresh asked of one daemon is fetched once by the cluster, and waited for.
+        let refresh = try daemons[2].ctl(["refresh", "--wait"])
+        #expect(refresh.status == 0, "\(refresh.error)")
+        try await eventually(20, "the refresh fetched") {
+            try hits(server).filter { $0.key.hasPrefix("/numbered/") }.values.allSatisfy { $0 == 2 }
+        }
+        #expect(try hits(server).filter { $0.key.hasPrefix("/numbered/") }.values.allSatisfy { $0 == 2 })
+    }
+
+    @Test func feedsAKilledDaemonHeldAreFetchedByOthersOnceItsLeaseRunsOut() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let database = try TestPostgres.freshDatabase()
+        let lease = 3.0
+        let arguments = ["--claim-lease", "3s", "--feed-icons", "false", "--per-host-connections", "4"]
+        let victim = try await ServedDaemon(extraArguments: arguments + ["--node-name", "victim"], database: database)
+        defer { victim.stop() }
+        // The victim alone first, so that it holds claims when it dies.
+        let feeds = (1...24).map { ("Slow \($0)", server.url("/numbered/700/\($0)")) }
+        let opml = try writeSeedOPML(feeds, in: victim.directory)
+        #expect(try victim.ctl(["import", opml.path]).status == 0)
+        try await eventually(20, "the victim holds claims") {
+            Int(try query(database, "SELECT count(*) FROM feeds WHERE claimed_by = 'victim'")) ?? 0 > 0
+        }
+        kill(victim.process.processIdentifier, SIGKILL)
+        let killed = Date()
+        let survivors = [try await ServedDaemon(extraArguments: arguments + ["--node-name", "survivor-1"], database: database),
+                         try await ServedDaemon(extraArguments: arguments + ["--node-name", "survivor-2"], database: database)]
+        defer { for daemon in survivors { daemon.stop() } }
+        try await eventually(lease + 30, "every feed fetched after the kill") {
+            try query(database, "SELECT count(*) FROM feeds WHERE checked_at IS NULL") == "0"
+        }
+        let seconds = Date().timeIntervalSince(killed)
+        #expect(seconds <= lease + 30)
+        #expect(try query(database, "SELECT count(*) FROM entries") == "480", "nothing stored twice")
+        #expect(try query(database, "SELECT count(*) FROM entry_sources") == "480")
+        #expect(try query(database, "SELECT count(DISTINCT url) FROM entries") == "480")
+    }
+
+    @Test func watchOnOneDaemonPrintsWhatAnotherStored() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let database = try TestPostgres.freshDatabase()
+        let daemons = [try await ServedDaemon(extraArguments: ["--node-name", "one", "--feed-icons", "false"], database: database),
+                       try await ServedDaemon(extraArguments: ["--node-name", "two", "--feed-icons", "false"], database: database)]
+        defer { for daemon in daemons { daemon.stop() } }
+        // A watcher on each: between them the two daemons fetch every feed once, so each watcher
+        // prints the other's entries only if they crossed over.
+        var watchers: [(Process, URL)] = []
+        defer { for (process, _) in watchers where process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        for daemon in daemons {
+            let output = daemon.directory.appendingPathComponent("watch.out")
+            let errors = daemon.directory.appendingPathComponent("watch.err")
+            watchers.append((try Binary("aggregatorctl").start(["--socket", daemon.socketPath, "watch", "--json"], logFile: errors,
+                                                               standardOutput: output), output))
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let feeds = (1...30).map { ("Feed \($0)", server.url("/numbered/30/\($0)")) }
+        #expect(try daemons[0].ctl(["import", try writeSeedOPML(feeds, in: daemons[0].directory).path]).status == 0)
+        for (_, output) in watchers {
+            try await eventually(60, "600 lines from \(output.path)") {
+                Set(((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n")).count >= 600
+            }
+        }
+        for daemon in daemons {
+            #expect(try nodes(daemon).allSatisfy { ($0["feeds_claimed"] as? Int ?? 0) > 0 }, "both fetched some")
+        }
+    }
+
+    @Test func passwordGuessesSpreadOverDaemonsAreThrottledAsOnOne() async throws {
+        let database = try TestPostgres.freshDatabase()
+        let daemons = [try await ServedDaemon(extraArguments: ["--node-name", "one"], database: database),
+                       try await ServedDaemon(extraArguments: ["--node-name", "two"], database: database)]
+        defer { for daemon in daemons { daemon.stop() } }
+        _ = try daemons[0].createAccount(name: "alice", password: "correct horse battery staple")
+        // Five failures are free wherever they happen; the sixth attempt, on either daemon, waits.
+        // Counted per daemon, the first 429 would come only at the twelfth guess (six on each).
+        var statuses: [Int] = []
+        for guess in 1...12 where !statuses.contains(429) {
+            statuses.append(try daemons[guess % 2].curl("/v1/me", ["-u", "alice:guess\(guess)"]).status)
+        }
+        #expect(statuses.prefix(5).allSatisfy { $0 == 401 }, "\(statuses)")
+        #expect(statuses.last == 429 && statuses.count <= 8, "throttled across the daemons: \(statuses)")
+        #expect(try query(database, "SELECT failures >= 5 FROM login_failures") == "t")
+    }
+
+    @Test func daemonsSayTheDatabaseIsAwayAndCarryOnWhenItIsBack() async throws {
+        // A cluster of its own: stopping the shared one would stop every other test.
+        let directory = try temporaryDirectory()
+        chmod(directory.path, 0o755)
+        let clusterDirectory = directory.appendingPathComponent("pg").path
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("postgres-cluster.sh").path
+        // Through a shell writing to a file: the server must not hold this process's pipes.
+        func cluster(_ command: String) throws -> String {
+            let out = directory.appendingPathComponent("cluster.out").path
+            let result = try Binary(url: URL(fileURLWithPath: "/bin/sh")).run(["-c", "'\(script)' \(command) '\(clusterDirectory)' > '\(out)' 2>&1"])
+            let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+            guard result.status == 0 else { throw TestSupportError("postgres-cluster.sh \(command): \(text)") }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let base = try cluster("start")
+        defer {
+            _ = try? cluster("stop")
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let database = base
+        let daemon = try await ServedDaemon(extraArguments: ["--node-name", "survivor", "--feed-icons", "false"], database: database)
+        defer { daemon.stop() }
+        #expect(try daemon.curl("/healthcheck").status == 200)
+
+        _ = try cluster("halt")
+        try await eventually(20, "/healthcheck says the database is away") {
+            let answer = try daemon.curl("/healthcheck")
+            return answer.status == 503 && answer.body.contains("database unreachable")
+        }
+        #expect(try daemon.ctl(["status"]).status != 0, "the CLI is told, not hung")
+        #expect(daemon.process.isRunning)
+
+        _ = try cluster("resume")
+        try await eventually(30, "/healthcheck is OK again") { try daemon.curl("/healthcheck").status == 200 }
+        let added = try daemon.ctl(["add", server.url("/numbered/0/1")])
+        #expect(added.status == 0, "\(added.error)")
+        try await eventually(30, "the new feed fetched") {
+            try query(database, "SELECT count(*) FROM entries") == "20"
+        }
+        #expect(try daemon.ctl(["status"]).status == 0)
+        let log = try String(contentsOf: daemon.log, encoding: .utf8)
+        #expect(log.contains("Cannot use the database"), "the log says so")
+        #expect(log.contains("The database answers again"))
+    }
+}
