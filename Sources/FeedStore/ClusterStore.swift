@@ -196,14 +196,24 @@ public final class ClusterStore: Sendable {
         }
     }
 
-    /// When each of `feedIDs` was last checked (by any daemon).
-    public func checkedAt(_ feedIDs: [Int64]) async throws(StoreError) -> [Int64: Date] {
+    /// A feed's last check, by whichever daemon made it.
+    public struct Check: Sendable {
+        public var at: Date
+        /// Whether it succeeded (a document or a 304), as the feed's status says.
+        public var succeeded: Bool
+    }
+
+    /// The last check of each of `feedIDs` (those checked at all).
+    public func checks(_ feedIDs: [Int64]) async throws(StoreError) -> [Int64: Check] {
         try await perform { database throws(StoreError) in
             var values: [SQLValue] = []
             let ids = SQLValue.placeholders(for: feedIDs, appendingTo: &values)
-            var found: [Int64: Date] = [:]
-            try database.statement("SELECT id, checked_at FROM feeds WHERE checked_at IS NOT NULL AND id IN (\(ids))")
-                .query(values) { row in found[row.int64(at: 0)] = Date(timeIntervalSince1970: TimeInterval(row.int64(at: 1))) }
+            var found: [Int64: Check] = [:]
+            try database.statement("SELECT id, checked_at, status FROM feeds WHERE checked_at IS NOT NULL AND id IN (\(ids))")
+                .query(values) { row in
+                    found[row.int64(at: 0)] = Check(at: Date(timeIntervalSince1970: TimeInterval(row.int64(at: 1))),
+                                                    succeeded: row.text(at: 2) == "ok")
+                }
             return found
         }
     }

@@ -123,8 +123,8 @@ public final class ClusterNode: Sendable {
         await using("reading when feeds are due") { () throws(StoreError) in try await store.nextDue() }
     }
 
-    func checkedAt(_ feedIDs: [Int64]) async -> [Int64: Date] {
-        await using("reading feeds' checks") { () throws(StoreError) in try await store.checkedAt(feedIDs) } ?? [:]
+    func checks(_ feedIDs: [Int64]) async -> [Int64: ClusterStore.Check] {
+        await using("reading feeds' checks") { () throws(StoreError) in try await store.checks(feedIDs) } ?? [:]
     }
 
     /// The daemons seen in the last minute, for `status`.

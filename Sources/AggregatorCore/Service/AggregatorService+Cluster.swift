@@ -1,5 +1,6 @@
 import FeedStore
 import Foundation
+import Synchronization
 
 extension AggregatorService {
     /// This daemon among several on a shared PostgreSQL database; nil on SQLite.
@@ -7,22 +8,36 @@ extension AggregatorService {
 
     /// A refresh waited for, among several daemons (DESIGN §14): `feeds` are made due for the
     /// whole cluster, this daemon fetches those it can claim, and a feed another daemon is fetching
-    /// is waited for rather than fetched again (up to a lease and a fetch's time).
+    /// is waited for rather than fetched again (up to a lease and a fetch's time). The summary
+    /// counts those too, as ok or failed by what their check left (new entries: this daemon's only).
     func refreshAcrossCluster(_ cluster: ClusterNode, feeds: [FeedFetchState], everything: Bool,
                               progress: (Int, FeedRefresh) -> Void) async throws(AggregatorError) -> RefreshSummary {
         let asked = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let ids = feeds.map(\.id)
+        let watched = ids.count <= 10_000 ? ids : []  // beyond that, those fetched here are counted alone
+        // A feed another daemon is fetching at the ask may have started before it: its new check is
+        // one later than the check it had.
+        let before = await cluster.checks(watched)
         guard await cluster.makeDue(everything ? nil : ids) != nil else {
             throw .unavailable("the database does not answer: \(cluster.unavailableReason ?? "unknown reason")")
         }
         let source = ClaimedFeeds(cluster: cluster, only: everything ? nil : ids)
-        let summary = await pipeline.refresh(from: source, progress: progress)
+        let fetchedHere = Mutex<Set<Int64>>([])
+        var summary = await pipeline.refresh(from: source) { done, refresh in
+            fetchedHere.withLock { _ = $0.insert(refresh.feedID) }
+            progress(done, refresh)
+        }
         let timeout = pipeline.limits.totalTimeout.components.seconds
         let deadline = Date().addingTimeInterval(cluster.lease + TimeInterval(timeout) + 5)
-        var waiting = Set(ids.count <= 10_000 ? ids : [])
+        let here = fetchedHere.withLock { $0 }
+        var waiting = Set(watched).subtracting(here)
         while !waiting.isEmpty, Date() < deadline, !Task.isCancelled {
-            let checked = await cluster.checkedAt(Array(waiting))
-            waiting = waiting.filter { (checked[$0] ?? .distantPast) < asked }
+            let checks = await cluster.checks(Array(waiting))
+            for (id, check) in checks where waiting.contains(id) && (check.at >= asked || check.at > before[id]?.at ?? .distantPast) {
+                waiting.remove(id)
+                summary.feeds += 1
+                if check.succeeded { summary.ok += 1 } else { summary.failed += 1 }
+            }
             if !waiting.isEmpty { try? await Task.sleep(for: .milliseconds(200)) }
         }
         return summary
