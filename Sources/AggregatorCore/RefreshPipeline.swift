@@ -85,6 +85,12 @@ public final class RefreshPipeline: Sendable {
         settings.withLock { $0.regularAccountsRule = rule }
     }
 
+    /// Commits each group of results at once, never holding one open for the next (several daemons
+    /// share the database: see `Settings.holdsCommitsOpen`).
+    public func commitGroupsAtOnce() {
+        settings.withLock { $0.holdsCommitsOpen = false }
+    }
+
     /// The time and size limits each fetch runs under (also for `add` and discovery).
     public var limits: FetchLimits { settings.withLock { $0.limits } }
 
@@ -210,7 +216,7 @@ public final class RefreshPipeline: Sendable {
         }
         while case let batch = await queue.take(), !batch.isEmpty {
             do {
-                let counts = try await store.commit(batch, holdingOpen: true)
+                let counts = try await store.commit(batch, holdingOpen: settings.withLock { $0.holdsCommitsOpen })
                 held += zip(batch, counts.map(\.new)).map { ($0, $1) }
                 if await !store.isHoldingCommit {
                     await committed(held)
@@ -334,6 +340,10 @@ private struct Settings: Sendable {
     var limits: FetchLimits
     var policy: RefreshPolicy
     var regularAccountsRule: String?
+    /// Whether a commit may stay open for the next group's feeds (`FeedStore.groupCommit`). Not
+    /// when daemons share the database: an open commit holds the kept counters' row, and every other
+    /// daemon's commit would wait for it.
+    var holdsCommitsOpen = true
 }
 
 /// Refreshes waiting to be stored. The round puts each as it finishes (waiting while `capacity` wait

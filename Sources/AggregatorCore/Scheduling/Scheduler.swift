@@ -39,6 +39,7 @@ public actor Scheduler {
                 findsIcons: Bool = false, cluster: ClusterNode? = nil, clock: any SchedulerClock = SystemClock()) {
         self.findsIcons = findsIcons
         self.cluster = cluster
+        if cluster != nil { pipeline.commitGroupsAtOnce() }
         self.store = store
         self.pipeline = pipeline
         self.logger = logger
