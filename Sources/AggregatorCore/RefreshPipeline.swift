@@ -170,6 +170,7 @@ public final class RefreshPipeline: Sendable {
                 await startMore()
             }
         }
+        await source.finished()
         await queue.close()
         let outcome = await stored
         summary.newEntries = outcome.newEntries

@@ -136,13 +136,15 @@ public final class ClusterStore: Sendable {
         }
     }
 
-    /// A fetch ended: its feed no longer holds its host. Its lease (`next_check_at`) stays until the
-    /// commit that records the fetch sets the next check. Daemons waiting for a host are told.
-    public func fetched(_ feedID: Int64) async throws(StoreError) {
+    /// Fetches ended: their feeds no longer hold their hosts. Their leases (`next_check_at`) stay
+    /// until the commit that records each fetch sets the next check. Daemons waiting for a host are told.
+    public func fetched(_ feedIDs: [Int64]) async throws(StoreError) {
+        guard !feedIDs.isEmpty else { return }
         let node = self.node
         try await perform { database throws(StoreError) in
-            try database.statement("UPDATE feeds SET claimed_by = NULL WHERE id = ?1 AND claimed_by = ?2")
-                .run([.integer(feedID), .text(node)])
+            var values: [SQLValue] = [.text(node)]
+            let ids = SQLValue.placeholders(for: feedIDs, appendingTo: &values)
+            try database.statement("UPDATE feeds SET claimed_by = NULL WHERE claimed_by = ?1 AND id IN (\(ids))").run(values)
             try database.statement("""
                 SELECT pg_notify('\(Self.freedChannel)', '') WHERE EXISTS (SELECT 1 FROM nodes WHERE waiting_for IS NOT NULL AND name <> ?1)
                 """).run([.text(node)])

@@ -31,6 +31,14 @@ if arguments.count == 3, arguments[1] == "accounts" {
     try await AccountsBench.run(databasePath: arguments[2])
     exit(0)
 }
+if arguments.count == 5, arguments[1] == "claims" {
+    try await ClaimsBench.run(uri: arguments[2], nodes: Int(arguments[3]) ?? 1, seconds: Double(arguments[4]) ?? 10)
+    exit(0)
+}
+if arguments.count == 4, arguments[1] == "claim-cost" {
+    try await ClaimsBench.cost(uri: arguments[2], repeats: Int(arguments[3]) ?? 200)
+    exit(0)
+}
 if arguments.count == 4, arguments[1] == "queries" {
     try await QueryBench.run(databasePath: arguments[2], entries: Int(arguments[3]) ?? 1_000_000)
     exit(0)
@@ -38,6 +46,7 @@ if arguments.count == 4, arguments[1] == "queries" {
 guard arguments.count == 3 else {
     FileHandle.standardError.write(Data(("usage: storebench FARM DB | storebench queries DB ENTRIES | storebench accounts DB | storebench rules DB | storebench sanitize FARM\n"
         + "       storebench subscribe DB URLS ACCOUNTS PER_ACCOUNT\n"
+        + "       storebench claims POSTGRES_URI NODES SECONDS | storebench claim-cost POSTGRES_URI REPEATS\n"
         + "       storebench front-end DB TOKEN PATH [SECONDS] [TASKS]\n").utf8))
     exit(2)
 }

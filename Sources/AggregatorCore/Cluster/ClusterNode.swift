@@ -104,8 +104,8 @@ public final class ClusterNode: Sendable {
         }
     }
 
-    func fetched(_ feedID: Int64) async {
-        _ = await using("ending a claim") { () throws(StoreError) in try await store.fetched(feedID) }
+    func fetched(_ feedIDs: [Int64]) async {
+        _ = await using("ending claims") { () throws(StoreError) in try await store.fetched(feedIDs) }
     }
 
     /// Makes feeds due for whichever daemon claims them first (`refresh`); how many, nil when the

@@ -19,6 +19,8 @@ protocol FeedSource: Sendable {
     func next(busy: Bool) async -> FeedSourceStep
     /// The fetch of `feedID` ended (its result may still wait for its commit).
     func fetched(_ feedID: Int64) async
+    /// The round is over: every fetch it started has ended.
+    func finished() async
 }
 
 /// The feeds of a list, in order.
@@ -34,6 +36,8 @@ final class FeedList: FeedSource {
     }
 
     func fetched(_ feedID: Int64) async {}
+
+    func finished() async {}
 }
 
 /// Due feeds claimed on the shared database, a batch at a time, as a round needs them (DESIGN §14).
@@ -46,6 +50,9 @@ final class ClaimedFeeds: FeedSource {
     private let only: [Int64]?
     private let batch: Int
     private let state = Mutex<(claimed: [FeedFetchState], isDone: Bool)>(([], false))
+    /// Feeds fetched whose hosts are not yet freed in the database: freed together, one statement
+    /// for up to 25 (or every 100 ms), not one commit each (docs/BENCHMARKS.md, "Several daemons").
+    private let freed = Mutex<(ids: [Int64], since: ContinuousClock.Instant?)>(([], nil))
 
     init(cluster: ClusterNode, only: [Int64]? = nil, batch: Int = 100) {
         self.cluster = cluster
@@ -61,6 +68,7 @@ final class ClaimedFeeds: FeedSource {
             }) {
                 return step
             }
+            await freeHosts()  // before claiming: this daemon's finished turns are not in its way
             guard let claim = await cluster.claim(limit: batch, only: only) else {
                 // The database is away: the round ends; the scheduler tries again after its pause.
                 state.withLock { $0.isDone = true }
@@ -81,6 +89,26 @@ final class ClaimedFeeds: FeedSource {
     }
 
     func fetched(_ feedID: Int64) async {
-        await cluster.fetched(feedID)
+        let due = freed.withLock { freed -> [Int64]? in
+            freed.ids.append(feedID)
+            let since = freed.since ?? .now
+            freed.since = since
+            guard freed.ids.count >= 25 || ContinuousClock.now - since >= .milliseconds(100) else { return nil }
+            defer { freed = ([], nil) }
+            return freed.ids
+        }
+        if let due { await cluster.fetched(due) }
+    }
+
+    func finished() async {
+        await freeHosts()
+    }
+
+    private func freeHosts() async {
+        let ids = freed.withLock { freed in
+            defer { freed = ([], nil) }
+            return freed.ids
+        }
+        if !ids.isEmpty { await cluster.fetched(ids) }
     }
 }
