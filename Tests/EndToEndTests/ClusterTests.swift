@@ -156,7 +156,9 @@ struct ClusterTests {
         let daemons = [try await ServedDaemon(extraArguments: ["--node-name", "one"], database: database),
                        try await ServedDaemon(extraArguments: ["--node-name", "two"], database: database)]
         defer { for daemon in daemons { daemon.stop() } }
-        _ = try daemons[0].createAccount(name: "alice", password: "correct horse battery staple")
+        let token = try daemons[0].createAccount(name: "alice", password: "correct horse battery staple")
+        // Tokens (and sessions, counters) live in the database: a token made on one daemon works on another.
+        #expect(try daemons[1].curl("/v1/me", ["-H", "X-Auth-Token: \(token)"]).status == 200)
         // Five failures are free wherever they happen; the sixth attempt, on either daemon, waits.
         // Counted per daemon, the first 429 would come only at the twelfth guess (six on each).
         var statuses: [Int] = []
