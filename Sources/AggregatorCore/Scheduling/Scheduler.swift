@@ -161,7 +161,7 @@ public actor Scheduler {
                 if let due { deadline = min(deadline, due) }
                 // A feed due but locked by another daemon's transaction is not claimable this instant.
                 if summary.feeds == 0 { deadline = max(deadline, clock.now.addingTimeInterval(0.5)) }
-                nextDue = deadline
+                nextDue = due.map { _ in deadline }  // without feeds nothing is due (`status`: none)
             } else {
                 deadline = clock.now.addingTimeInterval(pause)
                 pause = min(pause * 2, 30)
