@@ -170,6 +170,31 @@ struct ClusterTests {
         #expect(try query(database, "SELECT failures >= 5 FROM login_failures") == "t")
     }
 
+    @Test func aBrowserSignedInOnOneDaemonIsSignedInOnEvery() async throws {
+        let database = try TestPostgres.freshDatabase()
+        let daemons = [try await ServedDaemon(extraArguments: ["--node-name", "one"], database: database),
+                       try await ServedDaemon(extraArguments: ["--node-name", "two"], database: database)]
+        defer { for daemon in daemons { daemon.stop() } }
+        _ = try daemons[0].createAccount(name: "alice", password: "correct horse battery staple")
+        // Behind a load balancer without sticky sessions: the form from one daemon, posted to the other.
+        let jar = daemons[0].directory.appendingPathComponent("cookies").path
+        let form = try daemons[0].curl("/login", ["-c", jar])
+        let token = try #require(form.body.firstMatch(of: /name="login_token" value="([0-9a-f]{64})"/)?.1)
+        let login = try daemons[1].curl("/login", ["-b", jar, "-c", jar,
+                                                   "-d", "login_token=\(token)&name=alice&password=correct+horse+battery+staple"])
+        #expect(login.status == 303, "\(login.status) \(login.body)")
+        for daemon in daemons {
+            #expect(try daemon.curl("/unread", ["-b", jar]).status == 200)
+        }
+        // A form of one daemon's page is taken by the other (its CSRF token is the session's), and
+        // signing out on one signs out on every.
+        let page = try daemons[0].curl("/unread", ["-b", jar])
+        let csrf = try #require(page.body.firstMatch(of: /name="csrf" value="([0-9a-f]+)"/)?.1)
+        let logout = try daemons[1].curl("/logout", ["-b", jar, "-d", "csrf=\(csrf)"])
+        #expect(logout.status == 303, "\(logout.status) \(logout.body)")
+        #expect(try daemons[0].curl("/unread", ["-b", jar]).status == 303, "signed out")
+    }
+
     @Test func daemonsSayTheDatabaseIsAwayAndCarryOnWhenItIsBack() async throws {
         // A cluster of its own: stopping the shared one would stop every other test.
         let directory = try temporaryDirectory()
