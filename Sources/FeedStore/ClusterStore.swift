@@ -24,6 +24,8 @@ public final class ClusterStore: Sendable {
     /// Serializes claim transactions across the cluster, so that two daemons never both see a host
     /// below its bound and together take it past it. A claim is a few milliseconds.
     private static let claimLock = 7_234_002
+    /// How many pages of due feeds (4 × the batch each) one claim looks through at most.
+    private static let claimPages = 10
 
     /// Connects to the PostgreSQL database at `uri` (whose schema the store made).
     public init(uri: String, node: String) throws(StoreError) {
@@ -67,10 +69,14 @@ public final class ClusterStore: Sendable {
     /// - Parameter host: the host of a feed's URL (the fetcher's notion of it).
     public func claim(limit: Int, perTurn: Int, lease: TimeInterval, now: Date = Date(), only: [Int64]? = nil,
                       host: @escaping @Sendable (String) -> String) async throws(StoreError) -> Claim {
+        if only?.isEmpty == true { return Claim(feeds: [], heldBack: 0) }
         let node = self.node
         return try await perform { database throws(StoreError) in
             try database.transaction { () throws(StoreError) -> Claim in
                 let nowSeconds = Int64(now.timeIntervalSince1970)
+                // A daemon cut off mid-claim must not hold the lock every claim waits for: the server
+                // ends its transaction, and a claim that waits too long fails (and is tried again).
+                try database.execute("SET LOCAL lock_timeout = '5s'; SET LOCAL idle_in_transaction_session_timeout = '30s'")
                 try database.statement("SELECT pg_advisory_xact_lock(\(Self.claimLock))").run()
                 var taken = Set<String>()
                 var mine = Set<String>()  // hosts this daemon is fetching from: it waits for nobody there
@@ -87,26 +93,41 @@ public final class ClusterStore: Sendable {
                     """).query([.text(node), .integer(nowSeconds - 30), .integer(waitingSince ?? nowSeconds + 1)]) { row in
                     taken.insert(row.text(at: 0) ?? "")
                 }
-                var values: [SQLValue] = [.integer(nowSeconds), .integer(Int64(limit * 4))]
-                let restriction = only.map { "AND id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
-                var candidates: [FeedFetchState] = []
-                // Rows another transaction has locked (a daemon's commit recording them) are skipped, not waited for.
-                try database.statement("""
-                    SELECT \(FeedFetchState.columns) FROM feeds
-                    WHERE status <> 'disabled' AND coalesce(next_check_at, 0) <= ?1 \(restriction)
-                    ORDER BY coalesce(next_check_at, 0), id LIMIT ?2 FOR UPDATE SKIP LOCKED
-                    """).query(values) { row in candidates.append(FeedFetchState(row: row)) }
                 var claimed: [FeedFetchState] = []
                 var perHost: [String: Int] = [:]
                 var firstHeldBack: String?
-                for feed in candidates where claimed.count < limit {
-                    let key = host(feed.url)
-                    guard !taken.contains(key), perHost[key, default: 0] < perTurn else {
-                        if firstHeldBack == nil, perHost[key] == nil, !mine.contains(key) { firstHeldBack = key }
-                        continue
+                var seen = 0
+                // Due feeds in due order, a page at a time: a host with hundreds of due feeds (an
+                // import) must not hide the others behind it. Rows another transaction has locked
+                // (a daemon's commit recording them) are skipped, not waited for.
+                var after: (due: Int64, id: Int64) = (Int64.min, Int64.min)
+                for _ in 0..<Self.claimPages where claimed.count < limit {
+                    var values: [SQLValue] = [.integer(nowSeconds), .integer(Int64(limit * 4)), .integer(after.due), .integer(after.id)]
+                    let restriction = only.map { "AND id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
+                    var candidates: [FeedFetchState] = []
+                    var last = after
+                    try database.statement("""
+                        SELECT \(FeedFetchState.columns), coalesce(next_check_at, 0) FROM feeds
+                        WHERE status <> 'disabled' AND coalesce(next_check_at, 0) <= ?1
+                            AND (coalesce(next_check_at, 0), id) > (?3, ?4) \(restriction)
+                        ORDER BY coalesce(next_check_at, 0), id LIMIT ?2 FOR UPDATE SKIP LOCKED
+                        """).query(values) { row in
+                        let feed = FeedFetchState(row: row)
+                        candidates.append(feed)
+                        last = (row.int64(at: Int32(FeedFetchState.columnCount)), feed.id)
                     }
-                    perHost[key, default: 0] += 1
-                    claimed.append(feed)
+                    seen += candidates.count
+                    for feed in candidates where claimed.count < limit {
+                        let key = host(feed.url)
+                        guard !taken.contains(key), perHost[key, default: 0] < perTurn else {
+                            if firstHeldBack == nil, perHost[key] == nil, !mine.contains(key) { firstHeldBack = key }
+                            continue
+                        }
+                        perHost[key, default: 0] += 1
+                        claimed.append(feed)
+                    }
+                    guard candidates.count == limit * 4 else { break }
+                    after = last
                 }
                 if !claimed.isEmpty {
                     var update: [SQLValue] = [.text(node), .integer(nowSeconds + Int64(lease.rounded(.up)))]
@@ -119,20 +140,25 @@ public final class ClusterStore: Sendable {
                         waiting_since = CASE WHEN CAST(?3 AS TEXT) IS NULL THEN NULL ELSE coalesce(waiting_since, ?4) END
                     WHERE name = ?1
                     """).run([.text(node), .integer(Int64(claimed.count)), SQLValue(waitsFor), .integer(nowSeconds)])
-                return Claim(feeds: claimed, heldBack: candidates.count - claimed.count)
+                return Claim(feeds: claimed, heldBack: seen - claimed.count)
             }
         }
     }
 
-    /// Extends the lease of every feed this daemon holds to `lease` seconds from now. Rows a commit
-    /// is recording are skipped (their fetch is over), never waited for.
-    public func renewClaims(lease: TimeInterval, now: Date = Date()) async throws(StoreError) {
+    /// Extends to `lease` seconds from now the leases of `feedIDs`, those this daemon claimed and
+    /// is still working on (not every row that names it: a claim it lost track of, in a failed call
+    /// or a previous life under the same name, must run out). Rows a commit is recording are skipped
+    /// (their fetch is over), never waited for.
+    public func renewClaims(_ feedIDs: [Int64], lease: TimeInterval, now: Date = Date()) async throws(StoreError) {
+        guard !feedIDs.isEmpty else { return }
         let node = self.node
         try await perform { database throws(StoreError) in
+            var values: [SQLValue] = [.text(node), .integer(Int64(now.timeIntervalSince1970 + lease.rounded(.up)))]
+            let ids = SQLValue.placeholders(for: feedIDs, appendingTo: &values)
             try database.statement("""
                 UPDATE feeds SET next_check_at = ?2
-                WHERE id IN (SELECT id FROM feeds WHERE claimed_by = ?1 FOR UPDATE SKIP LOCKED)
-                """).run([.text(node), .integer(Int64(now.timeIntervalSince1970 + lease.rounded(.up)))])
+                WHERE id IN (SELECT id FROM feeds WHERE claimed_by = ?1 AND id IN (\(ids)) ORDER BY id FOR UPDATE SKIP LOCKED)
+                """).run(values)
         }
     }
 
@@ -144,7 +170,12 @@ public final class ClusterStore: Sendable {
         try await perform { database throws(StoreError) in
             var values: [SQLValue] = [.text(node)]
             let ids = SQLValue.placeholders(for: feedIDs, appendingTo: &values)
-            try database.statement("UPDATE feeds SET claimed_by = NULL WHERE claimed_by = ?1 AND id IN (\(ids))").run(values)
+            // Rows a commit is recording are skipped: it clears their claims itself (and waiting for it
+            // while it waits for a row locked here would be a deadlock).
+            try database.statement("""
+                UPDATE feeds SET claimed_by = NULL
+                WHERE id IN (SELECT id FROM feeds WHERE claimed_by = ?1 AND id IN (\(ids)) ORDER BY id FOR UPDATE SKIP LOCKED)
+                """).run(values)
             try database.statement("""
                 SELECT pg_notify('\(Self.freedChannel)', '') WHERE EXISTS (SELECT 1 FROM nodes WHERE waiting_for IS NOT NULL AND name <> ?1)
                 """).run([.text(node)])
@@ -169,12 +200,16 @@ public final class ClusterStore: Sendable {
     /// - Returns: how many feeds were made due.
     @discardableResult
     public func makeDue(_ feedIDs: [Int64]?, now: Date = Date()) async throws(StoreError) -> Int {
-        try await perform { database throws(StoreError) in
+        if feedIDs?.isEmpty == true { return 0 }
+        return try await perform { database throws(StoreError) in
             var values: [SQLValue] = [.integer(Int64(now.timeIntervalSince1970))]
             let restriction = feedIDs.map { "AND id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
+            // Rows a commit is recording are left alone (it sets their next check; never a deadlock with it).
             let statement = try database.statement("""
                 UPDATE feeds SET next_check_at = 0
-                WHERE status <> 'disabled' AND (claimed_by IS NULL OR next_check_at <= ?1) \(restriction)
+                WHERE id IN (SELECT id FROM feeds
+                             WHERE status <> 'disabled' AND (claimed_by IS NULL OR next_check_at <= ?1) \(restriction)
+                             ORDER BY id FOR UPDATE SKIP LOCKED)
                 """)
             try statement.run(values)
             let changed = try database.changes()
@@ -207,7 +242,8 @@ public final class ClusterStore: Sendable {
 
     /// The last check of each of `feedIDs` (those checked at all).
     public func checks(_ feedIDs: [Int64]) async throws(StoreError) -> [Int64: Check] {
-        try await perform { database throws(StoreError) in
+        guard !feedIDs.isEmpty else { return [:] }
+        return try await perform { database throws(StoreError) in
             var values: [SQLValue] = []
             let ids = SQLValue.placeholders(for: feedIDs, appendingTo: &values)
             var found: [Int64: Check] = [:]
@@ -253,6 +289,11 @@ public final class ClusterStore: Sendable {
                     feeds_claimed = 0, last_round_fetches = 0
                 """).run([.text(node), .integer(now)])
             try database.statement("DELETE FROM nodes WHERE heartbeat_at < ?1").run([.integer(now - 86_400)])
+            // Claims under this name are an earlier life's (restarted within its lease): due again now.
+            try database.statement("""
+                UPDATE feeds SET claimed_by = NULL, next_check_at = ?2
+                WHERE id IN (SELECT id FROM feeds WHERE claimed_by = ?1 FOR UPDATE SKIP LOCKED)
+                """).run([.text(node), .integer(now)])
         }
     }
 

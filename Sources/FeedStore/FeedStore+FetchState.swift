@@ -27,6 +27,8 @@ public enum FetchRecord: Sendable, Equatable {
 
 extension FeedFetchState {
     /// The columns `init(row:)` reads, from `feeds`.
+    /// How many columns `columns` names.
+    static let columnCount = 9
     static let columns = """
         id, url, etag, last_modified, error_count, status, next_check_at, interval_s,
         EXISTS (SELECT 1 FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = feeds.id AND a.admin = 1)

@@ -21,6 +21,8 @@ public final class ClusterNode: Sendable {
     /// Why the database cannot be used now; nil while it answers.
     private let trouble = Mutex<String?>(nil)
     private let lastRoundFetches = Mutex<Int?>(nil)
+    /// The feeds this daemon claimed and has not finished: the only leases it renews.
+    private let held = Mutex<Set<Int64>>([])
     /// Signalled when another daemon says it is done with a host (`ClusterStore.freedChannel`).
     private let freed = Broadcast()  // several sources may wait at once: the scheduler's, a manual refresh
     private static let heartbeatInterval: TimeInterval = 10
@@ -74,6 +76,9 @@ public final class ClusterNode: Sendable {
     func claim(limit: Int, only: [Int64]?) async -> ClusterStore.Claim? {
         await using("claiming feeds") { () throws(StoreError) in
             try await store.claim(limit: limit, perTurn: feedsPerTurn, lease: lease, only: only, host: FetchRequest.host(of:))
+        }.map { claim in
+            held.withLock { $0.formUnion(claim.feeds.map(\.id)) }
+            return claim
         }
     }
 
@@ -105,6 +110,8 @@ public final class ClusterNode: Sendable {
     }
 
     func fetched(_ feedIDs: [Int64]) async {
+        // No longer renewed even if the database does not hear of it now: the lease then runs out.
+        held.withLock { $0.subtract(feedIDs) }
         _ = await using("ending claims") { () throws(StoreError) in try await store.fetched(feedIDs) }
     }
 
@@ -188,19 +195,21 @@ public final class ClusterNode: Sendable {
                     try? await Task.sleep(for: .seconds(Self.heartbeatInterval))
                 }
             }
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(self.lease / 3))
-                    guard !Task.isCancelled else { break }
-                    _ = await self.using("renewing claims") { () throws(StoreError) in
-                        try await self.store.renewClaims(lease: self.lease)
-                    }
-                }
-            }
+            group.addTask { await self.keepRenewingClaims() }
             await group.waitForAll()
         }
         relay.finish()
         _ = await using("giving claims back") { () throws(StoreError) in try await store.releaseClaims() }
+    }
+
+    /// Renews the leases of the feeds this daemon works on every third of a lease, until cancelled.
+    func keepRenewingClaims() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(lease / 3))
+            guard !Task.isCancelled else { break }
+            let ids = Array(held.withLock { $0 })
+            _ = await using("renewing claims") { () throws(StoreError) in try await store.renewClaims(ids, lease: lease) }
+        }
     }
 
     // MARK: - Events between daemons

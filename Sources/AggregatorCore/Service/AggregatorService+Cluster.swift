@@ -22,6 +22,9 @@ extension AggregatorService {
             throw .unavailable("the database does not answer: \(cluster.unavailableReason ?? "unknown reason")")
         }
         let source = ClaimedFeeds(cluster: cluster, only: everything ? nil : ids)
+        // `--once` has no scheduler renewing leases: a long refresh renews its own.
+        let renewal = Task { await cluster.keepRenewingClaims() }
+        defer { renewal.cancel() }
         let fetchedHere = Mutex<Set<Int64>>([])
         var summary = await pipeline.refresh(from: source) { done, refresh in
             fetchedHere.withLock { _ = $0.insert(refresh.feedID) }

@@ -41,12 +41,25 @@ final class PostgresConnection: SQLConnection {
         self.handle = handle
         location = shown
         aggregator_pq_silence_notices(handle)
+        try configureSession()
+    }
+
+    /// The session's settings, again after each reconnection (a reset starts a new session).
+    private func configureSession() throws(StoreError) {
         // UTC and UTF-8 whatever the server's defaults; the schema lives in the connecting user's search path.
         // The name lets `copy-database` see a daemon still connected.
         try execute("SET client_encoding = 'UTF8'; SET TimeZone = 'UTC'; SET application_name = 'aggregatord'")
         // Entries' texts are compressed with lz4 where the server has it: copying the farm's rows took
         // 0.27 s against pglz's 0.62 s (measured), for a few percent more space.
         try? execute("SET default_toast_compression = 'lz4'")
+    }
+
+    /// Connects again (the server closed the connection, or went away); the session's settings
+    /// are made again when it answers.
+    private func reset() {
+        PQreset(handle)
+        generation += 1  // statements prepared on the old connection are gone
+        if PQstatus(handle) == CONNECTION_OK { try? configureSession() }
     }
 
     private var closed = false
@@ -280,8 +293,7 @@ final class PostgresConnection: SQLConnection {
             var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
             guard poll(&descriptor, 1, 0) != 0 else { return }
         }
-        PQreset(handle)
-        generation += 1  // statements prepared on the old connection are gone
+        reset()
     }
 
     private func withPointers<T>(to buffers: [[CChar]?], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
@@ -315,8 +327,7 @@ final class PostgresConnection: SQLConnection {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
         if PQstatus(handle) != CONNECTION_OK {
-            PQreset(handle)  // the next statement finds the server again, if it is back
-            generation += 1  // with none of the statements prepared before
+            reset()  // the next statement finds the server again, if it is back
             return StoreError(.cannotOpen, message: "lost the connection to PostgreSQL at \(location): \(message)")
         }
         return StoreError(.sqlite, message: "database \(location): \(message) [\(state)] in `\(sql.prefix(80))`")

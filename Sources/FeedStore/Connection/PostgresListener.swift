@@ -35,6 +35,7 @@ public final class PostgresListener: Sendable {
         var delay = 0.5
         var first = true
         while !isStopped.load(ordering: .relaxed) {
+            defer { first = false }  // after a failed first try too: what was sent meanwhile is lost
             guard let connection = connect() else {
                 onTrouble("cannot listen for other daemons' events; trying again in \(Int(delay.rounded(.up))) s")
                 sleepWhileRunning(delay)
@@ -43,7 +44,6 @@ public final class PostgresListener: Sendable {
             }
             delay = 0.5
             if !first { onReconnect() }
-            first = false
             receive(on: connection, onNotification: onNotification)
             PQfinish(connection)
             if !isStopped.load(ordering: .relaxed) { onTrouble("lost the connection that listens for other daemons' events") }
@@ -52,7 +52,14 @@ public final class PostgresListener: Sendable {
 
     /// A connection listening on every channel, or nil when that failed.
     private func connect() -> OpaquePointer? {
-        guard let connection = PQconnectdb(uri) else { return nil }
+        // TCP keepalives: a connection cut silently (a NAT's timeout, a failover) is noticed within
+        // a minute, not the kernel's fifteen; a socket ignores them.
+        let keywords = ["dbname", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count"]
+        let values = [uri, "1", "30", "10", "3"]
+        let connection = keywords.withCStrings { keywords in
+            values.withCStrings { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let connection else { return nil }
         guard PQstatus(connection) == CONNECTION_OK else {
             PQfinish(connection)
             return nil
@@ -95,5 +102,15 @@ public final class PostgresListener: Sendable {
             usleep(UInt32(min(left, 0.5) * 1_000_000))
             left -= 0.5
         }
+    }
+}
+
+private extension Array where Element == String {
+    /// Calls `body` with the strings as a NULL-terminated array of C strings (libpq's keyword lists).
+    func withCStrings<T>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+        let copies = map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import FeedStore
+
+/// The claims several daemons agree through (DESIGN §14), on the PostgreSQL test cluster.
+@Suite(.enabled(if: TestDatabase.isPostgres, "needs the PostgreSQL test cluster (make test-postgres)"))
+struct ClusterStoreTests {
+    private static func host(_ url: String) -> String { URL(string: url)?.host ?? url }
+
+    @Test func aHostWithManyDueFeedsDoesNotHideTheOthers() async throws {
+        let fixture = try StoreFixture()
+        // An import of 300 feeds from one site, then 5 from another: all due, the big site first.
+        try await fixture.store.addFeeds((1...300).map { .init(url: "https://big.example/feed/\($0)") }, account: 1)
+        try await fixture.store.addFeeds((1...5).map { .init(url: "https://small.example/feed/\($0)") }, account: 1)
+        let cluster = try ClusterStore(uri: fixture.path, node: "one")
+        let claim = try await cluster.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        let hosts = claim.feeds.map { Self.host($0.url) }
+        #expect(hosts.filter { $0 == "big.example" }.count == 4, "a turn of the big site")
+        #expect(hosts.filter { $0 == "small.example" }.count == 4, "the small site's feeds too: \(hosts)")
+        // Another daemon finds both sites taken: nothing for it, everything held back.
+        let other = try await ClusterStore(uri: fixture.path, node: "two").claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        #expect(other.feeds.isEmpty && other.heldBack > 0)
+    }
+
+    @Test func onlyTheClaimsADaemonWorksOnAreRenewedAndARestartGivesTheRestBack() async throws {
+        let fixture = try StoreFixture()
+        try await fixture.store.addFeeds((1...3).map { .init(url: "https://site\($0).example/feed") }, account: 1)
+        let cluster = try ClusterStore(uri: fixture.path, node: "one")
+        let start = Date()
+        let claim = try await cluster.claim(limit: 10, perTurn: 4, lease: 60, now: start, host: Self.host)
+        #expect(claim.feeds.count == 3)
+        let (working, lost) = (claim.feeds[0].id, claim.feeds[1].id)
+        try await cluster.renewClaims([working], lease: 60, now: start.addingTimeInterval(30))
+        let database = try Database(path: fixture.path)
+        func lease(_ id: Int64) throws -> Int64? {
+            try database.integer("SELECT next_check_at FROM feeds WHERE id = ?1", [.integer(id)])
+        }
+        #expect(try lease(working) == Int64(start.timeIntervalSince1970) + 90)
+        #expect(try lease(lost) == Int64(start.timeIntervalSince1970) + 60, "not renewed: it runs out")
+        // The same name starting again: its earlier life's claims are due at once, for anyone.
+        try await cluster.register(started: start.addingTimeInterval(40))
+        let again = try await ClusterStore(uri: fixture.path, node: "two")
+            .claim(limit: 10, perTurn: 4, lease: 60, now: start.addingTimeInterval(41), host: Self.host)
+        #expect(again.feeds.count == 3)
+        // Freed hosts and empty lists are no errors.
+        try await cluster.fetched([])
+        #expect(try await cluster.makeDue([]) == 0)
+        #expect(try await cluster.checks([]).isEmpty)
+    }
+}
