@@ -279,7 +279,7 @@ public final class ClusterStore: Sendable {
     }
 
     /// Records this daemon's start (its counters from zero) and forgets daemons unseen for a day.
-    public func register(started: Date) async throws(StoreError) {
+    public func register(started: Date, lease: TimeInterval) async throws(StoreError) {
         let node = self.node
         try await perform { database throws(StoreError) in
             let now = Int64(started.timeIntervalSince1970)
@@ -289,11 +289,12 @@ public final class ClusterStore: Sendable {
                     feeds_claimed = 0, last_round_fetches = 0
                 """).run([.text(node), .integer(now)])
             try database.statement("DELETE FROM nodes WHERE heartbeat_at < ?1").run([.integer(now - 86_400)])
-            // Claims under this name are an earlier life's (restarted within its lease): due again now.
+            // Claims under this name from an earlier life (restarted within its lease) are due again
+            // now. This life's own claims, which may already be made, end after `now + lease`.
             try database.statement("""
                 UPDATE feeds SET claimed_by = NULL, next_check_at = ?2
-                WHERE id IN (SELECT id FROM feeds WHERE claimed_by = ?1 FOR UPDATE SKIP LOCKED)
-                """).run([.text(node), .integer(now)])
+                WHERE id IN (SELECT id FROM feeds WHERE claimed_by = ?1 AND next_check_at < ?3 FOR UPDATE SKIP LOCKED)
+                """).run([.text(node), .integer(now), .integer(now + Int64(lease.rounded(.up)))])
         }
     }
 

@@ -38,10 +38,13 @@ struct ClusterStoreTests {
         #expect(try lease(working) == Int64(start.timeIntervalSince1970) + 90)
         #expect(try lease(lost) == Int64(start.timeIntervalSince1970) + 60, "not renewed: it runs out")
         // The same name starting again: its earlier life's claims are due at once, for anyone.
-        try await cluster.register(started: start.addingTimeInterval(40))
-        let again = try await ClusterStore(uri: fixture.path, node: "two")
-            .claim(limit: 10, perTurn: 4, lease: 60, now: start.addingTimeInterval(41), host: Self.host)
+        try await cluster.register(started: start.addingTimeInterval(40), lease: 60)
+        let two = try ClusterStore(uri: fixture.path, node: "two")
+        let again = try await two.claim(limit: 10, perTurn: 4, lease: 60, now: start.addingTimeInterval(41), host: Self.host)
         #expect(again.feeds.count == 3)
+        // A daemon registering after its first claims (the two run side by side) keeps them.
+        try await two.register(started: start.addingTimeInterval(41), lease: 60)
+        #expect(try database.integer("SELECT count(*) FROM feeds WHERE claimed_by = 'two'", []) == 3)
         // Freed hosts and empty lists are no errors.
         try await cluster.fetched([])
         #expect(try await cluster.makeDue([]) == 0)

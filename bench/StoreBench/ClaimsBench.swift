@@ -45,7 +45,7 @@ enum ClaimsBench {
 
     /// One stand-in daemon's loop: claim, "fetch", free, record; until `deadline`.
     static func work(cluster: ClusterStore, store: FeedStore, until deadline: Date) async throws -> Int {
-        try await cluster.register(started: Date())
+        try await cluster.register(started: Date(), lease: lease)
         var completed = 0
         while Date() < deadline {
             let claim = try await cluster.claim(limit: batch, perTurn: perTurn, lease: lease, host: host)
@@ -71,7 +71,7 @@ enum ClaimsBench {
 
     static func cost(uri: String, repeats: Int) async throws {
         let cluster = try ClusterStore(uri: uri, node: "bench-cost")
-        try await cluster.register(started: Date())
+        try await cluster.register(started: Date(), lease: lease)
         try await cluster.makeDue(nil)
         var samples: [Double] = []
         for _ in 0..<repeats {

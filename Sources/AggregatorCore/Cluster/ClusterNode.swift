@@ -156,7 +156,7 @@ public final class ClusterNode: Sendable {
     /// both ways, and wakes `scheduler` when another daemon asks for a refresh. Gives its claims back
     /// when it ends (a stop signal), so that others need not wait for the lease.
     func run(events: EventHub, scheduler: Scheduler) async {
-        _ = await using("registering") { () throws(StoreError) in try await store.register(started: started) }
+        _ = await using("registering") { () throws(StoreError) in try await store.register(started: started, lease: lease) }
         let node = name
         let listener = PostgresListener(uri: uri, channels: [ClusterStore.eventChannel, ClusterStore.wakeChannel,
                                                              ClusterStore.freedChannel],
