@@ -89,15 +89,13 @@ final class ClaimedFeeds: FeedSource {
     }
 
     func fetched(_ feedID: Int64) async {
-        let due = freed.withLock { freed -> [Int64]? in
+        let isDue = freed.withLock { freed -> Bool in
             freed.ids.append(feedID)
             let since = freed.since ?? .now
             freed.since = since
-            guard freed.ids.count >= 25 || ContinuousClock.now - since >= .milliseconds(100) else { return nil }
-            defer { freed = ([], nil) }
-            return freed.ids
+            return freed.ids.count >= 25 || ContinuousClock.now - since >= .milliseconds(100)
         }
-        if let due { await cluster.fetched(due) }
+        if isDue { await freeHosts() }
     }
 
     func finished() async {

@@ -122,12 +122,7 @@ extension AggregatorService {
             named = Array(ids)
         }
         guard wait else {
-            if let cluster {
-                guard let count = await cluster.makeDue(named) else {
-                    throw .unavailable("the database does not answer: \(cluster.unavailableReason ?? "unknown reason")")
-                }
-                return .queued(feeds: count)
-            }
+            if let cluster { return .queued(feeds: try await makeDue(named, on: cluster)) }
             await scheduler.refreshSoon(named)
             return .queued(feeds: due.count)
         }

@@ -6,6 +6,17 @@ extension AggregatorService {
     /// This daemon among several on a shared PostgreSQL database; nil on SQLite.
     public var cluster: ClusterNode? { scheduler.cluster }
 
+    /// Makes `feedIDs` (every feed when nil) due for whichever daemon claims them first.
+    /// - Returns: how many were made due.
+    /// - Throws: `.unavailable` when the database does not answer.
+    @discardableResult
+    func makeDue(_ feedIDs: [Int64]?, on cluster: ClusterNode) async throws(AggregatorError) -> Int {
+        guard let count = await cluster.makeDue(feedIDs) else {
+            throw .unavailable("the database does not answer: \(cluster.unavailableReason ?? "unknown reason")")
+        }
+        return count
+    }
+
     /// A refresh waited for, among several daemons (DESIGN §14): `feeds` are made due for the
     /// whole cluster, this daemon fetches those it can claim, and a feed another daemon is fetching
     /// is waited for rather than fetched again (up to a lease and a fetch's time). The summary
@@ -18,9 +29,7 @@ extension AggregatorService {
         // A feed another daemon is fetching at the ask may have started before it: its new check is
         // one later than the check it had.
         let before = await cluster.checks(watched)
-        guard await cluster.makeDue(everything ? nil : ids) != nil else {
-            throw .unavailable("the database does not answer: \(cluster.unavailableReason ?? "unknown reason")")
-        }
+        try await makeDue(everything ? nil : ids, on: cluster)
         let source = ClaimedFeeds(cluster: cluster, only: everything ? nil : ids)
         // `--once` has no scheduler renewing leases: a long refresh renews its own.
         let renewal = Task { await cluster.keepRenewingClaims() }
