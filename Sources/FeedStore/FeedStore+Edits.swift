@@ -10,15 +10,19 @@ extension FeedStore {
                 SELECT 1 FROM entry_state st WHERE st.entry_id = ?1 AND st.removed = 0 AND \(AccountScope.visible(account: "?2"))
                 """).query([.integer(id), .integer(account)]) { _ in exists = true }
             guard exists else { return false }
-            try database.statement("""
-                INSERT INTO entry_edits(account_id, entry_id, title, content, edited_at) VALUES (?1, ?2, ?3, ?4, ?5)
-                ON CONFLICT(account_id, entry_id) DO UPDATE SET title = coalesce(excluded.title, entry_edits.title),
-                    content = coalesce(excluded.content, entry_edits.content),
-                    edited_at = excluded.edited_at
-                """).run([.integer(account), .integer(id), SQLValue(title), SQLValue(content),
-                          .integer(Int64(now.timeIntervalSince1970))])
+            try recordEdit(id, title: title, content: content, account: account, now: Int64(now.timeIntervalSince1970))
             return true
         }
+    }
+
+    /// Writes the account's edit of entry `id` (nil keeps what it had), in the caller's transaction.
+    func recordEdit(_ id: Int64, title: String?, content: String?, account: Int64, now: Int64) throws(StoreError) {
+        try database.statement("""
+            INSERT INTO entry_edits(account_id, entry_id, title, content, edited_at) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT(account_id, entry_id) DO UPDATE SET title = coalesce(excluded.title, entry_edits.title),
+                content = coalesce(excluded.content, entry_edits.content),
+                edited_at = excluded.edited_at
+            """).run([.integer(account), .integer(id), SQLValue(title), SQLValue(content), .integer(now)])
     }
 }
 

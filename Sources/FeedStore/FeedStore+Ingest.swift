@@ -165,7 +165,7 @@ extension FeedStore {
     }
 
     /// Inserts a new entry and its state, and indexes it; nil when its key is already stored.
-    private func insert(_ entry: IncomingEntry, key: String, feedID: Int64, fingerprint: Int64,
+    func insert(_ entry: IncomingEntry, key: String, feedID: Int64, fingerprint: Int64,
                         seenAt: Int64) throws(StoreError) -> Int64? {
         let published = Self.clamped(entry.published, seenAt: seenAt)
         let inserted = try database.integer("""

@@ -38,41 +38,48 @@ extension FeedStore {
     private func setFlags(account: Int64, read: Bool?, starred: Bool?, from: String, where conditions: [String],
                           values: [SQLValue]) throws(StoreError) -> Int {
         guard read != nil || starred != nil else { return 0 }
+        return try database.transaction { () throws(StoreError) -> Int in
+            try changeFlags(account: account, read: read, starred: starred, from: from, where: conditions, values: values)
+        }
+    }
+
+    /// `setFlags` inside a transaction the caller holds.
+    func changeFlags(account: Int64, read: Bool?, starred: Bool?, from: String, where conditions: [String],
+                     values: [SQLValue]) throws(StoreError) -> Int {
+        guard read != nil || starred != nil else { return 0 }
         // The account's current flags, as columns of the selected rows (no mark: unread, not starred).
         let currentRead = "coalesce((SELECT read FROM entry_marks WHERE account_id = \(account) AND entry_id = st.entry_id), 0)"
         let currentStarred = "coalesce((SELECT starred FROM entry_marks WHERE account_id = \(account) AND entry_id = st.entry_id), 0)"
         // Fixed text: 0 or 1 and the account's id (an integer), never user input.
         let readChanges = read.map { "CASE WHEN \(currentRead) != \($0 ? 1 : 0) THEN 1 ELSE 0 END" } ?? "0"
         let starredChanges = starred.map { "CASE WHEN \(currentStarred) != \($0 ? 1 : 0) THEN 1 ELSE 0 END" } ?? "0"
-        return try database.transaction { () throws(StoreError) -> Int in
-            // The rows that change, collected once before any flag moves (a filter may test the very
-            // flags being set): the updates and the counters all read them.
-            try database.execute("""
-                CREATE TEMP TABLE IF NOT EXISTS marked (
-                    entry_id INTEGER PRIMARY KEY, read_changes INTEGER NOT NULL, starred_changes INTEGER NOT NULL);
-                DELETE FROM marked;
-                """)
-            try database.prepare("""
-                INSERT INTO marked
-                SELECT * FROM (SELECT st.entry_id, \(readChanges) AS r, \(starredChanges) AS s
-                               FROM \(from) WHERE \(conditions.joined(separator: " AND "))) AS changing
-                WHERE r != 0 OR s != 0 ON CONFLICT DO NOTHING
-                """).run(values)
-            let now = SQLValue.integer(Int64(Date().timeIntervalSince1970))
+        // The rows that change, collected once before any flag moves (a filter may test the very
+        // flags being set): the updates and the counters all read them.
+        try database.execute("""
+            CREATE TEMP TABLE IF NOT EXISTS marked (
+                entry_id INTEGER PRIMARY KEY, read_changes INTEGER NOT NULL, starred_changes INTEGER NOT NULL);
+            DELETE FROM marked;
+            """)
+        try database.prepare("""
+            INSERT INTO marked
+            SELECT * FROM (SELECT st.entry_id, \(readChanges) AS r, \(starredChanges) AS s
+                           FROM \(from) WHERE \(conditions.joined(separator: " AND "))) AS changing
+            WHERE r != 0 OR s != 0 ON CONFLICT DO NOTHING
+            """).run(values)
+        let now = SQLValue.integer(Int64(Date().timeIntervalSince1970))
+        try database.statement("""
+            INSERT INTO entry_marks(account_id, entry_id, read, starred, changed_at)
+            SELECT ?1, entry_id, coalesce(?2, 0), coalesce(?3, 0), ?4 FROM marked WHERE true
+            ON CONFLICT(account_id, entry_id) DO UPDATE SET
+                read = coalesce(?2, entry_marks.read), starred = coalesce(?3, entry_marks.starred), changed_at = ?4
+            """).run([.integer(account), read.map(SQLValue.init) ?? .null, starred.map(SQLValue.init) ?? .null, now])
+        if let read { try countReads(account: account, by: read ? 1 : -1) }
+        if let starred {
             try database.statement("""
-                INSERT INTO entry_marks(account_id, entry_id, read, starred, changed_at)
-                SELECT ?1, entry_id, coalesce(?2, 0), coalesce(?3, 0), ?4 FROM marked WHERE true
-                ON CONFLICT(account_id, entry_id) DO UPDATE SET
-                    read = coalesce(?2, entry_marks.read), starred = coalesce(?3, entry_marks.starred), changed_at = ?4
-                """).run([.integer(account), read.map(SQLValue.init) ?? .null, starred.map(SQLValue.init) ?? .null, now])
-            if let read { try countReads(account: account, by: read ? 1 : -1) }
-            if let starred {
-                try database.statement("""
-                    UPDATE entry_state SET stars = stars + ?1 WHERE entry_id IN (SELECT entry_id FROM marked WHERE starred_changes != 0)
-                    """).run([.integer(starred ? 1 : -1)])
-            }
-            return Int(try database.integer("SELECT count(*) FROM marked") ?? 0)
+                UPDATE entry_state SET stars = stars + ?1 WHERE entry_id IN (SELECT entry_id FROM marked WHERE starred_changes != 0)
+                """).run([.integer(starred ? 1 : -1)])
         }
+        return Int(try database.integer("SELECT count(*) FROM marked") ?? 0)
     }
 
     /// Moves the account's read counts by `change` for every entry of `marked` whose read flag

@@ -48,3 +48,74 @@ import Testing
         #expect(try daemon.curl("/v1/entries/\(id)", auth).body.contains("\"title\":\"Second title\""))
     }
 }
+
+/// Miniflux's `POST /v1/feeds/{id}/entries/import`: an entry an app hands over for one of its feeds is
+/// the importing account's (DESIGN §12), even in a feed others follow.
+@Suite struct EntryImportTests {
+    let password = "correct horse battery"
+
+    @Test func anImportedEntryIsSeenByItsImporterOnly() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon.withReaderFeeds(server)
+        defer { daemon.stop() }
+        let alice = ["-H", "X-Auth-Token: \(try daemon.createAccount(name: "alice", password: password))"]
+        #expect(try daemon.ctl(["user", "add", "bea"], input: password + "\n").status == 0)
+        #expect(try daemon.ctl(["--user", "bea", "add", server.url("/many.xml")]).status == 0)
+        let bea = ["-H", "X-Auth-Token: \(try daemon.ctl(["--user", "bea", "token", "create"]).output.trimmingCharacters(in: .newlines))"]
+        func object(_ response: ServedDaemon.Response) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any], "\(response.body)")
+        }
+        func manyFeed(_ auth: [String]) throws -> Int {
+            let feeds = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/feeds", auth).body.utf8)) as? [[String: Any]]
+            return try #require(feeds?.first { ($0["feed_url"] as? String)?.hasSuffix("/many.xml") == true }?["id"] as? Int)
+        }
+        func unread(_ auth: [String], _ feed: Int) throws -> Int {
+            (try object(try daemon.curl("/v1/feeds/counters", auth))["unreads"] as? [String: Int])?[String(feed)] ?? 0
+        }
+        func importing(_ auth: [String], _ feed: Int, _ body: String) throws -> ServedDaemon.Response {
+            try daemon.curl("/v1/feeds/\(feed)/entries/import", auth + ["-X", "POST", "-d", body])
+        }
+        let (aliceFeed, beaFeed) = (try manyFeed(alice), try manyFeed(bea))
+        let (aliceUnread, beaUnread) = (try unread(alice, aliceFeed), try unread(bea, beaFeed))
+        #expect(beaUnread > 0, "Bea follows the shared feed and has its entries unread")
+
+        let payload = #"{"url": "https://example.org/imported", "title": "Alice's import", "external_id": "e-1", "#
+            + #""content": "<p>Kept <b>here</b><script>x()</script></p>", "status": "unread", "starred": true, "published_at": 0}"#
+        let first = try importing(alice, aliceFeed, payload)
+        #expect(first.status == 201, "\(first.body)")
+        let id = try #require(try object(first)["id"] as? Int)
+        let again = try importing(alice, aliceFeed, payload)
+        let againID = try object(again)["id"] as? Int
+        #expect(again.status == 200 && againID == id, "a re-import answers the same entry")
+        let shown = try daemon.curl("/v1/entries/\(id)", alice).body
+        #expect(shown.contains("\"title\":\"Alice's import\"") && shown.contains("Kept <b>here</b>"), "\(shown)")
+        #expect(shown.contains("\"starred\":true") && shown.contains("\"status\":\"unread\""), "\(shown)")
+        #expect(!shown.contains("<script"), "imported content is sanitized as any")
+        #expect(try unread(alice, aliceFeed) == aliceUnread + 1)
+
+        // Bea follows the same feed: she neither sees the entry nor counts it.
+        #expect(try daemon.curl("/v1/entries/\(id)", bea).status == 404)
+        #expect(try unread(bea, beaFeed) == beaUnread)
+        #expect(!(try daemon.ctl(["--user", "bea", "--json", "articles", "--limit", "1000"]).output.contains("Alice's import")))
+
+        // Bea imports the same page with a title of her own: the same entry, now hers too, as she gave it.
+        let beas = try importing(bea, beaFeed, #"{"url": "https://example.org/imported", "title": "Bea's copy", "status": "read"}"#)
+        let beasID = try object(beas)["id"] as? Int
+        #expect(beas.status == 200 && beasID == id, "\(beas.body)")
+        let beaSees = try daemon.curl("/v1/entries/\(id)", bea).body
+        #expect(beaSees.contains("\"title\":\"Bea's copy\"") && beaSees.contains("\"status\":\"read\""), "\(beaSees)")
+        #expect(try daemon.curl("/v1/entries/\(id)", alice).body.contains("\"title\":\"Alice's import\""))
+        #expect(try unread(bea, beaFeed) == beaUnread, "read as she imported it")
+
+        // Refused, changing nothing: no url, a status it cannot take, a date that is not one, and
+        // Alice's feed id as Bea (not found).
+        for body in [#"{"title": "no url"}"#, #"{"url": "https://example.org/2", "status": "removed"}"#,
+                     #"{"url": "https://example.org/2", "published_at": "yesterday"}"#, "not json"] {
+            #expect(try importing(alice, aliceFeed, body).status == 400, "\(body)")
+        }
+        #expect(try importing(bea, aliceFeed, #"{"url": "https://example.org/3"}"#).status == 404)
+        #expect(try unread(alice, aliceFeed) == aliceUnread + 1)
+        #expect(try unread(bea, beaFeed) == beaUnread)
+    }
+}

@@ -294,4 +294,60 @@ import Testing
         }
         #expect(kept == counted, "kept = counted")
     }
+
+    /// Miniflux's entry import: the entry is the importer's; the feed's other followers neither see nor
+    /// count it, unless another feed they follow carries it; the counters stay equal to a count.
+    @Test func anImportedEntryIsTheImportersOwn() async throws {
+        let (fixture, bea, feeds) = try await twoReaders()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        func subscription(_ account: Int64, _ url: String) throws -> Int64 {
+            try #require(try reader.feeds(account: account).first { $0.url == url }?.id)
+        }
+        let (annsA, beasA) = (try subscription(ann, "https://a.example/feed"), try subscription(bea, "https://a.example/feed"))
+        let before = (try reader.accountCounts(ann), try reader.accountCounts(bea))
+
+        let new = entry("https://pages.example/mine", title: "Ann's import")
+        let imported = try await store.importEntry(new, subscription: annsA, account: ann, read: false, starred: true)
+        #expect(imported.isNew)
+        #expect(try reader.accountCounts(ann) == EntryCounts(entries: before.0.entries + 1, unread: before.0.unread + 1))
+        #expect(try reader.accountCounts(bea) == before.1, "Bea follows a too, and neither sees nor counts it")
+        #expect(try reader.article(id: imported.id, account: bea) == nil)
+        #expect(try reader.article(id: imported.id, account: ann)?.isStarred == true)
+        let again = try await store.importEntry(new, subscription: annsA, account: ann, read: false, starred: true)
+        #expect(again == ImportedEntry(id: imported.id, isNew: false))
+
+        // Story 3 is b's, which Bea does not follow: imported into a, it stays hidden from her; story 4
+        // is c's, which she follows: imported into a by Ann, Bea still sees it (once).
+        let story3 = try #require(try reader.articles(ArticleFilter(account: ann, search: "\"Story 3\"")).articles.first?.id)
+        let crossed = try await store.importEntry(entry("https://news.example/3", title: "Story 3"), subscription: annsA,
+                                                  account: ann, read: true, starred: false)
+        #expect(crossed == ImportedEntry(id: story3, isNew: true), "a now carries it too")
+        let story4 = try await store.importEntry(entry("https://news.example/4", title: "Story 4"), subscription: annsA,
+                                                 account: ann, read: false, starred: false)
+        #expect(try titles(reader, ArticleFilter(account: bea)) == ["Story 1", "Story 2", "Story 4"])
+        #expect(try reader.article(id: story4.id, account: ann) != nil)
+
+        // Bea imports Ann's entry into her own subscription with her own title: it becomes hers too.
+        let beas = try await store.importEntry(entry("https://pages.example/mine", title: "Bea's title"),
+                                               subscription: beasA, account: bea, read: true, starred: false)
+        #expect(beas == ImportedEntry(id: imported.id, isNew: false))
+        #expect(try reader.article(id: imported.id, account: bea)?.isRead == true)
+        #expect(try reader.entryEdits(account: bea, entryIDs: [imported.id])[imported.id]?.title == "Bea's title")
+        #expect(try reader.entryEdits(account: ann, entryIDs: [imported.id]).isEmpty)
+        await #expect(throws: StoreError.self, "another account's subscription") {
+            try await store.importEntry(new, subscription: annsA, account: bea, read: false, starred: false)
+        }
+
+        let kept = try [ann, bea].map { account in
+            [try reader.accountCounts(account).entries, try reader.accountCounts(account).unread]
+                + (try reader.feeds(account: account).flatMap { [$0.unread, $0.total] })
+        }
+        try await store.recountCounters()
+        let counted = try [ann, bea].map { account in
+            [try reader.accountCounts(account).entries, try reader.accountCounts(account).unread]
+                + (try reader.feeds(account: account).flatMap { [$0.unread, $0.total] })
+        }
+        #expect(kept == counted, "kept = counted")
+    }
 }

@@ -57,6 +57,41 @@ extension MinifluxAPI {
         return MinifluxJSON.response(MinifluxJSON.entry(edited, feed: feed, user: request.account.id), status: 201)
     }
 
+    /// `{"url", "title", "content", "author", "external_id", "published_at", "status", "starred"}`: an
+    /// entry for one of the account's feeds, seen by that account only. Answered `{"id"}`, 201 when the
+    /// feed gained it and 200 when it carried it already, as Miniflux answers (a re-import is harmless).
+    func importEntry(_ request: MinifluxRequest) async throws -> HTTPResponse {
+        let feedID = try request.id("feedID")
+        _ = try await service.feed(.id(feedID), for: request.account)  // another account's: 404 before the body
+        let body = try request.jsonObject()
+        func text(_ name: String) throws -> String? {
+            guard let value = body[name], !value.isNull else { return nil }
+            guard let text = value.string else { throw MinifluxError("\(name) must be a string") }
+            return text
+        }
+        let status = try text("status").flatMap { $0.isEmpty ? nil : $0 } ?? "read"  // Miniflux's default
+        guard status == "read" || status == "unread" else {
+            throw MinifluxError("status must be read or unread (a removed entry is not imported)")
+        }
+        var published: Date?
+        if let value = body["published_at"], !value.isNull {
+            guard let seconds = value.number, seconds.rounded() == seconds, let whole = Int64(exactly: seconds) else {
+                throw MinifluxError("published_at must be a Unix time in seconds")
+            }
+            if whole > 0 { published = Date(timeIntervalSince1970: Double(whole)) }
+        }
+        var starred = false
+        if let value = body["starred"], !value.isNull {
+            guard let flag = value.bool else { throw MinifluxError("starred must be true or false") }
+            starred = flag
+        }
+        let entry = EntryImport(url: try text("url") ?? "", title: try text("title"), content: try text("content"),
+                                author: try text("author"), externalID: try text("external_id"), published: published,
+                                isRead: status == "read", isStarred: starred)
+        let imported = try await service.importEntry(entry, feedID: feedID, for: request.account)
+        return MinifluxJSON.response(["id": .from(imported.id)], status: imported.isNew ? 201 : 200)
+    }
+
     /// The route's entry as the account sees it (its edits, where it stopped in the enclosures).
     func shownEntry(_ request: MinifluxRequest) async throws -> ListedEntry {
         try await service.entry(id: try request.id("entryID"), for: request.account)

@@ -48,6 +48,7 @@ struct MinifluxAPI: Sendable {
         ("PUT", "/v1/feeds/{feedID}/mark-all-as-read", { api, request in try await api.markFeedRead(request) }),
         ("GET", "/v1/feeds/{feedID}/entries", { api, request in try await api.feedEntries(request) }),
         ("GET", "/v1/feeds/{feedID}/entries/{entryID}", { api, request in try await api.feedEntry(request) }),
+        ("POST", "/v1/feeds/{feedID}/entries/import", { api, request in try await api.importEntry(request) }),
         ("GET", "/v1/entries", { api, request in try await api.entries(request) }),
         ("GET", "/v1/entries/ids", { api, request in try await api.entryIDs(request) }),
         ("PUT", "/v1/entries", { api, request in try await api.updateEntries(request) }),
