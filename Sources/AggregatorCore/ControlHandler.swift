@@ -82,7 +82,9 @@ public struct ControlHandler: Sendable {
                 guard let flag = value.bool else { throw JSONRPCError.invalidParams("\"\(key)\" must be true or false") }
                 return flag
             }
-            let known: Set<String> = ["title", "category", "disabled", "hide_globally", "scraper_rules", "blocklist_rules", "keeplist_rules"]
+            let known: Set<String> = ["title", "category", "disabled", "hide_globally", "scraper_rules", "blocklist_rules",
+                                      "keeplist_rules", "user_agent", "cookie", "username", "password", "ignore_http_cache",
+                                      "allow_self_signed_certificates"]
             if let unknown = settings.keys.sorted().first(where: { !known.contains($0) }) {
                 throw JSONRPCError.invalidParams("\"\(unknown)\" cannot be set yet (\(known.sorted().joined(separator: ", ")) can)")
             }
@@ -93,9 +95,14 @@ public struct ControlHandler: Sendable {
             let (title, category, scraper) = (try text("title"), try text("category"), try text("scraper_rules"))
             let (disabled, hidden) = (try flag("disabled"), try flag("hide_globally"))
             let (block, keep) = (try text("blocklist_rules"), try text("keeplist_rules"))
+            // Fetch settings ("" clears one; DESIGN §15): the secrets are never answered back.
+            let fetch = FetchSettingsChange(userAgent: try text("user_agent"), cookie: try text("cookie"),
+                                            username: try text("username"), password: try text("password"),
+                                            ignoresHTTPCache: try flag("ignore_http_cache"),
+                                            allowsSelfSignedCertificates: try flag("allow_self_signed_certificates"))
             let feed = try await service.updateFeed(reference, title: title, category: category, disabled: disabled,
                                                     hideGlobally: hidden, scraperRules: scraper, blocklist: block,
-                                                    keeplist: keep, for: account)
+                                                    keeplist: keep, fetchSettings: fetch, for: account)
             return ["feed": Self.json(feed)]
         case .feedsImport:
             guard let text = params.string("opml") else { throw JSONRPCError.invalidParams("\"opml\" is required") }
@@ -292,7 +299,10 @@ public struct ControlHandler: Sendable {
         ["id": .from(feed.id), "url": .string(feed.url), "title": .from(feed.title), "site_url": .from(feed.siteURL),
          "category": .from(feed.category), "status": .string(feed.status.rawValue), "last_error": .from(feed.lastError),
          "error_count": .from(feed.errorCount), "unread": .from(feed.unread), "total": .from(feed.total),
-         "checked_at": .from(feed.checkedAt.map(timestamp)), "next_check_at": .from(feed.nextCheckAt.map(timestamp))]
+         "checked_at": .from(feed.checkedAt.map(timestamp)), "next_check_at": .from(feed.nextCheckAt.map(timestamp)),
+         // The fetch settings without the secrets (DESIGN §15): a private copy's (§12).
+         "private": .bool(feed.isPrivateCopy), "user_agent": .from(feed.fetchSettings.userAgent),
+         "username": .from(feed.fetchSettings.username), "ignore_http_cache": .bool(feed.fetchSettings.ignoresHTTPCache)]
     }
 
     static func json(_ article: Article, full: Bool) -> JSONValue {

@@ -1,12 +1,22 @@
+import FeedFetcher
 import FeedParser
 import FeedStore
 import Foundation
 
-/// Turns what the parser read into what the store ingests (the one place the two meet).
+extension FeedFetchSettings {
+    /// What the fetcher sends for these settings.
+    var credentials: FetchCredentials {
+        FetchCredentials(userAgent: userAgent, cookie: cookie, username: username, password: password,
+                         allowsSelfSignedCertificates: allowsSelfSignedCertificates)
+    }
+}
+
+/// Turns what the parser read into what the store ingests (the one place the two meet), and a feed's
+/// stored fetch settings into what the fetcher sends.
 public enum EntryMapper {
     /// The document's entries for the store, with their plain text for the full-text index.
-    public static func incoming(_ feed: ParsedFeed, feedID: Int64) -> IncomingFeed {
-        IncomingFeed(feedID: feedID, entries: feed.entries.map(incoming))
+    public static func incoming(_ feed: ParsedFeed, feedID: Int64, isPrivate: Bool = false) -> IncomingFeed {
+        IncomingFeed(feedID: feedID, entries: feed.entries.map(incoming), isPrivate: isPrivate)
     }
 
     static func incoming(_ entry: ParsedEntry) -> IncomingEntry {

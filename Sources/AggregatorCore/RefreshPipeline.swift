@@ -277,9 +277,12 @@ public final class RefreshPipeline: Sendable {
         let (limits, rule) = settings.withLock { ($0.limits, $0.regularAccountsRule) }
         let fetched: Result<FetchResponse, FetchError>
         do {
+            // A private copy's own settings (DESIGN §15); ignoring the HTTP cache sends no validators.
+            let ignoresCache = feed.settings?.ignoresHTTPCache == true
             fetched = .success(try await fetcher.fetch(FetchRequest(
-                url: feed.url, etag: feed.etag, lastModified: feed.lastModified, limits: limits, perHostLimit: perHost,
-                refusingPrivateNetworks: feed.hasAdminFollower ? nil : rule)))
+                url: feed.url, etag: ignoresCache ? nil : feed.etag, lastModified: ignoresCache ? nil : feed.lastModified,
+                limits: limits, perHostLimit: perHost, refusingPrivateNetworks: feed.hasAdminFollower ? nil : rule,
+                credentials: feed.settings.map(\.credentials))))
         } catch {
             fetched = .failure(error)
         }
@@ -327,7 +330,7 @@ public final class RefreshPipeline: Sendable {
         let interval = policy.jittered(
             policy.interval(entryDates: parsed.entries.compactMap { $0.published ?? $0.updated }, hints: hints), random: random)
         return FeedRefresh(
-            feedID: feed.id, document: EntryMapper.incoming(parsed, feedID: feed.id),
+            feedID: feed.id, document: EntryMapper.incoming(parsed, feedID: feed.id, isPrivate: feed.settings != nil),
             record: .success(etag: response.etag, lastModified: response.lastModified, newURL: response.permanentRedirect,
                              title: parsed.title, siteURL: parsed.link, imageURL: parsed.image),
             checkedAt: checkedAt, nextCheckAt: checkedAt.addingTimeInterval(interval), intervalSeconds: Int(interval))

@@ -29,10 +29,13 @@ public struct FetchRequest: Sendable, Equatable {
     /// policy, and this names the rule in the refusal (a regular account's fetch under
     /// `private-networks = admins`).
     public var refusingPrivateNetworks: String?
+    /// What a feed's own fetch settings send (DESIGN §15); nil: nothing but the defaults.
+    public var credentials: FetchCredentials?
 
     public init(url: String, etag: String? = nil, lastModified: String? = nil, limits: FetchLimits = FetchLimits(),
-                perHostLimit: Int? = nil, refusingPrivateNetworks: String? = nil) {
+                perHostLimit: Int? = nil, refusingPrivateNetworks: String? = nil, credentials: FetchCredentials? = nil) {
         self.refusingPrivateNetworks = refusingPrivateNetworks
+        self.credentials = credentials
         self.url = url
         self.etag = etag
         self.lastModified = lastModified
@@ -55,6 +58,35 @@ public struct FetchRequest: Sendable, Equatable {
             authority = authority[..<colon]
         }
         return authority.lowercased()
+    }
+}
+
+/// A feed's own fetch settings, as the request sends them: another user agent, a cookie for the
+/// feed's host only (never for a host a redirect leads to), HTTP Basic credentials (curl sends them
+/// to the feed's host only), and whether a certificate no authority signed is accepted.
+public struct FetchCredentials: Sendable, Equatable {
+    public var userAgent: String?
+    /// `name=value` pairs separated by `;`, as a Cookie header carries them.
+    public var cookie: String?
+    public var username: String?
+    public var password: String?
+    public var allowsSelfSignedCertificates = false
+
+    public init(userAgent: String? = nil, cookie: String? = nil, username: String? = nil, password: String? = nil,
+                allowsSelfSignedCertificates: Bool = false) {
+        (self.userAgent, self.cookie, self.username, self.password) = (userAgent, cookie, username, password)
+        self.allowsSelfSignedCertificates = allowsSelfSignedCertificates
+    }
+
+    /// The cookie's pairs as lines of curl's cookie file for `host` alone (Netscape format): curl's
+    /// cookie engine then sends them to that host and to no other, also after a redirect.
+    static func cookieLines(_ cookie: String, host: String) -> [String] {
+        cookie.split(separator: ";").compactMap { pair in
+            let trimmed = pair.trimmingCharacters(in: .whitespaces)
+            guard let equals = trimmed.firstIndex(of: "="), equals != trimmed.startIndex else { return nil }
+            let name = trimmed[..<equals], value = trimmed[trimmed.index(after: equals)...]
+            return [host, "FALSE", "/", "FALSE", "0", String(name), String(value)].joined(separator: "\t")
+        }
     }
 }
 

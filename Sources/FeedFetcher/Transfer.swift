@@ -54,7 +54,24 @@ final class Transfer: @unchecked Sendable {
         }
         let limits = request.limits
         check(aggregator_curl_setopt_string(easy, CURLOPT_URL, request.url), "URL")
-        check(aggregator_curl_setopt_string(easy, CURLOPT_USERAGENT, userAgent), "USERAGENT")
+        let credentials = request.credentials
+        check(aggregator_curl_setopt_string(easy, CURLOPT_USERAGENT, credentials?.userAgent ?? userAgent), "USERAGENT")
+        if let username = credentials?.username {
+            // Basic only, and (curl's default) never to another host a redirect leads to.
+            check(aggregator_curl_setopt_long(easy, CURLOPT_HTTPAUTH, 1), "HTTPAUTH")  // CURLAUTH_BASIC (a macro)
+            check(aggregator_curl_setopt_string(easy, CURLOPT_USERNAME, username), "USERNAME")
+            check(aggregator_curl_setopt_string(easy, CURLOPT_PASSWORD, credentials?.password ?? ""), "PASSWORD")
+        }
+        if let cookie = credentials?.cookie {
+            // Through the cookie engine, bound to the feed's host: CURLOPT_COOKIE would follow redirects anywhere.
+            for line in FetchCredentials.cookieLines(cookie, host: host) {
+                check(aggregator_curl_setopt_string(easy, CURLOPT_COOKIELIST, line), "COOKIELIST")
+            }
+        }
+        if credentials?.allowsSelfSignedCertificates == true {
+            check(aggregator_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0), "SSL_VERIFYPEER")
+            check(aggregator_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0), "SSL_VERIFYHOST")
+        }
         check(aggregator_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         check(aggregator_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
         check(aggregator_curl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")

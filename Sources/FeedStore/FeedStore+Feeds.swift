@@ -43,6 +43,10 @@ public struct FeedSummary: Sendable, Equatable {
     /// The account's filter rules for the feed (Miniflux's `blocklist_rules`, `keeplist_rules`), if any.
     public var blocklistRules: String?
     public var keeplistRules: String?
+    /// Whether the feed is the account's own copy, fetched with its own settings (DESIGN §12).
+    public var isPrivateCopy = false
+    /// Its fetch settings; the secrets (`cookie`, `password`) are never read back: "" when set.
+    public var fetchSettings = FeedFetchSettings()
 
     public init(id: Int64, url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil,
                 categoryID: Int64? = nil, status: FeedStatus = .ok, lastError: String? = nil, errorCount: Int = 0,
@@ -117,7 +121,9 @@ extension StoreReader {
             SELECT u.id, f.url, coalesce(u.title, f.title), f.site_url, c.name,
                    CASE WHEN u.disabled = 1 THEN 'disabled' ELSE f.status END, f.last_error, f.error_count,
                    f.entry_count - u.read_count - u.hidden_count, f.entry_count - u.hidden_count, f.checked_at, f.next_check_at, u.category_id, f.newest_entry_at,
-                   i.id, i.digest, coalesce(c.hide_globally, 0), u.hide_globally, u.scraper_rules, u.blocklist_rules, u.keeplist_rules
+                   i.id, i.digest, coalesce(c.hide_globally, 0), u.hide_globally, u.scraper_rules, u.blocklist_rules, u.keeplist_rules,
+                   f.owner_account_id IS NOT NULL, f.user_agent, CASE WHEN f.cookie IS NULL THEN NULL ELSE '' END, f.username,
+                   CASE WHEN f.password IS NULL THEN NULL ELSE '' END, f.ignore_http_cache, f.allow_self_signed
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id LEFT JOIN categories c ON c.id = u.category_id
             LEFT JOIN icons i ON i.id = f.icon_id
             WHERE \(conditions.joined(separator: " AND "))
@@ -137,6 +143,8 @@ extension StoreReader {
             feeds[feeds.count - 1].hideGlobally = row.int64(at: 17) != 0
             feeds[feeds.count - 1].scraperRules = row.text(at: 18)
             (feeds[feeds.count - 1].blocklistRules, feeds[feeds.count - 1].keeplistRules) = (row.text(at: 19), row.text(at: 20))
+            feeds[feeds.count - 1].isPrivateCopy = row.int64(at: 21) != 0
+            feeds[feeds.count - 1].fetchSettings = FeedFetchSettings(row: row, at: 22)
         }
         return feeds
     }
@@ -259,19 +267,25 @@ extension FeedStore {
     public func removeFeed(id: Int64, account: Int64) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             let feedID = try feedID(ofSubscription: id, account: account)
-            try database.statement("""
-                DELETE FROM entry_marks
-                WHERE account_id = ?2 AND starred = 0
-                  AND entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = ?1)
-                  AND NOT EXISTS (SELECT 1 FROM entry_sources o CROSS JOIN subscriptions u ON u.feed_id = o.feed_id
-                                  WHERE o.entry_id = entry_marks.entry_id AND u.account_id = ?2 AND u.feed_id != ?1)
-                """).run([.integer(feedID), .integer(account)])
+            try dropMarks(feed: feedID, account: account)
             try database.statement("DELETE FROM subscriptions WHERE id = ?1").run([.integer(id)])
             guard try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) == 0 else {
                 return
             }
             try removeUnfollowedFeed(feedID)
         }
+    }
+
+    /// Forgets the account's marks (read, hidden) on the feed's entries that no other feed of its
+    /// carries, as it leaves the feed; starred ones stay.
+    func dropMarks(feed: Int64, account: Int64) throws(StoreError) {
+        try database.statement("""
+            DELETE FROM entry_marks
+            WHERE account_id = ?2 AND starred = 0
+              AND entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = ?1)
+              AND NOT EXISTS (SELECT 1 FROM entry_sources o CROSS JOIN subscriptions u ON u.feed_id = o.feed_id
+                              WHERE o.entry_id = entry_marks.entry_id AND u.account_id = ?2 AND u.feed_id != ?1)
+            """).run([.integer(feed), .integer(account)])
     }
 
     /// Deletes a feed nobody follows, and the entries only it carried that nobody starred; what stays
@@ -309,9 +323,14 @@ extension FeedStore {
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
     public func updateFeed(id: Int64, account: Int64, title: String? = nil, category: String? = nil, url: String? = nil,
                            siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
-                           scraperRules: String? = nil, blocklist: String? = nil, keeplist: String? = nil) throws(StoreError) {
+                           scraperRules: String? = nil, blocklist: String? = nil, keeplist: String? = nil,
+                           fetchSettings: FetchSettingsChange? = nil, now: Date = Date()) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
-            let feedID = try feedID(ofSubscription: id, account: account)
+            var feedID = try feedID(ofSubscription: id, account: account)
+            if let fetchSettings, !fetchSettings.isEmpty {
+                feedID = try changeFetchSettings(subscription: id, feed: feedID, account: account, fetchSettings,
+                                                 now: Int64(now.timeIntervalSince1970))
+            }
             if url != nil || siteURL != nil,
                try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) ?? 0 > 1 {
                 throw StoreError(.invalidQuery, message: "other accounts follow this feed too: its URL and site URL "

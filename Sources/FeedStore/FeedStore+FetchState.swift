@@ -12,6 +12,73 @@ public struct FeedFetchState: Sendable, Equatable {
     public var intervalSeconds: Int?
     /// Whether an admin follows it (`private-networks = admins`: else it may not reach private addresses).
     public var hasAdminFollower = true
+    /// A private copy's own fetch settings (DESIGN §12); nil for a shared feed, fetched with the defaults.
+    public var settings: FeedFetchSettings?
+}
+
+/// A feed's own fetch settings (DESIGN §15), Miniflux's `user_agent`, `cookie`, `username`,
+/// `password`, `ignore_http_cache` and `allow_self_signed_certificates`. Any value but the defaults
+/// makes the feed its account's private copy.
+public struct FeedFetchSettings: Sendable, Equatable {
+    public var userAgent: String?
+    /// Secrets: kept to be sent, never shown back (write-only in every front end).
+    public var cookie: String?
+    public var username: String?
+    public var password: String?
+    public var ignoresHTTPCache = false
+    public var allowsSelfSignedCertificates = false
+
+    public init(userAgent: String? = nil, cookie: String? = nil, username: String? = nil, password: String? = nil,
+                ignoresHTTPCache: Bool = false, allowsSelfSignedCertificates: Bool = false) {
+        (self.userAgent, self.cookie, self.username, self.password) = (userAgent, cookie, username, password)
+        (self.ignoresHTTPCache, self.allowsSelfSignedCertificates) = (ignoresHTTPCache, allowsSelfSignedCertificates)
+    }
+
+    /// Nothing but the defaults: the feed may be shared.
+    public var isDefault: Bool { self == FeedFetchSettings() }
+
+    /// These settings with `change` applied: nil leaves a value, "" clears it.
+    public func applying(_ change: FetchSettingsChange) -> FeedFetchSettings {
+        func apply(_ old: String?, _ new: String?) -> String? { new.map { $0.isEmpty ? nil : $0 } ?? old }
+        return FeedFetchSettings(userAgent: apply(userAgent, change.userAgent), cookie: apply(cookie, change.cookie),
+                                 username: apply(username, change.username), password: apply(password, change.password),
+                                 ignoresHTTPCache: change.ignoresHTTPCache ?? ignoresHTTPCache,
+                                 allowsSelfSignedCertificates: change.allowsSelfSignedCertificates ?? allowsSelfSignedCertificates)
+    }
+
+    /// The columns of `feeds` that hold them, in this order (`init(row:at:)`).
+    static let columns = "user_agent, cookie, username, password, ignore_http_cache, allow_self_signed"
+
+    init(row: Statement, at first: Int32) {
+        self.init(userAgent: row.text(at: first), cookie: row.text(at: first + 1), username: row.text(at: first + 2),
+                  password: row.text(at: first + 3), ignoresHTTPCache: row.int64(at: first + 4) != 0,
+                  allowsSelfSignedCertificates: row.int64(at: first + 5) != 0)
+    }
+
+    var values: [SQLValue] {
+        [SQLValue(userAgent), SQLValue(cookie), SQLValue(username), SQLValue(password), SQLValue(ignoresHTTPCache),
+         SQLValue(allowsSelfSignedCertificates)]
+    }
+}
+
+/// A change of a feed's fetch settings: for each text, nil leaves it and "" clears it; for each flag,
+/// nil leaves it.
+public struct FetchSettingsChange: Sendable, Equatable {
+    public var userAgent: String?
+    public var cookie: String?
+    public var username: String?
+    public var password: String?
+    public var ignoresHTTPCache: Bool?
+    public var allowsSelfSignedCertificates: Bool?
+
+    public init(userAgent: String? = nil, cookie: String? = nil, username: String? = nil, password: String? = nil,
+                ignoresHTTPCache: Bool? = nil, allowsSelfSignedCertificates: Bool? = nil) {
+        (self.userAgent, self.cookie, self.username, self.password) = (userAgent, cookie, username, password)
+        (self.ignoresHTTPCache, self.allowsSelfSignedCertificates) = (ignoresHTTPCache, allowsSelfSignedCertificates)
+    }
+
+    /// Whether it changes nothing.
+    public var isEmpty: Bool { self == FetchSettingsChange() }
 }
 
 /// The outcome of one fetch, as the store records it on the feed.
@@ -28,10 +95,11 @@ public enum FetchRecord: Sendable, Equatable {
 extension FeedFetchState {
     /// The columns `init(row:)` reads, from `feeds`.
     /// How many columns `columns` names.
-    static let columnCount = 9
+    static let columnCount = 16
     static let columns = """
         id, url, etag, last_modified, error_count, status, next_check_at, interval_s,
-        EXISTS (SELECT 1 FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = feeds.id AND a.admin = 1)
+        EXISTS (SELECT 1 FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = feeds.id AND a.admin = 1),
+        owner_account_id, \(FeedFetchSettings.columns)
         """
 
     init(row: Statement) {
@@ -40,6 +108,7 @@ extension FeedFetchState {
                   nextCheckAt: row.optionalInt64(at: 6).map { Date(timeIntervalSince1970: TimeInterval($0)) },
                   intervalSeconds: row.optionalInt64(at: 7).map { Int($0) })
         hasAdminFollower = row.int64(at: 8) != 0
+        if row.optionalInt64(at: 9) != nil { settings = FeedFetchSettings(row: row, at: 10) }
     }
 }
 

@@ -26,7 +26,8 @@ extension FeedStore {
                                                   [.integer(subscription), .integer(account)]) else {
                 throw StoreError(.notFound, message: "no feed with id \(subscription)")
             }
-            let document = IncomingFeed(feedID: feed, entries: [entry])
+            let isPrivate = try database.integer("SELECT owner_account_id IS NOT NULL FROM feeds WHERE id = ?1", [.integer(feed)]) == 1
+            let document = IncomingFeed(feedID: feed, entries: [entry], isPrivate: isPrivate)
             var counters = CounterChanges(database: database)
             var stored: (id: Int64, isRemoved: Bool)?
             try database.statement("""

@@ -62,26 +62,32 @@ public actor FeedStore {
         public var title: String?
         public var siteURL: String?
         public var category: String?
+        /// Anything but the defaults makes the feed the account's private copy (DESIGN §12).
+        public var fetchSettings = FeedFetchSettings()
 
-        public init(url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil) {
+        public init(url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil,
+                    fetchSettings: FeedFetchSettings = FeedFetchSettings()) {
             self.url = url
             self.title = title
             self.siteURL = siteURL
             self.category = category
+            self.fetchSettings = fetchSettings
         }
     }
 
     /// Subscribes the account to `feeds` in one transaction; a URL it already follows is skipped. A
-    /// feed another account follows is shared: it is fetched once for all, its entries stored once.
+    /// feed another account follows is shared: it is fetched once for all, its entries stored once. A
+    /// feed with fetch settings of its own is the account's private copy (DESIGN §12).
     /// - Returns: how many subscriptions were new.
     @discardableResult
     public func addFeeds(_ feeds: [NewFeed], account: Int64, now: Date = Date()) throws(StoreError) -> Int {
         let insertFeed = try database.prepare("""
-            INSERT INTO feeds(url, title, site_url, added_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(url) DO NOTHING
+            INSERT INTO feeds(url, title, site_url, added_at) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT(url) WHERE owner_account_id IS NULL DO NOTHING
             """)
         let subscribe = try database.prepare("""
             INSERT INTO subscriptions(account_id, feed_id, title, category_id, added_at)
-            SELECT ?1, id, ?3, ?4, ?5 FROM feeds WHERE url = ?2
+            SELECT ?1, id, ?3, ?4, ?5 FROM feeds WHERE url = ?2 AND owner_account_id IS NULL
             ON CONFLICT(account_id, feed_id) DO NOTHING
             """)
         return try database.transaction { () throws(StoreError) -> Int in
@@ -92,12 +98,31 @@ public actor FeedStore {
                     categoryID = try self.categoryID(named: category, account: account, creating: true)
                 }
                 let seconds = SQLValue.integer(Int64(now.timeIntervalSince1970))
+                if !feed.fetchSettings.isDefault {
+                    guard try database.integer("""
+                        SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 AND f.url = ?2
+                        """, [.integer(account), .text(feed.url)]) == nil else { continue }
+                    let copy = try insertPrivateFeed(url: feed.url, title: feed.title, siteURL: feed.siteURL,
+                                                     settings: feed.fetchSettings, account: account, now: seconds)
+                    try database.statement("""
+                        INSERT INTO subscriptions(account_id, feed_id, title, category_id, added_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                        """).run([.integer(account), .integer(copy), SQLValue(feed.title), SQLValue(categoryID), seconds])
+                    added += 1
+                    continue
+                }
+                if try database.integer("""
+                    SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
+                    WHERE u.account_id = ?1 AND f.url = ?2 AND f.owner_account_id IS NOT NULL
+                    """, [.integer(account), .text(feed.url)]) != nil {
+                    continue  // its private copy of that URL
+                }
                 try insertFeed.run([.text(feed.url), SQLValue(feed.title), SQLValue(feed.siteURL), seconds])
                 let isNewFeed = try database.changes() == 1
                 try subscribe.run([.integer(account), .text(feed.url), SQLValue(feed.title), SQLValue(categoryID), seconds])
                 guard try database.changes() == 1 else { continue }
                 added += 1
-                if !isNewFeed, let feedID = try database.integer("SELECT id FROM feeds WHERE url = ?1", [.text(feed.url)]) {
+                if !isNewFeed, let feedID = try database.integer("SELECT id FROM feeds WHERE url = ?1 AND owner_account_id IS NULL",
+                                                                  [.text(feed.url)]) {
                     try showLatestDocumentOnly(feed: feedID, account: account, now: Int64(now.timeIntervalSince1970))
                     // A feed its other followers had all disabled is fetched again for this one.
                     try updateFetching(feedID)

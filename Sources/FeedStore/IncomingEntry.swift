@@ -10,10 +10,13 @@ public struct IncomingFeed: Sendable {
     let keys: [String]
     let fingerprints: [Int64]
 
-    public init(feedID: Int64, entries: [IncomingEntry]) {
+    /// - Parameter isPrivate: the feed is an account's private copy (DESIGN §12): its entries are keyed
+    ///   apart, never merged with an entry another feed carries at the same URL.
+    public init(feedID: Int64, entries: [IncomingEntry], isPrivate: Bool = false) {
         self.feedID = feedID
         self.entries = entries
-        keys = FeedStore.keys(feedID: feedID, entries: entries)
+        let keys = FeedStore.keys(feedID: feedID, entries: entries)
+        self.keys = isPrivate ? keys.map { "private:\(feedID):\($0)" } : keys
         fingerprints = entries.map(FeedStore.fingerprint(of:))
     }
 }

@@ -531,6 +531,66 @@ enum Migrations {
             waiting_since      bigint);
         CREATE TABLE login_failures (address text PRIMARY KEY, failures bigint NOT NULL, last_at bigint NOT NULL);
         """),
+        // 29: private copies of feeds (DESIGN §12, §15). A feed with fetch settings of its own (a user
+        // agent, a cookie, HTTP Basic credentials, ignoring the HTTP cache, accepting a self-signed
+        // certificate) belongs to one account (`owner_account_id`, the account's subscription the only
+        // one), its entries keyed apart from everyone else's: URLs are unique among shared feeds, and
+        // per owner among private ones. SQLite cannot drop a column's UNIQUE: the table is rebuilt.
+        // The owner is a plain column: removing an account removes its private feeds with their entries
+        // (`removeAccount`), which a cascade would skip.
+        Step(sql: """
+        CREATE TABLE feeds_v29 (
+            id                INTEGER PRIMARY KEY AUTOINCREMENT,
+            url               TEXT NOT NULL,
+            title             TEXT,
+            site_url          TEXT,
+            added_at          INTEGER NOT NULL,
+            etag              TEXT,
+            last_modified     TEXT,
+            checked_at        INTEGER,
+            next_check_at     INTEGER,
+            interval_s        INTEGER,
+            error_count       INTEGER NOT NULL DEFAULT 0,
+            last_error        TEXT,
+            status            TEXT NOT NULL DEFAULT 'ok' CHECK (status IN ('ok', 'failing', 'disabled')),
+            entry_count       INTEGER NOT NULL DEFAULT 0,
+            newest_entry_at   INTEGER,
+            icon_id           INTEGER REFERENCES icons(id) ON DELETE SET NULL,
+            icon_checked_at   INTEGER,
+            image_url         TEXT,
+            icon_url          TEXT,
+            latest_entries    TEXT,
+            claimed_by        TEXT,
+            owner_account_id  INTEGER,
+            user_agent        TEXT,
+            cookie            TEXT,
+            username          TEXT,
+            password          TEXT,
+            ignore_http_cache INTEGER NOT NULL DEFAULT 0,
+            allow_self_signed INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO feeds_v29(id, url, title, site_url, added_at, etag, last_modified, checked_at, next_check_at,
+                              interval_s, error_count, last_error, status, entry_count, newest_entry_at, icon_id,
+                              icon_checked_at, image_url, icon_url, latest_entries, claimed_by)
+            SELECT id, url, title, site_url, added_at, etag, last_modified, checked_at, next_check_at,
+                   interval_s, error_count, last_error, status, entry_count, newest_entry_at, icon_id,
+                   icon_checked_at, image_url, icon_url, latest_entries, claimed_by
+            FROM feeds ORDER BY id;
+        DROP TABLE feeds;
+        ALTER TABLE feeds_v29 RENAME TO feeds;
+        CREATE INDEX feeds_by_next_check ON feeds(next_check_at);
+        CREATE INDEX feeds_by_icon ON feeds(icon_id) WHERE icon_id IS NOT NULL;
+        CREATE INDEX feeds_by_claimer ON feeds(claimed_by) WHERE claimed_by IS NOT NULL;
+        CREATE UNIQUE INDEX feeds_shared_url ON feeds(url) WHERE owner_account_id IS NULL;
+        CREATE UNIQUE INDEX feeds_private_url ON feeds(owner_account_id, url) WHERE owner_account_id IS NOT NULL;
+        """, postgres: """
+        ALTER TABLE feeds DROP CONSTRAINT feeds_url_key;
+        ALTER TABLE feeds ADD COLUMN owner_account_id bigint, ADD COLUMN user_agent text, ADD COLUMN cookie text,
+            ADD COLUMN username text, ADD COLUMN password text, ADD COLUMN ignore_http_cache bigint NOT NULL DEFAULT 0,
+            ADD COLUMN allow_self_signed bigint NOT NULL DEFAULT 0;
+        CREATE UNIQUE INDEX feeds_shared_url ON feeds(url) WHERE owner_account_id IS NULL;
+        CREATE UNIQUE INDEX feeds_private_url ON feeds(owner_account_id, url) WHERE owner_account_id IS NOT NULL;
+        """, rebuildsTables: true),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

@@ -350,4 +350,63 @@ import Testing
         }
         #expect(kept == counted, "kept = counted")
     }
+
+    /// A feed given fetch settings of its own becomes the account's private copy (DESIGN §12): the
+    /// subscription keeps its id, the other follower keeps the shared feed, the copy's entries are keyed
+    /// apart, what the account starred stays, and the counters stay equal to a count.
+    @Test func aPrivateCopyIsSplitOffAndJoinsTheSharedFeedAgain() async throws {
+        let (fixture, bea, feeds) = try await twoReaders()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        let shared = try #require(feeds["https://a.example/feed"])
+        let annsA = try #require(try reader.feeds(account: ann).first { $0.url == "https://a.example/feed" }?.id)
+        let story1 = try #require(try reader.articles(ArticleFilter(account: ann, search: "\"Story 1\"")).articles.first?.id)
+        #expect(try await store.mark(ids: [story1], account: ann, starred: true) == 1)
+
+        try await store.updateFeed(id: annsA, account: ann, fetchSettings: FetchSettingsChange(cookie: "session=1"))
+        let copy = try #require(try reader.feeds(account: ann).first { $0.id == annsA })
+        #expect(copy.isPrivateCopy && copy.fetchSettings.cookie == "", "the cookie is never read back")
+        let copyFeed = try #require(try await store.feedsToFetch().first { $0.settings?.cookie == "session=1" })
+        #expect(copyFeed.id != shared && copyFeed.url == "https://a.example/feed")
+        #expect(try reader.feeds(account: bea).first { $0.url == "https://a.example/feed" }?.isPrivateCopy == false)
+        #expect(try reader.article(id: story1, account: ann)?.isStarred == true, "a starred entry stays")
+
+        // The copy's document: story 2's URL is an entry of its own there, not the shared one.
+        func story(_ n: Int) -> IncomingEntry { entry("https://news.example/\(n)", title: "Story \(n)", published: Double(n) * day) }
+        try await store.ingest([IncomingFeed(feedID: copyFeed.id, entries: [story(2), story(9)], isPrivate: true)], now: now)
+        let annsStory2 = try reader.articles(ArticleFilter(account: ann, feedID: annsA)).articles.compactMap(\.id)
+        let beasStory2 = try reader.articles(ArticleFilter(account: bea, search: "\"Story 2\"")).articles.compactMap(\.id)
+        #expect(annsStory2.count == 2 && Set(annsStory2).isDisjoint(with: beasStory2), "nothing shared with Bea")
+        #expect(try reader.articles(ArticleFilter(account: bea, search: "\"Story 9\"")).articles.isEmpty)
+
+        func expectCountsKept(_ step: String) async throws {
+            let kept = try [ann, bea].map { [try reader.accountCounts($0).entries, try reader.accountCounts($0).unread]
+                + (try reader.feeds(account: $0).flatMap { [$0.unread, $0.total] }) }
+            try await store.recountCounters()
+            let counted = try [ann, bea].map { [try reader.accountCounts($0).entries, try reader.accountCounts($0).unread]
+                + (try reader.feeds(account: $0).flatMap { [$0.unread, $0.total] }) }
+            #expect(kept == counted, "kept = counted after \(step)")
+        }
+        try await expectCountsKept("the split")
+
+        // Back to the defaults: the shared feed again, its latest document shown; the copy is gone.
+        try await store.updateFeed(id: annsA, account: ann, fetchSettings: FetchSettingsChange(cookie: ""))
+        #expect(try reader.feeds(account: ann).first { $0.id == annsA }?.isPrivateCopy == false)
+        #expect(try titles(reader, ArticleFilter(account: ann, feedID: annsA)) == ["Story 1", "Story 2"])
+        #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE owner_account_id IS NOT NULL") == 0)
+        #expect(try reader.database.integer("SELECT count(*) FROM entries WHERE key LIKE 'private:%'") == 0)
+        try await expectCountsKept("joining the shared feed again")
+
+        // Removing an account removes its private copies with their entries.
+        try await store.addFeeds([.init(url: "https://c.example/feed", fetchSettings: FeedFetchSettings(username: "bea"))],
+                                 account: bea)
+        #expect(try reader.feeds(account: bea).count == 2, "Bea follows c.example already: not twice")
+        try await store.addFeeds([.init(url: "https://d.example/feed", fetchSettings: FeedFetchSettings(username: "bea"))],
+                                 account: bea)
+        let beasCopy = try #require(try await store.feedsToFetch().first { $0.url == "https://d.example/feed" })
+        try await store.ingest([IncomingFeed(feedID: beasCopy.id, entries: [story(7)], isPrivate: true)], now: now)
+        try await store.removeAccount(id: bea)
+        #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE owner_account_id IS NOT NULL") == 0)
+        #expect(try reader.database.integer("SELECT count(*) FROM entries WHERE key LIKE 'private:%'") == 0)
+    }
 }

@@ -75,6 +75,10 @@ PODCAST = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Podcast</t
 <enclosure url="http://example.org/pod/1.mp3" type="audio/mpeg" length="1234567"/>
 <enclosure url="http://example.org/pod/1.ogg" type="audio/ogg" length="999"/></item>
 <item><title>Notes</title><link>http://example.org/pod/notes</link></item></channel></rss>"""
+MEMBERS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Members</title>
+<item><title>Members-only take on item 2</title><link>http://example.org/many/2</link></item>
+<item><title>Members only</title><link>http://example.org/members/1</link></item></channel></rss>"""
+MEMBERS_SEEN = []
 BEACONS = []
 HITS = {}  # GET path -> how many times it was asked for (/hits lists them: several daemons fetch each feed once)
 RUNNING = [0, 0]  # requests to /concurrent/ now, and the most at once
@@ -111,6 +115,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with COUNT:
                 body = "".join("%d %s\n" % (n, p) for p, n in sorted(HITS.items()) if p != "/hits")
             return self.send(200, body.encode())
+        if path == "/members-seen":  # what the last request for a /members… path sent
+            return self.send(200, "\n".join(MEMBERS_SEEN).encode())
+        if path in ("/members.xml", "/members-away", "/members-echo"):
+            # Behind HTTP Basic and a cookie: a private copy's settings (DESIGN §15). Its first item has the
+            # URL of an item /many.xml carries too: a private copy's entries are never merged with those.
+            authorization = self.headers.get("Authorization") or ""
+            authorized = (authorization == "Basic " + base64.b64encode(b"member:open sesame").decode()
+                          and "session=s3cret" in (self.headers.get("Cookie") or ""))
+            MEMBERS_SEEN[:] = ["path: " + path, "user-agent: " + (self.headers.get("User-Agent") or ""),
+                               "if-none-match: " + (self.headers.get("If-None-Match") or ""),
+                               "cookie: " + (self.headers.get("Cookie") or ""), "authorization: " + authorization,
+                               "authorized: " + str(authorized)]
+            if path == "/members-away":  # to another host name: neither the cookie nor the password may follow
+                return self.send(302, headers=[("Location", "http://localhost:%d/members-echo" % self.server.server_port)])
+            if not authorized and path == "/members.xml":
+                return self.send(401, b"members only", [("WWW-Authenticate", 'Basic realm="members"')])
+            return self.send(200, MEMBERS, [("ETag", '"m1"'), ("Content-Type", "application/rss+xml")])
         if path == "/feed.xml":
             if self.headers.get("If-None-Match") == '"v1"':
                 return self.send(304, headers=[("ETag", '"v1"')])

@@ -35,18 +35,23 @@ extension AggregatorService {
 
     /// Subscribes to the feed at `url`, or to the feed an HTML page at `url` links to (or serves at a
     /// usual path), and has the scheduler fetch it at once.
+    /// With fetch settings other than the defaults (DESIGN §15), the feed is the account's private copy,
+    /// discovered and fetched with them.
     public func addFeed(url: String, category: String? = nil, title: String? = nil,
+                        fetchSettings: FeedFetchSettings = FeedFetchSettings(),
                         for account: AccountIdentity) async throws(AggregatorError) -> FeedAddition {
         guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
               components.host?.isEmpty == false else {
             throw .invalidArgument("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
         }
-        let found = try await discover(url, for: account)
+        try Self.checkFetchSettings(fetchSettings, for: account)
+        let found = try await discover(url, settings: fetchSettings, for: account)
         guard try await write({ try await $0.feedID(url: found.url, account: account.id) }) == nil else {
             throw .alreadySubscribed("already subscribed to \(found.url)")
         }
         _ = try await write {
-            try await $0.addFeeds([.init(url: found.url, title: title ?? found.title, category: category)], account: account.id)
+            try await $0.addFeeds([.init(url: found.url, title: title ?? found.title, category: category,
+                                         fetchSettings: fetchSettings)], account: account.id)
         }
         scheduler.wakeEveryone()
         let feed = try await self.feed(.url(found.url), for: account)
@@ -71,13 +76,15 @@ extension AggregatorService {
     public func updateFeed(_ reference: FeedReference, title: String?, category: String?, url: String? = nil,
                            siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
                            scraperRules: String? = nil, blocklist: String? = nil, keeplist: String? = nil,
+                           fetchSettings: FetchSettingsChange = FetchSettingsChange(),
                            for account: AccountIdentity) async throws(AggregatorError) -> FeedSummary {
         let given: [Any?] = [title, category, url, siteURL, disabled, hideGlobally, scraperRules, blocklist, keeplist]
-        guard given.contains(where: { $0 != nil }) else {
+        guard given.contains(where: { $0 != nil }) || !fetchSettings.isEmpty else {
             throw .invalidArgument("give a new title and/or category")
         }
         let id = try await feedID(reference, for: account)
         try Self.checkFeedSettings(scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist)
+        try Self.checkFetchSettings(FeedFetchSettings().applying(fetchSettings), for: account)
         if let url {
             guard let components = URLComponents(string: url), components.host?.isEmpty == false,
                   ["http", "https"].contains(components.scheme?.lowercased() ?? "") else {
@@ -96,9 +103,31 @@ extension AggregatorService {
         }
         try await write { try await $0.updateFeed(id: id, account: account.id, title: title, category: category, url: url,
                                                   siteURL: siteURL, disabled: disabled, hideGlobally: hideGlobally,
-                                                  scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist) }
-        if url != nil || disabled == false { scheduler.wakeEveryone() }
+                                                  scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist,
+                                                  fetchSettings: fetchSettings) }
+        if url != nil || disabled == false || !fetchSettings.isEmpty { scheduler.wakeEveryone() }
         return try await feed(.id(id), for: account)
+    }
+
+    /// Refuses fetch settings that could not be sent as given (control characters, which would end a
+    /// header line; over 4 KiB) and a self-signed certificate asked for by a regular account (an admin's
+    /// choice: it turns off the check that the server is who it says).
+    public static func checkFetchSettings(_ settings: FeedFetchSettings, for account: AccountIdentity) throws(AggregatorError) {
+        let texts = [("user_agent", settings.userAgent), ("cookie", settings.cookie), ("username", settings.username),
+                     ("password", settings.password)]
+        for (name, text) in texts {
+            guard let text else { continue }
+            guard text.utf8.count <= 4096 else { throw .invalidArgument("\(name) can be at most 4096 bytes") }
+            guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw .invalidArgument("\(name) cannot hold control characters (tabs, line breaks)")
+            }
+        }
+        if let username = settings.username, username.contains(":") {
+            throw .invalidArgument("username cannot hold ':' (HTTP Basic separates it from the password with one)")
+        }
+        if settings.allowsSelfSignedCertificates, !account.isAdmin {
+            throw .forbidden("only an admin may allow self-signed certificates (allow_self_signed_certificates)")
+        }
     }
 
     /// Refuses an article selector or a filter rule the engines cannot read (`ContentSelector`,
@@ -177,14 +206,18 @@ extension AggregatorService {
     /// The feed behind `url`: the URL itself when it serves a feed, else the first feed an HTML page
     /// links to (`<link rel="alternate">`), else the first of the usual paths that serves one. A
     /// regular account's requests obey `private-networks = admins` (DESIGN §12).
-    private func discover(_ url: String, for account: AccountIdentity) async throws(AggregatorError)
+    /// With `settings`, its requests are made as the private copy's fetches will be.
+    private func discover(_ url: String, settings: FeedFetchSettings = FeedFetchSettings(),
+                          for account: AccountIdentity) async throws(AggregatorError)
         -> (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?) {
         let fetcher = pipeline.fetcher
         let limits = pipeline.limits
         let refusal = try await addressRefusal(for: account)
+        let credentials = settings.isDefault ? nil : settings.credentials
         let response: FetchResponse
         do {
-            response = try await fetcher.fetch(FetchRequest(url: url, limits: limits, refusingPrivateNetworks: refusal))
+            response = try await fetcher.fetch(FetchRequest(url: url, limits: limits, refusingPrivateNetworks: refusal,
+                                                            credentials: credentials))
         } catch {
             // An address the rule refuses is refused at once (no request was sent): subscribing would
             // only make a feed that fails at every fetch.
@@ -203,7 +236,7 @@ extension AggregatorService {
             origin.query = nil
             guard let candidate = origin.string,
                   let answer = try? await fetcher.fetch(FetchRequest(url: candidate, limits: limits,
-                                                                     refusingPrivateNetworks: refusal)),
+                                                                     refusingPrivateNetworks: refusal, credentials: credentials)),
                   let feed = parsedFeed(answer, limits: limits) else { continue }
             return (candidate, feed.title, [], nil)
         }

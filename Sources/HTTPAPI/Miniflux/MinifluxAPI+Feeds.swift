@@ -35,7 +35,8 @@ extension MinifluxAPI {
         let (blocklist, keeplist) = (try Self.text("blocklist_rules", body), try Self.text("keeplist_rules", body))
         try Self.refuseSettingsNotKept(body)
         try AggregatorService.checkFeedSettings(scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist)
-        let added = try await service.addFeed(url: url, category: category, for: request.account)
+        let fetchSettings = FeedFetchSettings().applying(try Self.fetchSettingsChange(body))
+        let added = try await service.addFeed(url: url, category: category, fetchSettings: fetchSettings, for: request.account)
         // A failed first fetch does not undo the subscription: the feed shows its error and is retried.
         _ = try? await service.refresh([.id(added.feed.id)], wait: true, for: request.account)
         // Its icon too, as Miniflux has it when it answers (apps show it at once).
@@ -69,13 +70,31 @@ extension MinifluxAPI {
             categoryName = try await self.categoryName(value, request) ?? ""  // "": filed under no category
         }
         try Self.refuseSettingsNotKept(body)
+        let fetchSettings = try Self.fetchSettingsChange(body)
         let changes: [Any?] = [title, categoryName, url, siteURL, disabled, hideGlobally, scraperRules, blocklist, keeplist]
-        let feed = changes.allSatisfy { $0 == nil }
+        let feed = changes.allSatisfy { $0 == nil } && fetchSettings.isEmpty
             ? try await service.feed(.id(id), for: request.account)
             : try await service.updateFeed(.id(id), title: title, category: categoryName, url: url, siteURL: siteURL,
                                            disabled: disabled, hideGlobally: hideGlobally, scraperRules: scraperRules,
-                                           blocklist: blocklist, keeplist: keeplist, for: request.account)
+                                           blocklist: blocklist, keeplist: keeplist, fetchSettings: fetchSettings,
+                                           for: request.account)
         return MinifluxJSON.response(MinifluxJSON.feed(feed, user: request.account.id), status: 201)
+    }
+
+    /// The fetch settings a body changes (DESIGN §15). `user_agent` and `username`: absent or null leaves
+    /// them, "" clears. The secrets `password` and `cookie` are write-only (answered as ""): absent or ""
+    /// leaves them, null clears them, so an app that sends back the feed it got changes nothing.
+    static func fetchSettingsChange(_ body: [String: JSONValue]) throws(MinifluxError) -> FetchSettingsChange {
+        func secret(_ name: String) throws(MinifluxError) -> String? {
+            guard let value = body[name] else { return nil }
+            if value.isNull { return "" }
+            guard let text = value.string else { throw MinifluxError("\(name) must be a string") }
+            return text.isEmpty ? nil : text
+        }
+        return FetchSettingsChange(userAgent: try text("user_agent", body), cookie: try secret("cookie"),
+                                   username: try text("username", body), password: try secret("password"),
+                                   ignoresHTTPCache: try flag("ignore_http_cache", body),
+                                   allowsSelfSignedCertificates: try flag("allow_self_signed_certificates", body))
     }
 
     /// A text field of the body, nil when absent or null.
@@ -98,7 +117,8 @@ extension MinifluxAPI {
         for (name, value) in body.sorted(by: { $0.key < $1.key }) where keptLaterFeedFields.contains(name) {
             guard isDefaultFeedSetting(value) else {
                 throw MinifluxError("\(name) cannot be set here yet (title, category_id, feed_url, site_url, disabled, "
-                    + "hide_globally, scraper_rules, blocklist_rules and keeplist_rules are kept)")
+                    + "hide_globally, scraper_rules, blocklist_rules, keeplist_rules, user_agent, cookie, username, "
+                    + "password, ignore_http_cache and allow_self_signed_certificates are kept)")
             }
         }
     }
@@ -107,9 +127,8 @@ extension MinifluxAPI {
     /// ignored, as Go's JSON decoding ignores them: an app may send back the whole feed object it got.
     static let keptLaterFeedFields: Set<String> = [
         "description", "rewrite_rules", "urlrewrite_rules",
-        "block_filter_entry_rules", "keep_filter_entry_rules", "crawler", "ignore_entry_updates", "user_agent", "cookie",
-        "username", "password", "no_media_player", "ignore_http_cache", "allow_self_signed_certificates",
-        "fetch_via_proxy", "disable_http2", "proxy_url",
+        "block_filter_entry_rules", "keep_filter_entry_rules", "crawler", "ignore_entry_updates",
+        "no_media_player", "fetch_via_proxy", "disable_http2", "proxy_url",
     ]
 
     /// Whether a setting we keep none of holds what we answer for it: null, "", false or 0.

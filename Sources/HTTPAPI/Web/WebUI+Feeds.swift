@@ -139,19 +139,60 @@ extension WebUI {
             <datalist id="category-names">\(page.categories.map { "<option value=\"\(escaped($0.name))\">" }.joined())</datalist>
             <label for="scraper-rules">Article selector for "Fetch original content" (CSS: tags, #id, .class; empty: found by itself)</label>
             <input id="scraper-rules" name="scraper_rules" value="\(escaped(feed.scraperRules ?? ""))" maxlength="1000" size="50">
+            \(fetchSettingsFields(feed, isAdmin: request.account.isAdmin))
             <p><button>Save</button> <a href="\(link("/feeds"))">Cancel</a></p></form>
             <p class="muted">Address: \(escaped(feed.url))</p>
             """
         return Self.html(page.document(title: "Edit feed", main: main))
     }
 
+    /// The feed's fetch settings (DESIGN §15). The secrets are never put in the page: their fields are
+    /// empty, an empty one keeps what is set, and a box clears it.
+    private func fetchSettingsFields(_ feed: FeedSummary, isAdmin: Bool) -> String {
+        let settings = feed.fetchSettings
+        func checked(_ flag: Bool) -> String { flag ? " checked" : "" }
+        func secret(_ name: String, _ label: String, isSet: Bool) -> String {
+            """
+            <label for="\(name)">\(label)\(isSet ? " (set: empty keeps it)" : "")</label>
+            <input id="\(name)" name="\(name)" type="password" autocomplete="off" maxlength="4096" size="50">
+            \(isSet ? "<label><input type=\"checkbox\" name=\"clear_\(name)\" value=\"1\"> Clear it</label>" : "")
+            """
+        }
+        let selfSigned = isAdmin ? """
+            <label><input type="checkbox" name="allow_self_signed_certificates" value="1"\(checked(settings.allowsSelfSignedCertificates))>
+            Accept a certificate no authority signed</label>
+            """ : ""
+        return """
+            <fieldset><legend>Fetching</legend>
+            <p class="muted">Any of these makes this feed yours alone: fetched with them for you, its articles kept apart
+            from everyone else's.\(feed.isPrivateCopy ? " It is your private copy now." : "")</p>
+            <label for="user-agent">User agent (empty: ours)</label>
+            <input id="user-agent" name="user_agent" value="\(escaped(settings.userAgent ?? ""))" maxlength="4096" size="50">
+            <label for="username">HTTP Basic user name</label>
+            <input id="username" name="username" value="\(escaped(settings.username ?? ""))" maxlength="4096" autocomplete="off">
+            \(secret("password", "HTTP Basic password", isSet: settings.password != nil))
+            \(secret("cookie", "Cookie (a=b; c=d)", isSet: settings.cookie != nil))
+            <label><input type="checkbox" name="ignore_http_cache" value="1"\(checked(settings.ignoresHTTPCache))>
+            Ignore the HTTP cache (send no ETag or Last-Modified)</label>
+            \(selfSigned)</fieldset>
+            """
+    }
+
     func updateFeed(_ request: WebRequest) async throws -> HTTPResponse {
-        let title = (request.form.value("title") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let category = (request.form.value("category") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let rules = (request.form.value("scraper_rules") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let form = request.form
+        func trimmed(_ name: String) -> String { (form.value(name) ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
+        let (title, category, rules) = (trimmed("title"), trimmed("category"), trimmed("scraper_rules"))
         guard title.count <= 500, category.count <= 200 else { throw WebError("the title or category is too long") }
+        // A secret's empty field keeps it; its box clears it ("" to the store).
+        func secret(_ name: String) -> String? {
+            form.value("clear_\(name)") == "1" ? "" : (form.value(name).flatMap { $0.isEmpty ? nil : $0 })
+        }
+        let fetch = FetchSettingsChange(
+            userAgent: trimmed("user_agent"), cookie: secret("cookie"), username: trimmed("username"),
+            password: secret("password"), ignoresHTTPCache: form.value("ignore_http_cache") == "1",
+            allowsSelfSignedCertificates: request.account.isAdmin ? form.value("allow_self_signed_certificates") == "1" : nil)
         _ = try await service.updateFeed(.id(try request.id()), title: title.isEmpty ? nil : title, category: category,
-                                         scraperRules: rules, for: request.account)
+                                         scraperRules: rules, fetchSettings: fetch, for: request.account)
         return redirect(to: "/feeds?notice=updated", request.http)
     }
 

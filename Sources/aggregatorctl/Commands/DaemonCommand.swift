@@ -50,10 +50,20 @@ struct DaemonCommand {
             // Miniflux's names for what changes ("" clears a rule or selector; on/off for flags).
             var settings: [String: JSONValue] = [:]
             for (option, key) in [("--title", "title"), ("--category", "category"), ("--block", "blocklist_rules"),
-                                  ("--keep", "keeplist_rules"), ("--scraper", "scraper_rules")] {
+                                  ("--keep", "keeplist_rules"), ("--scraper", "scraper_rules"), ("--user-agent", "user_agent"),
+                                  ("--username", "username")] {
                 if let value = try reader.option(option) { settings[key] = .string(value) }
             }
-            for (option, key) in [("--disabled", "disabled"), ("--hide-globally", "hide_globally")] {
+            // Secrets never go on the command line (other users see it in ps): a line each of standard
+            // input, the password's first when both are asked for ("" clears one).
+            for (option, key) in [("--password-stdin", "password"), ("--cookie-stdin", "cookie")] where reader.flag(option) {
+                guard let line = readLine(strippingNewline: true) else {
+                    throw UsageError("'\(option)' reads a line of standard input, and there is none")
+                }
+                settings[key] = .string(line.hasSuffix("\r") ? String(line.dropLast()) : line)
+            }
+            for (option, key) in [("--disabled", "disabled"), ("--hide-globally", "hide_globally"),
+                                  ("--ignore-cache", "ignore_http_cache"), ("--self-signed", "allow_self_signed_certificates")] {
                 guard let value = try reader.option(option) else { continue }
                 guard ["on", "off"].contains(value) else { throw UsageError("'\(option)' takes on or off") }
                 settings[key] = .bool(value == "on")

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Private copies of feeds (DESIGN §12): a feed with fetch settings of its own (a cookie, credentials,
+/// another user agent, …) is its account's alone, fetched with them, and its entries are keyed apart
+/// (`IncomingFeed(isPrivate:)`), so what a cookie fetched is never shown to anyone else. The
+/// account's subscription keeps its id when its feed is split into a private copy or joins the
+/// shared one again.
+extension FeedStore {
+    /// A new private feed of `account`'s at `url`, due at once.
+    func insertPrivateFeed(url: String, title: String?, siteURL: String?, settings: FeedFetchSettings, account: Int64,
+                           now: SQLValue) throws(StoreError) -> Int64 {
+        guard let id = try database.integer("""
+            INSERT INTO feeds(url, title, site_url, added_at, owner_account_id, \(FeedFetchSettings.columns))
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id
+            """, [.text(url), SQLValue(title), SQLValue(siteURL), now, .integer(account)] + settings.values) else {
+            throw StoreError(.sqlite, message: "the private copy of \(url) could not be stored")
+        }
+        return id
+    }
+
+    /// The feed's fetch settings, and its owner (nil: shared).
+    func fetchSettings(ofFeed feed: Int64) throws(StoreError) -> (settings: FeedFetchSettings, owner: Int64?) {
+        var found: (FeedFetchSettings, Int64?)?
+        try database.statement("SELECT owner_account_id, \(FeedFetchSettings.columns) FROM feeds WHERE id = ?1")
+            .query([.integer(feed)]) { row in found = (FeedFetchSettings(row: row, at: 1), row.optionalInt64(at: 0)) }
+        guard let found else { throw StoreError(.notFound, message: "no feed with id \(feed)") }
+        return found
+    }
+
+    /// Applies `change` to the fetch settings of the account's subscription `subscription` to `feed`:
+    /// a shared feed given settings of its own is split into the account's private copy; a private
+    /// copy whose settings all go back to the defaults follows the shared feed again; otherwise the
+    /// copy's settings change in place. Call inside a transaction.
+    /// - Returns: the subscription's feed now.
+    func changeFetchSettings(subscription: Int64, feed: Int64, account: Int64, _ change: FetchSettingsChange,
+                             now: Int64) throws(StoreError) -> Int64 {
+        let (current, owner) = try fetchSettings(ofFeed: feed)
+        let wanted = current.applying(change)
+        guard wanted != current else { return feed }
+        if owner != nil, !wanted.isDefault {
+            try database.statement("""
+                UPDATE feeds SET user_agent = ?2, cookie = ?3, username = ?4, password = ?5, ignore_http_cache = ?6,
+                    allow_self_signed = ?7, etag = NULL, last_modified = NULL, next_check_at = NULL
+                WHERE id = ?1
+                """).run([.integer(feed)] + wanted.values)
+            return feed
+        }
+        var row: (url: String, title: String?, siteURL: String?)?
+        try database.statement("SELECT url, title, site_url FROM feeds WHERE id = ?1").query([.integer(feed)]) { found in
+            row = (found.text(at: 0) ?? "", found.text(at: 1), found.text(at: 2))
+        }
+        guard let row else { throw StoreError(.notFound, message: "no feed with id \(feed)") }
+        let target: Int64
+        if wanted.isDefault {
+            try database.statement("""
+                INSERT INTO feeds(url, title, site_url, added_at) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT(url) WHERE owner_account_id IS NULL DO NOTHING
+                """).run([.text(row.url), SQLValue(row.title), SQLValue(row.siteURL), .integer(now)])
+            guard let shared = try database.integer("SELECT id FROM feeds WHERE url = ?1 AND owner_account_id IS NULL",
+                                                    [.text(row.url)]) else {
+                throw StoreError(.sqlite, message: "the shared feed \(row.url) could not be stored")
+            }
+            target = shared
+        } else {
+            target = try insertPrivateFeed(url: row.url, title: row.title, siteURL: row.siteURL, settings: wanted,
+                                           account: account, now: .integer(now))
+        }
+        try moveSubscription(subscription, account: account, from: feed, to: target, now: now)
+        return target
+    }
+
+    /// Points the account's subscription at another feed of the same URL, as leaving one and following
+    /// the other would: its marks on what only the old feed carried go, the new feed shows its latest
+    /// document, and the old feed goes when nobody follows it any more.
+    private func moveSubscription(_ id: Int64, account: Int64, from old: Int64, to new: Int64, now: Int64) throws(StoreError) {
+        try dropMarks(feed: old, account: account)
+        try database.statement("UPDATE subscriptions SET feed_id = ?2, read_count = 0, hidden_count = 0 WHERE id = ?1")
+            .run([.integer(id), .integer(new)])
+        try showLatestDocumentOnly(feed: new, account: account, now: now)
+        if try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(old)]) == 0 {
+            try removeUnfollowedFeed(old)
+        } else {
+            try updateFetching(old)
+        }
+        try updateFetching(new)
+    }
+}
