@@ -85,3 +85,16 @@ extension FeedStore {
         try updateFetching(new)
     }
 }
+
+extension StoreReader {
+    /// The fetch settings of the feed of the account's subscription `id`, secrets included, for a
+    /// request made for that feed (its pages' full content); nil for a shared feed or another account's.
+    public func fetchSettings(ofSubscription id: Int64, account: Int64) throws(StoreError) -> FeedFetchSettings? {
+        var settings: FeedFetchSettings?
+        try database.statement("""
+            SELECT \(FeedFetchSettings.columns) FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
+            WHERE u.id = ?1 AND u.account_id = ?2 AND f.owner_account_id IS NOT NULL
+            """).query([.integer(id), .integer(account)]) { row in settings = FeedFetchSettings(row: row, at: 0) }
+        return settings
+    }
+}

@@ -83,6 +83,17 @@ struct CLI {
                 params["password"] = .string(try readPassword(daemonCommand.needsPassword))
                 daemonCommand.params = .object(params)
             }
+            if !daemonCommand.secretsFromStandardInput.isEmpty, case .object(var params) = daemonCommand.params,
+               case .object(var settings) = params["settings"] ?? [:] {
+                for key in daemonCommand.secretsFromStandardInput {
+                    guard let line = readLine(strippingNewline: true) else {
+                        throw UsageError("No \(key) on standard input (a line each: the password first, then the cookie)")
+                    }
+                    settings[key] = .string(line.hasSuffix("\r") ? String(line.dropLast()) : line)
+                }
+                params["settings"] = .object(settings)
+                daemonCommand.params = .object(params)
+            }
             // Whom the command acts for (DESIGN §12); the daemon ignores it where the server as a whole is meant.
             if let user, case .object(var params) = daemonCommand.params {
                 params["user"] = .string(user)

@@ -52,7 +52,12 @@ import Testing
             #expect(shown.contains(expected), "\(expected) in \(shown)")
         }
         let listed = try entries(feed)
-        #expect(Set(listed.compactMap { $0["title"] as? String }) == ["Members-only take on item 2", "Members only"])
+        #expect(Set(listed.compactMap { $0["title"] as? String }) == ["Members-only take on item 2", "Members only", "Members article"])
+        // Its article page, on the feed's own host behind the same login, is fetched with its settings.
+        let article = try #require(listed.first { ($0["title"] as? String) == "Members article" }?["id"] as? Int)
+        let fetched = try daemon.curl("/v1/entries/\(article)/fetch-content", alice)
+        #expect(fetched.status == 200 && fetched.body.contains("Paragraph 1 of the whole story"), "\(fetched.body.prefix(200))")
+        try expectSeen("path: /members-page", "authorized: True")
         // Its item at a URL /many.xml carries too is an entry of its own, not the shared one.
         let all = try object(try daemon.curl("/v1/entries?limit=1000", alice))["entries"] as? [[String: Any]] ?? []
         let item2 = all.filter { ($0["url"] as? String) == "http://example.org/many/2" }

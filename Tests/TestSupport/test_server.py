@@ -77,7 +77,8 @@ PODCAST = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Podcast</t
 <item><title>Notes</title><link>http://example.org/pod/notes</link></item></channel></rss>"""
 MEMBERS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Members</title>
 <item><title>Members-only take on item 2</title><link>http://example.org/many/2</link></item>
-<item><title>Members only</title><link>http://example.org/members/1</link></item></channel></rss>"""
+<item><title>Members only</title><link>http://example.org/members/1</link></item>
+<item><title>Members article</title><link>{origin}/members-page</link></item></channel></rss>"""
 MEMBERS_SEEN = []
 BEACONS = []
 HITS = {}  # GET path -> how many times it was asked for (/hits lists them: several daemons fetch each feed once)
@@ -117,7 +118,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send(200, body.encode())
         if path == "/members-seen":  # what the last request for a /members… path sent
             return self.send(200, "\n".join(MEMBERS_SEEN).encode())
-        if path in ("/members.xml", "/members-away", "/members-echo"):
+        if path in ("/members.xml", "/members-away", "/members-echo", "/members-page"):
             # Behind HTTP Basic and a cookie: a private copy's settings (DESIGN §15). Its first item has the
             # URL of an item /many.xml carries too: a private copy's entries are never merged with those.
             authorization = self.headers.get("Authorization") or ""
@@ -129,9 +130,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                "authorized: " + str(authorized)]
             if path == "/members-away":  # to another host name: neither the cookie nor the password may follow
                 return self.send(302, headers=[("Location", "http://localhost:%d/members-echo" % self.server.server_port)])
-            if not authorized and path == "/members.xml":
+            if not authorized and path in ("/members.xml", "/members-page"):
                 return self.send(401, b"members only", [("WWW-Authenticate", 'Basic realm="members"')])
-            return self.send(200, MEMBERS, [("ETag", '"m1"'), ("Content-Type", "application/rss+xml")])
+            if path == "/members-page":  # an article on the feed's own host, behind the same login
+                return self.send(200, ARTICLE_PAGE, [("Content-Type", "text/html")])
+            origin = "http://" + self.headers.get("Host", "127.0.0.1")
+            return self.send(200, MEMBERS.replace(b"{origin}", origin.encode()),
+                             [("ETag", '"m1"'), ("Content-Type", "application/rss+xml")])
         if path == "/feed.xml":
             if self.headers.get("If-None-Match") == '"v1"':
                 return self.send(304, headers=[("ETag", '"v1"')])

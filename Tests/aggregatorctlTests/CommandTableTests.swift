@@ -24,7 +24,7 @@ import Testing
     static let values: [String: String] = [
         "NAME": "World", "FEED": "1", "WHEN": "7d", "QUERY": "words", "ORDER": "oldest", "N": "5", "C": "next",
         "TEXT": "A title", "URL": "https://example.org/feed", "TYPE": "text/xml", "TAG": "en", "BYTES": "1000",
-        "on|off": "on", "REGEX": "(?i)sponsored", "CSS": "article",
+        "on|off": "on", "REGEX": "(?i)sponsored", "CSS": "article", "UA": "MyReader/1.0",
     ]
 
     /// Parses `aggregatorctl NAME ARGUMENTS` the way the CLI does once it knows the command.

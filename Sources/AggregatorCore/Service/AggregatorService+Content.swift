@@ -15,9 +15,17 @@ extension AggregatorService {
     public func fetchContent(entryID id: Int64, update: Bool, for account: AccountIdentity) async throws(AggregatorError)
         -> String {
         let entry = try await self.entry(id: id, for: account)  // another account's: not found
-        if let feedID = entry.article.feedID, let rules = try await feed(.id(feedID), for: account).scraperRules,
-           !rules.isEmpty {
-            let content = try await extractedArticle(at: try Self.pageURL(of: entry.article), rules: rules, for: account)
+        var feed: FeedSummary?
+        if let feedID = entry.article.feedID { feed = try await self.feed(.id(feedID), for: account) }
+        // A private copy's page is fetched as its feed is (DESIGN §15), when it is on the feed's own
+        // host: its cookie and password are never sent anywhere else. Its entries are its owner's alone.
+        var credentials: FetchCredentials?
+        if let feed, feed.isPrivateCopy, let url = entry.article.url, FetchRequest.host(of: url) == FetchRequest.host(of: feed.url) {
+            credentials = try await read { try $0.fetchSettings(ofSubscription: feed.id, account: account.id) }?.credentials
+        }
+        if let rules = feed?.scraperRules, !rules.isEmpty {
+            let content = try await extractedArticle(at: try Self.pageURL(of: entry.article), rules: rules,
+                                                     credentials: credentials, for: account)
             if update {
                 guard try await write({ try await $0.editEntry(id: id, title: nil, content: content, account: account.id) }) else {
                     throw .notFound("no entry with id \(id)")
@@ -29,7 +37,7 @@ extension AggregatorService {
         if let kept = try await read({ try $0.page(entryID: id) }) {
             content = kept
         } else {
-            content = try await extractedArticle(at: try Self.pageURL(of: entry.article), for: account)
+            content = try await extractedArticle(at: try Self.pageURL(of: entry.article), credentials: credentials, for: account)
             guard try await write({ try await $0.keepPage(entryID: id, content: content) }) else {
                 throw .notFound("no entry with id \(id)")
             }
@@ -48,7 +56,7 @@ extension AggregatorService {
 
     /// Fetches the page at `url` under the feeds' limits and the account's address rule, and extracts
     /// its article (the elements `rules` select, when given).
-    private func extractedArticle(at url: String, rules: String? = nil,
+    private func extractedArticle(at url: String, rules: String? = nil, credentials: FetchCredentials? = nil,
                                   for account: AccountIdentity) async throws(AggregatorError) -> String {
         var selector: ContentSelector?
         if let rules {
@@ -61,7 +69,8 @@ extension AggregatorService {
         let refusal = try await addressRefusal(for: account)
         let response: FetchResponse
         do {
-            response = try await pipeline.fetcher.fetch(FetchRequest(url: url, limits: pipeline.limits, refusingPrivateNetworks: refusal))
+            response = try await pipeline.fetcher.fetch(FetchRequest(url: url, limits: pipeline.limits, refusingPrivateNetworks: refusal,
+                                                                     credentials: credentials))
         } catch {
             throw .failed("cannot fetch \(url): \(error.description)")
         }

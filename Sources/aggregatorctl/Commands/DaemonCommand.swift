@@ -15,6 +15,9 @@ struct DaemonCommand {
     var outputFile: String?
     /// Which password the CLI reads (standard input or a prompt) into params["password"].
     var needsPassword = PasswordReader.Kind.none
+    /// The settings (`edit`'s password and cookie) the CLI reads from standard input, a line each in
+    /// this order, into params["settings"] ("" clears one).
+    var secretsFromStandardInput: [String] = []
 
     /// Reads the command's own arguments.
     /// - Throws: `UsageError` for anything it does not understand.
@@ -54,13 +57,10 @@ struct DaemonCommand {
                                   ("--username", "username")] {
                 if let value = try reader.option(option) { settings[key] = .string(value) }
             }
-            // Secrets never go on the command line (other users see it in ps): a line each of standard
-            // input, the password's first when both are asked for ("" clears one).
+            // Secrets never go on the command line (other users see it in ps): read from standard input
+            // once the arguments are understood (`secretsFromStandardInput`).
             for (option, key) in [("--password-stdin", "password"), ("--cookie-stdin", "cookie")] where reader.flag(option) {
-                guard let line = readLine(strippingNewline: true) else {
-                    throw UsageError("'\(option)' reads a line of standard input, and there is none")
-                }
-                settings[key] = .string(line.hasSuffix("\r") ? String(line.dropLast()) : line)
+                secretsFromStandardInput.append(key)
             }
             for (option, key) in [("--disabled", "disabled"), ("--hide-globally", "hide_globally"),
                                   ("--ignore-cache", "ignore_http_cache"), ("--self-signed", "allow_self_signed_certificates")] {
