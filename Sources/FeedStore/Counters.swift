@@ -32,6 +32,13 @@ struct CounterChanges {
     /// for the accounts that read (or hid) it already (a write per such reader, none per follower).
     mutating func sourceAdded(_ entryID: Int64, feed: Int64) throws(StoreError) {
         feeds[feed, default: 0] += 1
+        // Those of the feed's followers who starred the entry see it through the feed now, not as an orphan.
+        var starrers: [Int64] = []
+        try database.statement("""
+            SELECT m.account_id FROM entry_marks m JOIN subscriptions u ON u.account_id = m.account_id AND u.feed_id = ?2
+            WHERE m.entry_id = ?1 AND m.starred = 1
+            """).query([.integer(entryID), .integer(feed)]) { row in starrers.append(row.int64(at: 0)) }
+        for account in starrers { try Counters.recountStarredOrphans(account: account, database) }
         try database.statement("""
             UPDATE subscriptions SET
                 read_count = read_count + (SELECT read FROM entry_marks m WHERE m.account_id = subscriptions.account_id AND m.entry_id = ?1),
@@ -71,6 +78,31 @@ enum Counters {
                 WHERE s.feed_id = subscriptions.feed_id AND st.removed = 0 AND m.hidden = 1);
             UPDATE entry_state SET stars = (SELECT count(*) FROM entry_marks m WHERE m.entry_id = entry_state.entry_id AND m.starred = 1);
             """)
+        try database.statement("UPDATE accounts SET \(starredOrphansAssignment(account: "accounts.id"))").run([])
+    }
+
+    /// `(starred_orphans, starred_orphans_unread) = …` for the account whose id `account` holds: the
+    /// entries it starred that none of its feeds carries (any more), and how many of them it has not
+    /// read. Kept on the account, for its totals: counted at read time they cost a probe per starred
+    /// entry (~3.5 ms for 1,000, most of an unread page's total). Counted again whenever what they
+    /// depend on changes for the account: its stars, its reads while it has any, its subscriptions,
+    /// and a feed it follows gaining an entry it starred (`recountStarredOrphans`).
+    private static func starredOrphansAssignment(account: String) -> String {
+        """
+        (starred_orphans, starred_orphans_unread) = (
+            SELECT count(*), coalesce(sum(CASE WHEN m.read = 0 THEN 1 ELSE 0 END), 0)
+            FROM entry_marks m INDEXED BY entry_marks_starred JOIN entry_state st ON st.entry_id = m.entry_id
+            WHERE m.account_id = \(account) AND m.starred = 1 AND st.removed = 0
+              AND coalesce(st.feed_id NOT IN (SELECT feed_id FROM subscriptions WHERE account_id = \(account)), TRUE)
+              AND NOT EXISTS (SELECT 1 FROM entry_sources s CROSS JOIN subscriptions u ON u.feed_id = s.feed_id
+                              WHERE s.entry_id = m.entry_id AND u.account_id = \(account)))
+        """
+    }
+
+    /// Counts the account's starred orphans again (`starredOrphansAssignment`), in the caller's transaction.
+    static func recountStarredOrphans(account: Int64, _ database: Database) throws(StoreError) {
+        try database.statement("UPDATE accounts SET \(starredOrphansAssignment(account: "?1")) WHERE id = ?1")
+            .run([.integer(account)])
     }
 
     /// Forgets every account's marks on an entry that expires, and the reads (and hidings) they counted.

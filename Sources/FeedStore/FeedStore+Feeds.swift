@@ -198,16 +198,11 @@ extension StoreReader {
         }
         let excess = try crossPostExcess(account: account, byCategory: false)[nil] ?? EntryCounts(entries: 0, unread: 0)
         var orphans = EntryCounts(entries: 0, unread: 0)
-        try database.statement("""
-            SELECT count(*), coalesce(sum(CASE WHEN m.read = 0 THEN 1 ELSE 0 END), 0)
-            FROM entry_marks m INDEXED BY entry_marks_starred JOIN entry_state st ON st.entry_id = m.entry_id
-            WHERE m.account_id = ?1 AND m.starred = 1 AND st.removed = 0
-              AND coalesce(st.feed_id NOT IN (SELECT feed_id FROM subscriptions WHERE account_id = ?1), TRUE)
-              AND NOT EXISTS (SELECT 1 FROM entry_sources s CROSS JOIN subscriptions u ON u.feed_id = s.feed_id
-                              WHERE s.entry_id = m.entry_id AND u.account_id = ?1)
-            """).query([.integer(account)]) { row in
-            orphans = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
-        }
+        // Kept, not counted here (`Counters.recountStarredOrphans`).
+        try database.statement("SELECT starred_orphans, starred_orphans_unread FROM accounts WHERE id = ?1")
+            .query([.integer(account)]) { row in
+                orphans = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
+            }
         return EntryCounts(entries: counts.entries - excess.entries + orphans.entries,
                            unread: counts.unread - excess.unread + orphans.unread)
     }
@@ -269,10 +264,10 @@ extension FeedStore {
             let feedID = try feedID(ofSubscription: id, account: account)
             try dropMarks(feed: feedID, account: account)
             try database.statement("DELETE FROM subscriptions WHERE id = ?1").run([.integer(id)])
-            guard try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) == 0 else {
-                return
+            if try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) == 0 {
+                try removeUnfollowedFeed(feedID)
             }
-            try removeUnfollowedFeed(feedID)
+            try Counters.recountStarredOrphans(account: account, database)
         }
     }
 

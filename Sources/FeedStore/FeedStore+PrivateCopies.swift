@@ -83,6 +83,7 @@ extension FeedStore {
             try updateFetching(old)
         }
         try updateFetching(new)
+        try Counters.recountStarredOrphans(account: account, database)
     }
 }
 

@@ -79,7 +79,13 @@ extension FeedStore {
                 UPDATE entry_state SET stars = stars + ?1 WHERE entry_id IN (SELECT entry_id FROM marked WHERE starred_changes != 0)
                 """).run([.integer(starred ? 1 : -1)])
         }
-        return Int(try database.integer("SELECT count(*) FROM marked") ?? 0)
+        let changed = Int(try database.integer("SELECT count(*) FROM marked") ?? 0)
+        // A star moves the account's starred orphans; a read only while it has any.
+        if changed > 0 {
+            let hasOrphans = try database.integer("SELECT starred_orphans FROM accounts WHERE id = ?1", [.integer(account)]) ?? 0 > 0
+            if starred != nil || hasOrphans { try Counters.recountStarredOrphans(account: account, database) }
+        }
+        return changed
     }
 
     /// Moves the account's read counts by `change` for every entry of `marked` whose read flag

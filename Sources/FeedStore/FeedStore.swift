@@ -128,6 +128,7 @@ public actor FeedStore {
                     try updateFetching(feedID)
                 }
             }
+            if added > 0 { try Counters.recountStarredOrphans(account: account, database) }
             return added
         }
     }

@@ -591,6 +591,27 @@ enum Migrations {
         CREATE UNIQUE INDEX feeds_shared_url ON feeds(url) WHERE owner_account_id IS NULL;
         CREATE UNIQUE INDEX feeds_private_url ON feeds(owner_account_id, url) WHERE owner_account_id IS NOT NULL;
         """, rebuildsTables: true),
+        // 30: each account's starred orphans kept (the entries it starred that none of its feeds
+        // carries): counted at read time they were most of an unread page's total (`Counters`).
+        Step(sql: """
+        ALTER TABLE accounts ADD COLUMN starred_orphans INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE accounts ADD COLUMN starred_orphans_unread INTEGER NOT NULL DEFAULT 0;
+        UPDATE accounts SET (starred_orphans, starred_orphans_unread) = (
+            SELECT count(*), coalesce(sum(CASE WHEN m.read = 0 THEN 1 ELSE 0 END), 0)
+            FROM entry_marks m JOIN entry_state st ON st.entry_id = m.entry_id
+            WHERE m.account_id = accounts.id AND m.starred = 1 AND st.removed = 0
+              AND NOT EXISTS (SELECT 1 FROM entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
+                              WHERE s.entry_id = m.entry_id AND u.account_id = accounts.id));
+        """, postgres: """
+        ALTER TABLE accounts ADD COLUMN starred_orphans bigint NOT NULL DEFAULT 0,
+            ADD COLUMN starred_orphans_unread bigint NOT NULL DEFAULT 0;
+        UPDATE accounts SET (starred_orphans, starred_orphans_unread) = (
+            SELECT count(*), coalesce(sum(CASE WHEN m.read = 0 THEN 1 ELSE 0 END), 0)
+            FROM entry_marks m JOIN entry_state st ON st.entry_id = m.entry_id
+            WHERE m.account_id = accounts.id AND m.starred = 1 AND st.removed = 0
+              AND NOT EXISTS (SELECT 1 FROM entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
+                              WHERE s.entry_id = m.entry_id AND u.account_id = accounts.id));
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

@@ -8,6 +8,13 @@ public final class StoreReader {
     /// Opens a reader on an existing store.
     public init(path: String) throws(StoreError) {
         database = try Database(path: path, create: false)
+        if database.dialect == .sqlite {
+            // A page cache of 16 MiB (SQLite's default is 2): an unread page reads a few thousand pages of
+            // the date index and state rows, which a 2 MiB cache read again from the OS at each request
+            // (Miniflux's unread page at 1,000,000 entries: 9–14 ms, 6.5–9 ms with it). Grown as pages
+            // are read, so a small database never takes it all; the pool keeps at most four readers.
+            try database.execute("PRAGMA cache_size = -16384")
+        }
     }
 
     // MARK: - Articles

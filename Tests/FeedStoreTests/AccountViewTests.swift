@@ -409,4 +409,51 @@ import Testing
         #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE owner_account_id IS NOT NULL") == 0)
         #expect(try reader.database.integer("SELECT count(*) FROM entries WHERE key LIKE 'private:%'") == 0)
     }
+
+    /// The starred entries none of an account's feeds carries are counted in its totals from a kept
+    /// count: it follows every change that moves it (stars, reads, subscriptions, a feed gaining the
+    /// entry, a private copy), equal to a count of the rows after each.
+    @Test func starredOrphansAreKeptThroughEveryChange() async throws {
+        let (fixture, bea, feeds) = try await twoReaders()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        func id(_ title: String) throws -> Int64 {
+            try #require(try reader.database.integer("SELECT id FROM entries WHERE title = ?1", [.text(title)]))
+        }
+        func subscription(_ account: Int64, _ url: String) throws -> Int64 {
+            try #require(try reader.feeds(account: account).first { $0.url == url }?.id)
+        }
+        func expectKept(_ step: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let kept = try [ann, bea].map { try reader.accountCounts($0) }
+            try await store.recountCounters()
+            let counted = try [ann, bea].map { try reader.accountCounts($0) }
+            #expect(kept == counted, "kept = counted after \(step)", sourceLocation: sourceLocation)
+        }
+        func story(_ n: Int) -> IncomingEntry { entry("https://news.example/\(n)", title: "Story \(n)", published: Double(n) * day) }
+        let (story1, story3) = (try id("Story 1"), try id("Story 3"))
+        #expect(try await store.mark(ids: [story1, story3], account: ann, starred: true) == 2)
+        try await expectKept("starring")
+        try await store.removeFeed(id: try subscription(ann, "https://b.example/feed"), account: ann)
+        #expect(try reader.accountCounts(ann) == EntryCounts(entries: 3, unread: 3), "story 3 is an orphan now, still counted")
+        try await expectKept("unsubscribing")
+        #expect(try await store.mark(ids: [story3], account: ann, read: true) == 1)
+        #expect(try reader.accountCounts(ann).unread == 2)
+        try await expectKept("reading an orphan")
+        try await store.addFeeds([.init(url: "https://b.example/feed")], account: ann)
+        try await expectKept("following its feed again")
+        try await store.removeFeed(id: try subscription(ann, "https://b.example/feed"), account: ann)
+        try await store.ingest([IncomingFeed(feedID: try #require(feeds["https://a.example/feed"]), entries: [story(1), story(3)])],
+                               now: now)
+        #expect(try reader.accountCounts(ann) == EntryCounts(entries: 3, unread: 2), "a carries story 3 now")
+        try await expectKept("a followed feed gaining the orphan")
+        #expect(try await store.mark(ids: [story3], account: ann, starred: false) == 1)
+        try await expectKept("unstarring")
+        try await store.updateFeed(id: try subscription(ann, "https://a.example/feed"), account: ann,
+                                   fetchSettings: FetchSettingsChange(userAgent: "Private/1"))
+        #expect(try reader.accountCounts(ann) == EntryCounts(entries: 1, unread: 1), "story 1 starred, its feed now private")
+        try await expectKept("a private copy")
+        try await store.updateFeed(id: try subscription(ann, "https://a.example/feed"), account: ann,
+                                   fetchSettings: FetchSettingsChange(userAgent: ""))
+        try await expectKept("the shared feed again")
+    }
 }

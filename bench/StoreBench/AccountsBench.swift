@@ -85,6 +85,11 @@ enum AccountsBench {
         storeSamples = Array(storeSamples.dropFirst()).sorted()
         print("| (its store query alone: `StoreReader.entries`) | \(format(storeSamples[10])) | \(format(storeSamples[0]))–\(format(storeSamples[19])) |")
 
+        // What the readers' page caches (16 MiB each at most) cost: this process's resident memory now.
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.map(String.init) ?? "VmRSS: ?"
+        print("| (resident memory after the requests, \(rss.dropFirst(6).trimmingCharacters(in: .whitespaces))) | | |")
+
         // Marking every entry read: all made unread first (untimed), so each run changes all of them.
         let markAll = request("/v1/users/\(account.id)/mark-all-as-read", method: "PUT", headers: apiHeaders)
         var marks: [Double] = []
