@@ -124,7 +124,8 @@ def reading(width, height):
         star = driver.find_element(By.CSS_SELECTOR, "form[data-inline=star] button")
         star.click()
         wait_for(lambda: api(f"/v1/entries/{entry_id}")["starred"], "the star button did not star the article")
-        check(star.get_attribute("aria-pressed") == "true", "the star button does not show the star")
+        # The page updates the button once the answer is read, which may be after the API sees the star.
+        wait_for(lambda: star.get_attribute("aria-pressed") == "true", "the star button does not show the star")
         check(driver.current_url.endswith(f"/entry/{entry_id}"), "starring left the article's page")
         driver.save_screenshot(os.path.join(ARTIFACTS, shot + "article.png"))
         visit(driver, "/starred")
