@@ -4,7 +4,7 @@ _aggregatorctl() {
     local commands="status feeds categories add remove rename move edit rename-category import export refresh articles search show read unread star unstar watch backup user token parse help"
     case $previous in
         --socket|--user|--url|--content-type|--content-language|--since|--before|--limit|--cursor|--title|--search|--max-size|--block|--keep|--scraper) return ;;
-        --disabled|--hide-globally|--ignore-cache|--self-signed) COMPREPLY=($(compgen -W "on off" -- "$current")); return ;;
+        --disabled|--hide-globally|--ignore-cache|--self-signed|--crawler) COMPREPLY=($(compgen -W "on off" -- "$current")); return ;;
         --sort) COMPREPLY=($(compgen -W "newest oldest title relevance" -- "$current")); return ;;
         import|export|backup|parse) COMPREPLY=($(compgen -f -- "$current")); return ;;
     esac
@@ -21,7 +21,7 @@ _aggregatorctl() {
     case $command in
         feeds) COMPREPLY=($(compgen -W "--category --failing --json" -- "$current")) ;;
         add) COMPREPLY=($(compgen -W "--category --title --json" -- "$current")) ;;
-        edit) COMPREPLY=($(compgen -W "--title --category --disabled --hide-globally --block --keep --scraper --user-agent --username --password-stdin --cookie-stdin --ignore-cache --self-signed --json" -- "$current")) ;;
+        edit) COMPREPLY=($(compgen -W "--title --category --disabled --hide-globally --block --keep --scraper --user-agent --username --password-stdin --cookie-stdin --ignore-cache --self-signed --crawler --json" -- "$current")) ;;
         refresh) COMPREPLY=($(compgen -W "--wait --json" -- "$current")) ;;
         articles|search) COMPREPLY=($(compgen -W "$filters --json" -- "$current")) ;;
         watch) COMPREPLY=($(compgen -W "$selection --json" -- "$current")) ;;

@@ -84,7 +84,7 @@ public struct ControlHandler: Sendable {
             }
             let known: Set<String> = ["title", "category", "disabled", "hide_globally", "scraper_rules", "blocklist_rules",
                                       "keeplist_rules", "user_agent", "cookie", "username", "password", "ignore_http_cache",
-                                      "allow_self_signed_certificates"]
+                                      "allow_self_signed_certificates", "crawler"]
             if let unknown = settings.keys.sorted().first(where: { !known.contains($0) }) {
                 throw JSONRPCError.invalidParams("\"\(unknown)\" cannot be set yet (\(known.sorted().joined(separator: ", ")) can)")
             }
@@ -102,7 +102,8 @@ public struct ControlHandler: Sendable {
                                             allowsSelfSignedCertificates: try flag("allow_self_signed_certificates"))
             let feed = try await service.updateFeed(reference, title: title, category: category, disabled: disabled,
                                                     hideGlobally: hidden, scraperRules: scraper, blocklist: block,
-                                                    keeplist: keep, fetchSettings: fetch, for: account)
+                                                    keeplist: keep, fetchSettings: fetch, crawler: try flag("crawler"),
+                                                    for: account)
             return ["feed": Self.json(feed)]
         case .feedsImport:
             guard let text = params.string("opml") else { throw JSONRPCError.invalidParams("\"opml\" is required") }
@@ -302,7 +303,8 @@ public struct ControlHandler: Sendable {
          "checked_at": .from(feed.checkedAt.map(timestamp)), "next_check_at": .from(feed.nextCheckAt.map(timestamp)),
          // The fetch settings without the secrets (DESIGN §15): a private copy's (§12).
          "private": .bool(feed.isPrivateCopy), "user_agent": .from(feed.fetchSettings.userAgent),
-         "username": .from(feed.fetchSettings.username), "ignore_http_cache": .bool(feed.fetchSettings.ignoresHTTPCache)]
+         "username": .from(feed.fetchSettings.username), "ignore_http_cache": .bool(feed.fetchSettings.ignoresHTTPCache),
+         "crawler": .bool(feed.crawler)]
     }
 
     static func json(_ article: Article, full: Bool) -> JSONValue {

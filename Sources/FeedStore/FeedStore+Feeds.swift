@@ -47,6 +47,8 @@ public struct FeedSummary: Sendable, Equatable {
     public var isPrivateCopy = false
     /// Its fetch settings; the secrets (`cookie`, `password`) are never read back: "" when set.
     public var fetchSettings = FeedFetchSettings()
+    /// Whether the account has every new entry's article extracted from its page (Miniflux's `crawler`).
+    public var crawler = false
 
     public init(id: Int64, url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil,
                 categoryID: Int64? = nil, status: FeedStatus = .ok, lastError: String? = nil, errorCount: Int = 0,
@@ -123,7 +125,8 @@ extension StoreReader {
                    f.entry_count - u.read_count - u.hidden_count, f.entry_count - u.hidden_count, f.checked_at, f.next_check_at, u.category_id, f.newest_entry_at,
                    i.id, i.digest, coalesce(c.hide_globally, 0), u.hide_globally, u.scraper_rules, u.blocklist_rules, u.keeplist_rules,
                    f.owner_account_id IS NOT NULL, f.user_agent, CASE WHEN f.cookie IS NULL THEN NULL ELSE '' END, f.username,
-                   CASE WHEN f.password IS NULL THEN NULL ELSE '' END, f.ignore_http_cache, f.allow_self_signed
+                   CASE WHEN f.password IS NULL THEN NULL ELSE '' END, f.ignore_http_cache, f.allow_self_signed,
+                   u.crawler_since IS NOT NULL
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id LEFT JOIN categories c ON c.id = u.category_id
             LEFT JOIN icons i ON i.id = f.icon_id
             WHERE \(conditions.joined(separator: " AND "))
@@ -145,6 +148,7 @@ extension StoreReader {
             (feeds[feeds.count - 1].blocklistRules, feeds[feeds.count - 1].keeplistRules) = (row.text(at: 19), row.text(at: 20))
             feeds[feeds.count - 1].isPrivateCopy = row.int64(at: 21) != 0
             feeds[feeds.count - 1].fetchSettings = FeedFetchSettings(row: row, at: 22)
+            feeds[feeds.count - 1].crawler = row.int64(at: 28) != 0
         }
         return feeds
     }
@@ -319,7 +323,8 @@ extension FeedStore {
     public func updateFeed(id: Int64, account: Int64, title: String? = nil, category: String? = nil, url: String? = nil,
                            siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
                            scraperRules: String? = nil, blocklist: String? = nil, keeplist: String? = nil,
-                           fetchSettings: FetchSettingsChange? = nil, now: Date = Date()) throws(StoreError) {
+                           fetchSettings: FetchSettingsChange? = nil, crawler: Bool? = nil,
+                           now: Date = Date()) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             var feedID = try feedID(ofSubscription: id, account: account)
             if let fetchSettings, !fetchSettings.isEmpty {
@@ -344,6 +349,13 @@ extension FeedStore {
             }
             if let scraperRules { try setSubscription(id, "scraper_rules", to: SQLValue(scraperRules.isEmpty ? nil : scraperRules)) }
             if let hideGlobally { try setSubscription(id, "hide_globally", to: SQLValue(hideGlobally)) }
+            if let crawler {
+                // Entries first seen since the subscription began (a backlog others had is left alone).
+                try database.statement("""
+                    UPDATE subscriptions SET crawler_since = CASE WHEN ?2 = 1 THEN coalesce(crawler_since, added_at) ELSE NULL END
+                    WHERE id = ?1
+                    """).run([.integer(id), SQLValue(crawler)])
+            }
             if blocklist != nil || keeplist != nil {
                 try setRules(subscription: id, feed: feedID, account: account, blocklist: blocklist, keeplist: keeplist)
             }

@@ -63,7 +63,7 @@ extension FeedStore {
             }
             try counters.apply()
             if stored != nil { try makeOwn(id, entry, importer: account, now: seenAt) }
-            try changeFlags(account: account, read: read, starred: starred, from: "entry_state st",
+            _ = try changeFlags(account: account, read: read, starred: starred, from: "entry_state st",
                             where: ["st.entry_id = ?1"], values: [.integer(id)])
             return ImportedEntry(id: id, isNew: isNew)
         }

@@ -612,6 +612,14 @@ enum Migrations {
               AND NOT EXISTS (SELECT 1 FROM entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
                               WHERE s.entry_id = m.entry_id AND u.account_id = accounts.id));
         """),
+        // 31: the crawler (DESIGN §15): since when the account has every new entry of the feed
+        // extracted from its page (NULL: not; else when the subscription began, so that a backlog
+        // others had is left alone).
+        Step(sql: """
+        ALTER TABLE subscriptions ADD COLUMN crawler_since INTEGER;
+        """, postgres: """
+        ALTER TABLE subscriptions ADD COLUMN crawler_since bigint;
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

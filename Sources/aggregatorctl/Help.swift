@@ -152,6 +152,7 @@ struct Command {
                           OptionSpec(name: "--password-stdin", help: "HTTP Basic password: a line of standard input"),
                           OptionSpec(name: "--cookie-stdin", help: "Cookie header (a=b; c=d): a line of standard input"),
                           OptionSpec(name: "--ignore-cache", value: "on|off", help: "Send no ETag or Last-Modified"),
+                          OptionSpec(name: "--crawler", value: "on|off", help: "Show each new entry's page article, not the feed's text"),
                           OptionSpec(name: "--self-signed", value: "on|off",
                                      help: "Accept a certificate no authority signed (admins)")]),
         Command(name: "rename-category", summary: "Rename a category (into an existing name: merge the two)",

@@ -16,6 +16,36 @@ import Testing
         try await offThePool { try fetchAsTwoAccounts(daemon, server) }
     }
 
+    /// The crawler: an account with `crawler` on sees each new entry's article from its page, fetched
+    /// once, after the round; another account following the same feed still sees the feed's text.
+    @Test func theCrawlerShowsNewEntriesPagesToWhoTurnedItOn() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"])
+        defer { daemon.stop() }
+        try await offThePool {
+            _ = try daemon.createAccount(name: "ann", password: password)
+            #expect(try daemon.ctl(["user", "add", "bea"], input: password + "\n").status == 0)
+            let feed = try daemon.ctl(["add", server.url("/article.xml")])
+            let id = try #require(feed.output.firstMatch(of: /Added feed (\d+)/)?.1, "\(feed.output)")
+            #expect(try daemon.ctl(["edit", String(id), "--crawler", "on"]).status == 0)
+            #expect(try daemon.ctl(["--json", "feeds"]).output.contains("\"crawler\": true"))
+            #expect(try daemon.ctl(["--user", "bea", "add", server.url("/article.xml")]).status == 0)
+            #expect(try daemon.ctl(["refresh", "--wait"]).status == 0)
+            let entry = try #require(try daemon.ctl(["--json", "articles"]).output.firstMatch(of: /"id": (\d+)/)?.1)
+            // The pass runs after the round, never during it: wait for it (10 s at most).
+            var shown = ""
+            for _ in 0..<100 where !shown.contains("Paragraph 1 of the whole story") {
+                Thread.sleep(forTimeInterval: 0.1)
+                shown = try daemon.ctl(["show", String(entry)]).output
+            }
+            #expect(shown.contains("Paragraph 1 of the whole story") && !shown.contains("<script"), "\(shown.prefix(300))")
+            #expect(try daemon.ctl(["--user", "bea", "show", String(entry)]).output.contains("Only the first line"))
+            let hits = try Binary(url: URL(fileURLWithPath: "/usr/bin/curl")).run(["-s", server.url("/hits")]).output
+            #expect(hits.contains("1 /articles/1.html"), "the page fetched once: \(hits)")
+        }
+    }
+
     /// The test's body, on a thread of its own (`offThePool`).
     private func fetchAsTwoAccounts(_ daemon: ServedDaemon, _ server: FeedTestServer) throws {
         let ann = try daemon.createAccount(name: "ann", password: password)

@@ -110,7 +110,7 @@ import Testing
         #expect(changed == 201 && feed["hide_globally"] as? Bool == true, "\(feed)")
         #expect(try json("/v1/entries?limit=1&globally_visible=true").1["total"] as? Int == 0)
         #expect(try json("/v1/entries?limit=1").1["total"] as? Int == 251, "still listed where not global")
-        #expect(try json("/v1/feeds/\(crosspost)", ["-X", "PUT", "-d", #"{"crawler": true}"#]).0 == 400, "a setting not kept is refused")
+        #expect(try json("/v1/feeds/\(crosspost)", ["-X", "PUT", "-d", #"{"fetch_via_proxy": true}"#]).0 == 400, "a setting not kept is refused")
         #expect(try json("/v1/feeds/\(crosspost)", ["-X", "PUT", "-d", #"{"hide_globally": false}"#]).1["hide_globally"] as? Bool == false)
         #expect(try json("/v1/entries?limit=1&globally_visible=true").1["total"] as? Int == 2)
     }

@@ -30,6 +30,9 @@ public actor Scheduler {
     /// Feeds' icons are looked for after rounds (when `findsIcons`), in the background, one pass at a time.
     private var iconPass: Task<Void, Never>?
     public private(set) var findsIcons: Bool
+    /// Pages of new entries are crawled after rounds (for subscriptions with `crawler` on), one pass at a time.
+    private var crawlPass: Task<Void, Never>?
+    private let crawler: PageCrawler
     /// This daemon among others on a shared PostgreSQL database: feeds are claimed, not just taken.
     nonisolated let cluster: ClusterNode?
     /// The longest a daemon among others sleeps: a wake-up another sent may have been lost.
@@ -45,6 +48,7 @@ public actor Scheduler {
         self.logger = logger
         self.retention = retention
         self.clock = clock
+        crawler = PageCrawler(store: store, pipeline: pipeline, logger: logger)
     }
 
     /// Applies `policy` from the next retention run on; it runs after the next round.
@@ -80,7 +84,7 @@ public actor Scheduler {
     /// Runs rounds until the calling task is cancelled (SIGTERM/SIGINT cancel the daemon's root task).
     /// - Parameter onRound: called after each round, e.g. to tell systemd the status.
     public func run(onRound: @Sendable (RefreshSummary) -> Void = { _ in }) async {
-        defer { iconPass?.cancel() }
+        defer { iconPass?.cancel(); crawlPass?.cancel() }
         if let cluster {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await cluster.run(events: self.pipeline.events, scheduler: self) }
@@ -108,7 +112,7 @@ public actor Scheduler {
                                                        "new_entries": summary.newEntries,
                                                        "seconds": String(format: "%.2f", summary.seconds)])
                     onRound(summary)
-                    findIconsUnlessLooking()
+                    startBackgroundPasses()
                 }
                 await expireOldEntriesIfDue(now: clock.now)
                 // After a round the due times changed; without one, the list just read is current.
@@ -152,7 +156,7 @@ public actor Scheduler {
                                                    "new_entries": summary.newEntries,
                                                    "seconds": String(format: "%.2f", summary.seconds), "node": cluster.name])
                 onRound(summary)
-                findIconsUnlessLooking()
+                startBackgroundPasses()
             }
             await expireOldEntriesIfDue(now: clock.now)
             var deadline = clock.now.addingTimeInterval(Self.clusterSleepLimit)
@@ -168,6 +172,22 @@ public actor Scheduler {
             }
             try? await sleep(until: deadline)
         }
+    }
+
+    /// After a round: the icons due and the pages to crawl, each in a pass of its own unless one is still
+    /// going; neither ever delays a round.
+    private func startBackgroundPasses() {
+        findIconsUnlessLooking()
+        guard crawlPass == nil else { return }
+        let crawler = self.crawler
+        crawlPass = Task {
+            await crawler.run()
+            self.crawlPassEnded()
+        }
+    }
+
+    private func crawlPassEnded() {
+        crawlPass = nil
     }
 
     /// Starts a pass over the feeds whose icons are due, unless one is still going: it never delays a round.

@@ -20,8 +20,9 @@ extension AggregatorService {
         // A private copy's page is fetched as its feed is (DESIGN §15), when it is on the feed's own
         // host: its cookie and password are never sent anywhere else. Its entries are its owner's alone.
         var credentials: FetchCredentials?
-        if let feed, feed.isPrivateCopy, let url = entry.article.url, FetchRequest.host(of: url) == FetchRequest.host(of: feed.url) {
-            credentials = try await read { try $0.fetchSettings(ofSubscription: feed.id, account: account.id) }?.credentials
+        if let feed, feed.isPrivateCopy, let url = entry.article.url {
+            let settings = try await read { try $0.fetchSettings(ofSubscription: feed.id, account: account.id) }
+            credentials = ArticlePages.credentials(settings?.credentials, page: url, feed: feed.url)
         }
         if let rules = feed?.scraperRules, !rules.isEmpty {
             let content = try await extractedArticle(at: try Self.pageURL(of: entry.article), rules: rules,
@@ -66,20 +67,8 @@ extension AggregatorService {
                 throw .invalidArgument("scraper rules: \(error.description)")
             }
         }
-        let refusal = try await addressRefusal(for: account)
-        let response: FetchResponse
-        do {
-            response = try await pipeline.fetcher.fetch(FetchRequest(url: url, limits: pipeline.limits, refusingPrivateNetworks: refusal,
-                                                                     credentials: credentials))
-        } catch {
-            throw .failed("cannot fetch \(url): \(error.description)")
-        }
-        // Pages say their encoding in a header or a <meta>; most are UTF-8, and the extractor reads text.
-        let html = String(decoding: response.body, as: UTF8.self)
-        guard let article = ArticleExtractor.extract(html: html, pageURL: response.finalURL, selector: selector) else {
-            throw .failed(rules.map { "the scraper rules \($0) select nothing on \(response.finalURL)" }
-                ?? "no article found on \(response.finalURL)")
-        }
-        return article.html
+        let pages = ArticlePages(fetcher: pipeline.fetcher, limits: pipeline.limits)
+        return try await pages.article(at: url, selector: selector, refusal: try await addressRefusal(for: account),
+                                       credentials: credentials)
     }
 }

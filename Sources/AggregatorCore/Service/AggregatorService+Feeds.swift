@@ -76,9 +76,9 @@ extension AggregatorService {
     public func updateFeed(_ reference: FeedReference, title: String?, category: String?, url: String? = nil,
                            siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
                            scraperRules: String? = nil, blocklist: String? = nil, keeplist: String? = nil,
-                           fetchSettings: FetchSettingsChange = FetchSettingsChange(),
+                           fetchSettings: FetchSettingsChange = FetchSettingsChange(), crawler: Bool? = nil,
                            for account: AccountIdentity) async throws(AggregatorError) -> FeedSummary {
-        let given: [Any?] = [title, category, url, siteURL, disabled, hideGlobally, scraperRules, blocklist, keeplist]
+        let given: [Any?] = [title, category, url, siteURL, disabled, hideGlobally, scraperRules, blocklist, keeplist, crawler]
         guard given.contains(where: { $0 != nil }) || !fetchSettings.isEmpty else {
             throw .invalidArgument("give a new title and/or category")
         }
@@ -104,7 +104,7 @@ extension AggregatorService {
         try await write { try await $0.updateFeed(id: id, account: account.id, title: title, category: category, url: url,
                                                   siteURL: siteURL, disabled: disabled, hideGlobally: hideGlobally,
                                                   scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist,
-                                                  fetchSettings: fetchSettings) }
+                                                  fetchSettings: fetchSettings, crawler: crawler) }
         if url != nil || disabled == false || !fetchSettings.isEmpty { scheduler.wakeEveryone() }
         return try await feed(.id(id), for: account)
     }

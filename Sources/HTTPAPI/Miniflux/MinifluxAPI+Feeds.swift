@@ -36,7 +36,11 @@ extension MinifluxAPI {
         try Self.refuseSettingsNotKept(body)
         try AggregatorService.checkFeedSettings(scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist)
         let fetchSettings = FeedFetchSettings().applying(try Self.fetchSettingsChange(body))
+        let crawler = try Self.flag("crawler", body)
         let added = try await service.addFeed(url: url, category: category, fetchSettings: fetchSettings, for: request.account)
+        if crawler == true {  // before the first fetch: its entries are the first crawled
+            _ = try await service.updateFeed(.id(added.feed.id), title: nil, category: nil, crawler: true, for: request.account)
+        }
         // A failed first fetch does not undo the subscription: the feed shows its error and is retried.
         _ = try? await service.refresh([.id(added.feed.id)], wait: true, for: request.account)
         // Its icon too, as Miniflux has it when it answers (apps show it at once).
@@ -71,13 +75,14 @@ extension MinifluxAPI {
         }
         try Self.refuseSettingsNotKept(body)
         let fetchSettings = try Self.fetchSettingsChange(body)
-        let changes: [Any?] = [title, categoryName, url, siteURL, disabled, hideGlobally, scraperRules, blocklist, keeplist]
+        let crawler = try Self.flag("crawler", body)
+        let changes: [Any?] = [title, categoryName, url, siteURL, disabled, hideGlobally, scraperRules, blocklist, keeplist, crawler]
         let feed = changes.allSatisfy { $0 == nil } && fetchSettings.isEmpty
             ? try await service.feed(.id(id), for: request.account)
             : try await service.updateFeed(.id(id), title: title, category: categoryName, url: url, siteURL: siteURL,
                                            disabled: disabled, hideGlobally: hideGlobally, scraperRules: scraperRules,
                                            blocklist: blocklist, keeplist: keeplist, fetchSettings: fetchSettings,
-                                           for: request.account)
+                                           crawler: crawler, for: request.account)
         return MinifluxJSON.response(MinifluxJSON.feed(feed, user: request.account.id), status: 201)
     }
 
@@ -118,7 +123,7 @@ extension MinifluxAPI {
             guard isDefaultFeedSetting(value) else {
                 throw MinifluxError("\(name) cannot be set here yet (title, category_id, feed_url, site_url, disabled, "
                     + "hide_globally, scraper_rules, blocklist_rules, keeplist_rules, user_agent, cookie, username, "
-                    + "password, ignore_http_cache and allow_self_signed_certificates are kept)")
+                    + "password, ignore_http_cache, allow_self_signed_certificates and crawler are kept)")
             }
         }
     }
@@ -127,7 +132,7 @@ extension MinifluxAPI {
     /// ignored, as Go's JSON decoding ignores them: an app may send back the whole feed object it got.
     static let keptLaterFeedFields: Set<String> = [
         "description", "rewrite_rules", "urlrewrite_rules",
-        "block_filter_entry_rules", "keep_filter_entry_rules", "crawler", "ignore_entry_updates",
+        "block_filter_entry_rules", "keep_filter_entry_rules", "ignore_entry_updates",
         "no_media_player", "fetch_via_proxy", "disable_http2", "proxy_url",
     ]
 

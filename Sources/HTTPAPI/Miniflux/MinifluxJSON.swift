@@ -64,7 +64,7 @@ enum MinifluxJSON {
             "disabled": .bool(feed.status == .disabled), "no_media_player": false,
             "ignore_http_cache": .bool(feed.fetchSettings.ignoresHTTPCache),
             "allow_self_signed_certificates": .bool(feed.fetchSettings.allowsSelfSignedCertificates), "fetch_via_proxy": false, "hide_globally": .bool(feed.hideGlobally),
-            "disable_http2": false, "pushover_enabled": false, "ntfy_enabled": false, "crawler": false,
+            "disable_http2": false, "pushover_enabled": false, "ntfy_enabled": false, "crawler": .bool(feed.crawler),
             "ignore_entry_updates": false, "apprise_service_urls": "", "webhook_url": "", "ntfy_priority": 0,
             "ntfy_topic": "", "pushover_priority": 0, "proxy_url": "",
             "category": category(id: feed.categoryID ?? uncategorizedID, title: feed.category ?? uncategorizedTitle,

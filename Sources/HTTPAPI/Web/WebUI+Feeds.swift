@@ -139,6 +139,8 @@ extension WebUI {
             <datalist id="category-names">\(page.categories.map { "<option value=\"\(escaped($0.name))\">" }.joined())</datalist>
             <label for="scraper-rules">Article selector for "Fetch original content" (CSS: tags, #id, .class; empty: found by itself)</label>
             <input id="scraper-rules" name="scraper_rules" value="\(escaped(feed.scraperRules ?? ""))" maxlength="1000" size="50">
+            <label><input type="checkbox" name="crawler" value="1"\(feed.crawler ? " checked" : "")>
+            Show each new entry's article from its page instead of the feed's text (crawler)</label>
             \(fetchSettingsFields(feed, isAdmin: request.account.isAdmin))
             <p><button>Save</button> <a href="\(link("/feeds"))">Cancel</a></p></form>
             <p class="muted">Address: \(escaped(feed.url))</p>
@@ -192,7 +194,8 @@ extension WebUI {
             password: secret("password"), ignoresHTTPCache: form.value("ignore_http_cache") == "1",
             allowsSelfSignedCertificates: request.account.isAdmin ? form.value("allow_self_signed_certificates") == "1" : nil)
         _ = try await service.updateFeed(.id(try request.id()), title: title.isEmpty ? nil : title, category: category,
-                                         scraperRules: rules, fetchSettings: fetch, for: request.account)
+                                         scraperRules: rules, fetchSettings: fetch, crawler: form.value("crawler") == "1",
+                                         for: request.account)
         return redirect(to: "/feeds?notice=updated", request.http)
     }
 

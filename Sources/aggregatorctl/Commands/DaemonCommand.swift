@@ -63,7 +63,8 @@ struct DaemonCommand {
                 secretsFromStandardInput.append(key)
             }
             for (option, key) in [("--disabled", "disabled"), ("--hide-globally", "hide_globally"),
-                                  ("--ignore-cache", "ignore_http_cache"), ("--self-signed", "allow_self_signed_certificates")] {
+                                  ("--ignore-cache", "ignore_http_cache"), ("--self-signed", "allow_self_signed_certificates"),
+                                  ("--crawler", "crawler")] {
                 guard let value = try reader.option(option) else { continue }
                 guard ["on", "off"].contains(value) else { throw UsageError("'\(option)' takes on or off") }
                 settings[key] = .bool(value == "on")

@@ -113,7 +113,7 @@ check(client.update_feed(new_id, feed_url=feeds + "/old.xml")["feed_url"] == fee
 copied = client.update_feed(new_id, ignore_http_cache=True, user_agent="ScenarioReader/1")
 check(copied["id"] == new_id and copied["ignore_http_cache"] is True and copied["user_agent"] == "ScenarioReader/1",
       "fetch settings are kept")
-for refused in ({"feed_url": feeds + "/many.xml"}, {"crawler": True}, {"feed_url": "ftp://x/"}):
+for refused in ({"feed_url": feeds + "/many.xml"}, {"rewrite_rules": "add_dynamic_image"}, {"feed_url": "ftp://x/"}):
     try:
         client.update_feed(new_id, **refused)
         check(False, f"update_feed {refused} is refused")

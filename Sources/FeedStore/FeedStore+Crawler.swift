@@ -1,0 +1,59 @@
+import Foundation
+
+/// An entry whose page the crawler is to extract (DESIGN §15), and for whom.
+public struct CrawlCandidate: Sendable, Equatable {
+    public var entryID: Int64
+    public var pageURL: String
+    public var feedURL: String
+    /// The accounts whose subscription to a feed carrying it has `crawler` on, and that do not see its page yet.
+    public var accounts: [Int64]
+    /// The page is kept already (another account asked for it): only shown to `accounts`, not fetched.
+    public var isKept: Bool
+    /// A private copy's fetch settings, sent with the page's request when it is on the feed's host.
+    public var settings: FeedFetchSettings?
+    /// Whether an admin follows the feed (`private-networks = admins`).
+    public var hasAdminFollower: Bool
+}
+
+extension FeedStore {
+    /// The entries first seen since `since` whose subscriptions want them crawled (first seen once the
+    /// account turned the crawler on), that some of those accounts do not see the page of yet, newest
+    /// first, at most `limit`, leaving out `excluding` (pages that could not be had this pass).
+    public func pagesToCrawl(since: Date, limit: Int, excluding: Set<Int64> = []) throws(StoreError) -> [CrawlCandidate] {
+        var candidates: [Int64: CrawlCandidate] = [:]
+        var order: [Int64] = []
+        try database.statement("""
+            SELECT e.id, e.url, f.url, u.account_id, EXISTS (SELECT 1 FROM entry_pages p WHERE p.entry_id = e.id),
+                   EXISTS (SELECT 1 FROM subscriptions ua JOIN accounts a ON a.id = ua.account_id
+                           WHERE ua.feed_id = f.id AND a.admin = 1),
+                   f.owner_account_id, \(FeedFetchSettings.columns)
+            FROM subscriptions u CROSS JOIN entry_sources s ON s.feed_id = u.feed_id
+            JOIN entries e ON e.id = s.entry_id JOIN entry_state st ON st.entry_id = e.id JOIN feeds f ON f.id = u.feed_id
+            WHERE u.crawler_since IS NOT NULL AND e.first_seen_at >= u.crawler_since AND e.first_seen_at >= ?1
+              AND st.removed = 0 AND e.url IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM page_readers r WHERE r.entry_id = e.id AND r.account_id = u.account_id)
+            ORDER BY e.id DESC
+            """).query([.integer(Int64(since.timeIntervalSince1970))]) { row in
+            let id = row.int64(at: 0)
+            guard !excluding.contains(id) else { return }
+            if candidates[id] == nil {
+                guard order.count < limit else { return }
+                order.append(id)
+                candidates[id] = CrawlCandidate(
+                    entryID: id, pageURL: row.text(at: 1) ?? "", feedURL: row.text(at: 2) ?? "", accounts: [],
+                    isKept: row.int64(at: 4) != 0, settings: row.optionalInt64(at: 6) == nil ? nil : FeedFetchSettings(row: row, at: 7),
+                    hasAdminFollower: row.int64(at: 5) != 0)
+            }
+            let account = row.int64(at: 3)
+            if candidates[id]?.accounts.contains(account) == false { candidates[id]?.accounts.append(account) }
+        }
+        return order.compactMap { candidates[$0] }
+    }
+
+    /// `showPage` for each of `accounts`, in one transaction.
+    public func showPage(entryID id: Int64, accounts: [Int64]) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            for account in accounts { try showPage(entryID: id, account: account) }
+        }
+    }
+}
