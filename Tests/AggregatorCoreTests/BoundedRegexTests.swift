@@ -43,6 +43,27 @@ import Testing
     func refusesWhatItDoesNotSupport(pattern: String) {
         #expect(throws: RegexSyntaxError.self, "\(pattern)") { try BoundedRegex(pattern) }
     }
+
+    /// A pattern's run of ASCII literals is looked for in the text's bytes before the program runs:
+    /// the answers are the program's (case folded as it folds, a phrase across a group, the Kelvin sign).
+    @Test(arguments: [
+        ("(?i)buy now", "Please BUY NOW!", true), ("(?i)buy now", "buy-now", false), ("buy now", "Buy now", false),
+        ("(?:promo) code [A-Z0-9]{4,}", "your promo code AB12 here", true), ("promo code [A-Z0-9]{4,}", "promo code ab", false),
+        ("(?i)limited[- ]time offer", "A LIMITED-TIME OFFER", true), ("(?i)dark", "the DARK side", true),
+        ("(?i)kelvin scale", "the \u{212A}elvin scale", true), ("(?i)caf\u{E9} noir", "un CAF\u{C9} NOIR", true),
+        ("(foo|bar)baz", "barbaz", true), ("abc", "ab", false), ("x+yz", "xxxyz", true),
+    ])
+    func theByteSearchFirstChangesNoAnswer(pattern: String, text: String, expected: Bool) throws {
+        #expect(try outcome(pattern, text) == (expected ? .match : .noMatch), "\(pattern) on \(text)")
+    }
+
+    @Test func aPatternsLiteralRunIsFound() throws {
+        #expect(try BoundedRegex("(?i)subscribe to our premium").requiredBytes == Array("subscribe to our premium".utf8))
+        #expect(try BoundedRegex("(?i)limited[- ]time offer").requiredBytes == Array("time offer".utf8), "the longest run")
+        #expect(try BoundedRegex("(?i)kelvin").requiredBytes == Array("elvin".utf8), "a k ends a run under (?i)")
+        #expect(try BoundedRegex("a|bcd").requiredBytes == nil, "alternatives: none required")
+        #expect(try BoundedRegex("ab").requiredBytes == nil, "too short to be worth it")
+    }
 }
 
 /// The rules in Miniflux's order and syntax: the account's block filters, the feed's blocklist, the
@@ -89,4 +110,5 @@ extension EntryRuleMatcherTests {
         let logged = lines.withLock { $0 }
         #expect(logged.count == 2 && logged.allSatisfy { $0.contains("gave up") }, "each pattern once: \(logged)")
     }
+
 }

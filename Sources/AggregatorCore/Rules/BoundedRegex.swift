@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Regular expressions written by users (filter rules, DESIGN §15), matched with a step budget: a
 /// pattern that backtracks catastrophically (`(a+)+$` on a long run of `a`s) gives up after
 /// `budget` steps instead of holding the daemon. The syntax is the common core of RE2 and PCRE:
@@ -33,6 +37,10 @@ public struct BoundedRegex: Sendable {
     let anchoredAtStart: Bool
     /// Some alternative starts with `^`: the first position is always tried.
     let someStartAnchored: Bool
+    /// ASCII bytes every match contains in a row (lowercase when the pattern ignores case), when the
+    /// pattern has some: a text without them is no match, found by a byte search instead of running
+    /// the program from every start (a rule's phrase in an entry's few KB of content: ~60 µs → ~2 µs).
+    let requiredBytes: [UInt8]?
 
     /// Steps one match may take by default: ~1 ms of work.
     public static let defaultBudget = 200_000
@@ -57,6 +65,27 @@ public struct BoundedRegex: Sendable {
         self.program = compiler.program
         self.ignoresCase = ignoresCase
         (firstScalars, anchoredAtStart, someStartAnchored) = Self.starts(of: compiler.program)
+        requiredBytes = Self.longestRequiredRun(node, ignoresCase: ignoresCase)
+    }
+
+    /// The longest run of ASCII literals (three at least) in the pattern's top-level sequence, groups
+    /// without alternatives flattened into it. With `(?i)` a `k` ends a run: the Kelvin sign (U+212A)
+    /// lowercases to it, and a byte search would miss that.
+    private static func longestRequiredRun(_ node: RegexNode, ignoresCase: Bool) -> [UInt8]? {
+        func flattened(_ node: RegexNode) -> [RegexNode] {
+            if case .sequence(let items) = node { return items.flatMap(flattened) }
+            return [node]
+        }
+        var longest: [UInt8] = [], run: [UInt8] = []
+        for item in flattened(node) {
+            if case .scalar(let scalar) = item, scalar.isASCII, !(ignoresCase && scalar == "k") {
+                run.append(UInt8(scalar.value))
+                if run.count > longest.count { longest = run }
+            } else {
+                run.removeAll()
+            }
+        }
+        return longest.count >= 3 ? longest : nil
     }
 
     /// What every path from the program's start not anchored by `^` must read first: a set of
@@ -91,9 +120,32 @@ public struct BoundedRegex: Sendable {
     public final class Subject {
         let text: String
         lazy var scalars: [Unicode.Scalar] = Array(text.unicodeScalars)
+        private lazy var bytes: [UInt8] = Array(text.utf8)
+        /// Its UTF-8 with ASCII letters lowercased (no other byte of UTF-8 is an ASCII letter).
+        private lazy var foldedBytes: [UInt8] = bytes.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
 
         public init(_ text: String) {
             self.text = text
+        }
+
+        /// Whether its UTF-8 (ASCII-lowercased when `folded`) holds `needle`.
+        func contains(_ needle: [UInt8], folded: Bool) -> Bool {
+            let haystack = folded ? foldedBytes : bytes
+            guard let first = needle.first, needle.count <= haystack.count else { return needle.isEmpty }
+            return haystack.withUnsafeBufferPointer { text in
+                needle.withUnsafeBufferPointer { wanted in
+                    guard let start = text.baseAddress, let wantedStart = wanted.baseAddress else { return false }
+                    let last = text.count - wanted.count
+                    var index = 0
+                    // memchr to each place the first byte is, then memcmp there (glibc's memmem is a GNU extension).
+                    while index <= last, let found = memchr(start + index, Int32(first), last - index + 1) {
+                        let at = start.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                        if memcmp(start + at, wantedStart, wanted.count) == 0 { return true }
+                        index = at + 1
+                    }
+                    return false
+                }
+            }
         }
     }
 
@@ -105,6 +157,7 @@ public struct BoundedRegex: Sendable {
     /// Whether the pattern matches anywhere in `subject`, within `budget` steps in all. A
     /// case-insensitive pattern (its literals lowercased) reads the text lowercased as it goes.
     public func matches(_ subject: Subject, budget: Int = defaultBudget) -> Outcome {
+        if let requiredBytes, !subject.contains(requiredBytes, folded: ignoresCase) { return .noMatch }
         let input = subject.scalars
         let folds = ignoresCase
         @inline(__always) func at(_ index: Int) -> Unicode.Scalar { folds ? Self.folded(input[index]) : input[index] }
