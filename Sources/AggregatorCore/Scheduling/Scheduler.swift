@@ -174,9 +174,9 @@ public actor Scheduler {
         }
     }
 
-    /// After a round: the icons due and the pages to crawl, each in a pass of its own unless one is still
-    /// going; neither ever delays a round.
-    private func startBackgroundPasses() {
+    /// After a round (the scheduler's, or one `refresh --wait` ran): the icons due and the pages to crawl,
+    /// each in a pass of its own unless one is still going; neither ever delays a round.
+    func startBackgroundPasses() {
         findIconsUnlessLooking()
         guard crawlPass == nil else { return }
         let crawler = self.crawler

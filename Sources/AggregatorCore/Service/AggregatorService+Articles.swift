@@ -132,9 +132,12 @@ extension AggregatorService {
             progress(RefreshProgress(done: done, total: total, feedID: refresh.feedID, url: urls[refresh.feedID],
                                      isSuccess: refresh.isSuccess))
         }
-        if let cluster {
-            return .finished(try await refreshAcrossCluster(cluster, feeds: due, everything: named == nil, progress: report))
+        let summary = if let cluster {
+            try await refreshAcrossCluster(cluster, feeds: due, everything: named == nil, progress: report)
+        } else {
+            await pipeline.refresh(due, progress: report)
         }
-        return .finished(await pipeline.refresh(due, progress: report))
+        await scheduler.startBackgroundPasses()  // as after the scheduler's own rounds: icons, the crawler
+        return .finished(summary)
     }
 }
