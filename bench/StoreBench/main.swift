@@ -18,6 +18,10 @@ if arguments.count == 3, arguments[1] == "sanitize" {
     try SanitizeBench.run(farm: arguments[2])
     exit(0)
 }
+if arguments.count == 3, arguments[1] == "extract" {
+    try ExtractBench.run(directory: arguments[2])
+    exit(0)
+}
 if arguments.count == 6, arguments[1] == "subscribe" {
     try await SubscribeBench.run(databasePath: arguments[2], urlsPath: arguments[3], accounts: Int(arguments[4]) ?? 1,
                                  perAccount: Int(arguments[5]) ?? 0)
@@ -45,6 +49,7 @@ if arguments.count == 4, arguments[1] == "queries" {
 }
 guard arguments.count == 3 else {
     FileHandle.standardError.write(Data(("usage: storebench FARM DB | storebench queries DB ENTRIES | storebench accounts DB | storebench rules DB | storebench sanitize FARM\n"
+        + "       storebench extract DIR (article pages)\n"
         + "       storebench subscribe DB URLS ACCOUNTS PER_ACCOUNT\n"
         + "       storebench claims POSTGRES_URI NODES SECONDS | storebench claim-cost POSTGRES_URI REPEATS\n"
         + "       storebench front-end DB TOKEN PATH [SECONDS] [TASKS]\n").utf8))

@@ -111,8 +111,15 @@ public enum ArticleExtractor {
     private static func isProse(_ text: String) -> Bool {
         var letters = 0
         var others = 0
-        for scalar in text.unicodeScalars where !scalar.properties.isWhitespace {
-            if scalar.properties.isAlphabetic { letters += 1 } else { others += 1 }
+        for scalar in text.unicodeScalars {
+            // ASCII by its value: asking Unicode's properties of each scalar was a third of a 2 MB page's time.
+            if scalar.isASCII {
+                let value = scalar.value
+                if value == 0x20 || (value >= 0x09 && value <= 0x0D) { continue }
+                if (value | 0x20) >= 0x61 && (value | 0x20) <= 0x7A { letters += 1 } else { others += 1 }
+            } else if !scalar.properties.isWhitespace {
+                if scalar.properties.isAlphabetic { letters += 1 } else { others += 1 }
+            }
         }
         return letters >= others
     }

@@ -1,0 +1,61 @@
+import FeedParser
+import Foundation
+
+/// `storebench extract DIR`: what extracting an article costs (issue 32's bar: a 2 MB page in under
+/// 50 ms). Each page of the corpus in DIR (`*.html`) is extracted 20 times; then a 2 MB page made
+/// from the news article: its article's paragraphs repeated to ~1 MB, inside ~1 MB of navigation,
+/// sidebars and comments. Prints medians in milliseconds, and whether the big page's article was
+/// found (its first and last paragraphs in the text).
+enum ExtractBench {
+    static func run(directory: String) throws {
+        let folder = URL(fileURLWithPath: directory)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".html") }.sorted()
+        var medians: [Double] = []
+        for name in names {
+            let html = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            medians.append(median { _ = ArticleExtractor.extract(html: html, pageURL: "http://127.0.0.1/\(name)") })
+        }
+        medians.sort()
+        print("corpus: \(names.count) pages, median \(format(medians[medians.count / 2])) ms, slowest \(format(medians.last ?? 0)) ms")
+
+        let page = bigPage()
+        var found: ExtractedArticle?
+        let big = median { found = ArticleExtractor.extract(html: page, pageURL: "http://127.0.0.1/big.html") }
+        let text = found.map { HTMLText.plainText(fromHTML: $0.html) } ?? ""
+        let whole = text.contains("Paragraph 1 of the long story") && text.contains("Paragraph 5500 of the long story")
+        let boilerplate = text.contains("Sidebar link") || text.contains("A reader's comment")
+        print("2 MB page (\(page.utf8.count) bytes): median \(format(big)) ms; article found whole: \(whole); "
+              + "boilerplate kept: \(boilerplate)")
+    }
+
+    /// ~2 MB: a page of navigation, sidebar and comments around a long article.
+    private static func bigPage() -> String {
+        var html = "<!doctype html><html><head><title>The long story</title></head><body><nav><ul>"
+        for n in 1...9_000 { html += "<li><a href=\"/section/\(n)\">Section \(n)</a></li>" }
+        html += "</ul></nav><div class=\"sidebar\"><ul>"
+        for n in 1...6_500 { html += "<li><a href=\"/related/\(n)\">Sidebar link \(n) to another story</a></li>" }
+        html += "</ul></div><article><h1>The long story</h1>"
+        for n in 1...5_500 {
+            html += "<p>Paragraph \(n) of the long story, with enough words in it, commas, and sentences to read as "
+                + "the body of an article rather than a caption or a menu of links.</p>"
+            if n % 100 == 0 { html += "<figure><img src=\"/images/\(n).png\" alt=\"Figure \(n)\"></figure>" }
+        }
+        html += "</article><section class=\"comments\">"
+        for n in 1...3_300 { html += "<div class=\"comment\"><p>A reader's comment number \(n), short.</p></div>" }
+        return html + "</section><footer>Footer</footer></body></html>"
+    }
+
+    private static func median(_ body: () -> Void) -> Double {
+        var samples: [Double] = []
+        for _ in 0..<21 {
+            let start = ContinuousClock.now
+            body()
+            let elapsed = (ContinuousClock.now - start).components
+            samples.append(Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15)
+        }
+        samples = Array(samples.dropFirst()).sorted()  // the first warms up
+        return samples[samples.count / 2]
+    }
+
+    private static func format(_ milliseconds: Double) -> String { String(format: "%.2f", milliseconds) }
+}
