@@ -26,6 +26,32 @@ enum ExtractBench {
         let boilerplate = text.contains("Sidebar link") || text.contains("A reader's comment")
         print("2 MB page (\(page.utf8.count) bytes): median \(format(big)) ms; article found whole: \(whole); "
               + "boilerplate kept: \(boilerplate)")
+
+        // The other kind of large page: an article of ordinary length in ~2 MB of inline script data
+        // and styles, as many sites' pages are today.
+        let scripted = scriptedPage()
+        var scriptedFound: ExtractedArticle?
+        let scriptedTime = median { scriptedFound = ArticleExtractor.extract(html: scripted, pageURL: "http://127.0.0.1/data.html") }
+        let scriptedText = scriptedFound.map { HTMLText.plainText(fromHTML: $0.html) } ?? ""
+        print("2 MB page of inline script data (\(scripted.utf8.count) bytes): median \(format(scriptedTime)) ms; "
+              + "article found whole: \(scriptedText.contains("Paragraph 1 of the long story") && scriptedText.contains("Paragraph 60 of"))")
+    }
+
+    /// ~2 MB: a 60-paragraph article with a navigation bar, and ~1.9 MB of inline JSON and CSS.
+    private static func scriptedPage() -> String {
+        var data = "{\"items\": ["
+        for n in 1...29_000 { data += "{\"id\": \(n), \"title\": \"Item \(n) of the state\", \"tags\": [\"a\", \"b\"]}," }
+        data += "{}]}"
+        var style = ""
+        for n in 1...2_000 { style += ".c\(n) { margin: \(n % 7)px; color: #\(String(n % 4096, radix: 16)); }\n" }
+        var html = "<!doctype html><html><head><title>The long story</title><style>\(style)</style></head><body>"
+        html += "<nav><ul>" + (1...60).map { "<li><a href=\"/s/\($0)\">Section \($0)</a></li>" }.joined() + "</ul></nav>"
+        html += "<article><h1>The long story</h1>"
+        for n in 1...60 {
+            html += "<p>Paragraph \(n) of the long story, with enough words in it, commas, and sentences to read as "
+                + "the body of an article rather than a caption or a menu of links.</p>"
+        }
+        return html + "</article><script type=\"application/json\" id=\"state\">\(data)</script><footer>Footer</footer></body></html>"
     }
 
     /// ~2 MB: a page of navigation, sidebar and comments around a long article.
