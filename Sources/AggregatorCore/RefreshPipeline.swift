@@ -272,6 +272,14 @@ public final class RefreshPipeline: Sendable {
         return (await fetchAndParse(feed, perHost: perHost), true)
     }
 
+    /// Where a permanent redirect moves the feed. A private copy does not move to another host: its
+    /// cookie and password would be sent there at every fetch (curl keeps them from the redirect itself).
+    private func movedURL(_ feed: FeedFetchState, _ response: FetchResponse) -> String? {
+        guard let target = response.permanentRedirect else { return nil }
+        if feed.settings != nil, FetchRequest.host(of: target) != FetchRequest.host(of: feed.url) { return nil }
+        return target
+    }
+
     /// Fetches and parses one feed; never throws: failures become the feed's recorded error.
     func fetchAndParse(_ feed: FeedFetchState, perHost: Int) async -> FeedRefresh {
         let (limits, rule) = settings.withLock { ($0.limits, $0.regularAccountsRule) }
@@ -331,7 +339,7 @@ public final class RefreshPipeline: Sendable {
             policy.interval(entryDates: parsed.entries.compactMap { $0.published ?? $0.updated }, hints: hints), random: random)
         return FeedRefresh(
             feedID: feed.id, document: EntryMapper.incoming(parsed, feedID: feed.id, isPrivate: feed.settings != nil),
-            record: .success(etag: response.etag, lastModified: response.lastModified, newURL: response.permanentRedirect,
+            record: .success(etag: response.etag, lastModified: response.lastModified, newURL: movedURL(feed, response),
                              title: parsed.title, siteURL: parsed.link, imageURL: parsed.image),
             checkedAt: checkedAt, nextCheckAt: checkedAt.addingTimeInterval(interval), intervalSeconds: Int(interval))
     }

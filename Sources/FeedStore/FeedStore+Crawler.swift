@@ -11,22 +11,21 @@ public struct CrawlCandidate: Sendable, Equatable {
     public var isKept: Bool
     /// A private copy's fetch settings, sent with the page's request when it is on the feed's host.
     public var settings: FeedFetchSettings?
-    /// Whether an admin follows the feed (`private-networks = admins`).
-    public var hasAdminFollower: Bool
+    /// Whether every account in `accounts` is an admin: only then may the page be on a private address
+    /// under `private-networks = admins` (it is fetched for them; DESIGN §12).
+    public var isForAdminsOnly: Bool
 }
 
 extension FeedStore {
-    /// The entries first seen since `since` whose subscriptions want them crawled (first seen once the
-    /// account turned the crawler on), that some of those accounts do not see the page of yet, newest
-    /// first, at most `limit`, leaving out `excluding` (pages that could not be had this pass).
+    /// The entries first seen since `since` whose subscriptions want them crawled (first seen since the
+    /// subscription began, its crawler on), that some of those accounts do not see the page of yet,
+    /// newest first, at most `limit`, leaving out `excluding` (pages that could not be had).
     public func pagesToCrawl(since: Date, limit: Int, excluding: Set<Int64> = []) throws(StoreError) -> [CrawlCandidate] {
         var candidates: [Int64: CrawlCandidate] = [:]
         var order: [Int64] = []
         try database.statement("""
             SELECT e.id, e.url, f.url, u.account_id, EXISTS (SELECT 1 FROM entry_pages p WHERE p.entry_id = e.id),
-                   EXISTS (SELECT 1 FROM subscriptions ua JOIN accounts a ON a.id = ua.account_id
-                           WHERE ua.feed_id = f.id AND a.admin = 1),
-                   f.owner_account_id, \(FeedFetchSettings.columns)
+                   (SELECT a.admin FROM accounts a WHERE a.id = u.account_id), f.owner_account_id, \(FeedFetchSettings.columns)
             FROM subscriptions u CROSS JOIN entry_sources s ON s.feed_id = u.feed_id
             JOIN entries e ON e.id = s.entry_id JOIN entry_state st ON st.entry_id = e.id JOIN feeds f ON f.id = u.feed_id
             WHERE u.crawler_since IS NOT NULL AND e.first_seen_at >= u.crawler_since AND e.first_seen_at >= ?1
@@ -42,10 +41,11 @@ extension FeedStore {
                 candidates[id] = CrawlCandidate(
                     entryID: id, pageURL: row.text(at: 1) ?? "", feedURL: row.text(at: 2) ?? "", accounts: [],
                     isKept: row.int64(at: 4) != 0, settings: row.optionalInt64(at: 6) == nil ? nil : FeedFetchSettings(row: row, at: 7),
-                    hasAdminFollower: row.int64(at: 5) != 0)
+                    isForAdminsOnly: true)
             }
             let account = row.int64(at: 3)
             if candidates[id]?.accounts.contains(account) == false { candidates[id]?.accounts.append(account) }
+            if row.int64(at: 5) == 0 { candidates[id]?.isForAdminsOnly = false }
         }
         return order.compactMap { candidates[$0] }
     }

@@ -77,6 +77,7 @@ extension FeedStore {
         try database.statement("UPDATE subscriptions SET feed_id = ?2, read_count = 0, hidden_count = 0 WHERE id = ?1")
             .run([.integer(id), .integer(new)])
         try showLatestDocumentOnly(feed: new, account: account, now: now)
+        _ = try judgeAgain(feed: new, account: account)  // its filter rules, over the other feed's entries
         if try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(old)]) == 0 {
             try removeUnfollowedFeed(old)
         } else {

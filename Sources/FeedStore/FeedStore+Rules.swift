@@ -106,7 +106,7 @@ extension FeedStore {
 
     /// Takes back what rules hid of the feed's entries from the account, then hides what its rules
     /// hide now. Returns how many that is.
-    private func judgeAgain(feed: Int64, account: Int64) throws(StoreError) -> Int {
+    func judgeAgain(feed: Int64, account: Int64) throws(StoreError) -> Int {
         var ruled: [Int64] = []
         try database.statement("""
             SELECT m.entry_id FROM entry_marks m INDEXED BY entry_marks_hidden

@@ -99,13 +99,14 @@ import Testing
         #expect(try unread(bea, beaFeed) == beaUnread)
         #expect(!(try daemon.ctl(["--user", "bea", "--json", "articles", "--limit", "1000"]).output.contains("Alice's import")))
 
-        // Bea imports the same page with a title of her own: the same entry, now hers too, as she gave it.
+        // Bea imports the same page with a title of her own: an entry of hers; Alice's is unchanged.
         let beas = try importing(bea, beaFeed, #"{"url": "https://example.org/imported", "title": "Bea's copy", "status": "read"}"#)
         let beasID = try object(beas)["id"] as? Int
-        #expect(beas.status == 200 && beasID == id, "\(beas.body)")
-        let beaSees = try daemon.curl("/v1/entries/\(id)", bea).body
+        #expect(beas.status == 201 && beasID != nil && beasID != id, "\(beas.body)")
+        let beaSees = try daemon.curl("/v1/entries/\(beasID ?? 0)", bea).body
         #expect(beaSees.contains("\"title\":\"Bea's copy\"") && beaSees.contains("\"status\":\"read\""), "\(beaSees)")
         #expect(try daemon.curl("/v1/entries/\(id)", alice).body.contains("\"title\":\"Alice's import\""))
+        #expect(try daemon.curl("/v1/entries/\(beasID ?? 0)", alice).status == 404, "Bea's import is hers alone")
         #expect(try unread(bea, beaFeed) == beaUnread, "read as she imported it")
 
         // Refused, changing nothing: no url, a status it cannot take, a date that is not one, and

@@ -114,6 +114,15 @@ import Testing
         #expect(away.status == 201, "\(away.body)")
         try expectSeen("path: /members-echo", "cookie: \n", "authorization: \n")
 
+        // Moved for good to another host: the private copy stays where it was (its secrets would follow).
+        let moved = try send("POST", "/v1/feeds", """
+            {"feed_url": "\(server.url("/members-moved"))", "username": "member", "password": "open sesame"}
+            """)
+        #expect(moved.status == 201, "\(moved.body)")
+        let movedID = try #require(try object(moved)["feed_id"] as? Int)
+        try refresh()
+        #expect(try daemon.curl("/v1/feeds/\(movedID)", alice).body.contains("/members-moved"), "not moved to localhost")
+
         // A shared feed given a setting of its own is split off for this account, its id kept; the
         // neighbour keeps the shared one. Back to the defaults, it is the shared feed again.
         let feeds = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/feeds", alice).body.utf8)) as? [[String: Any]]
@@ -126,8 +135,8 @@ import Testing
         #expect(neighboursFeeds.contains("crosspost.xml") && !neighboursFeeds.contains(#""private": true"#))
         #expect(try send("PUT", "/v1/feeds/\(crosspost)", #"{"user_agent": ""}"#).status == 201)
         #expect(try entries(crosspost).count == 2, "the shared feed's latest document, at once")
-        #expect(try daemon.ctl(["--json", "feeds"]).output.components(separatedBy: #""private": true"#).count == 3,
-                "members.xml and members-away stay private; crosspost.xml is shared again")
+        #expect(try daemon.ctl(["--json", "feeds"]).output.components(separatedBy: #""private": true"#).count == 4,
+                "members.xml, members-away and members-moved stay private; crosspost.xml is shared again")
 
         // Accepting a self-signed certificate is an admin's choice.
         #expect(try daemon.ctl(["user", "add", "bea"], input: password + "\n").status == 0)

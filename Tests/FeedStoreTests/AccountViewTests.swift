@@ -317,24 +317,25 @@ import Testing
         let again = try await store.importEntry(new, subscription: annsA, account: ann, read: false, starred: true)
         #expect(again == ImportedEntry(id: imported.id, isNew: false))
 
-        // Story 3 is b's, which Bea does not follow: imported into a, it stays hidden from her; story 4
-        // is c's, which she follows: imported into a by Ann, Bea still sees it (once).
+        // An import at the URL of a stored entry is an entry of its own: story 3's text (b's, which Bea
+        // does not follow) is not shown through it, and Bea still sees story 4 through c, once.
         let story3 = try #require(try reader.articles(ArticleFilter(account: ann, search: "\"Story 3\"")).articles.first?.id)
-        let crossed = try await store.importEntry(entry("https://news.example/3", title: "Story 3"), subscription: annsA,
+        let crossed = try await store.importEntry(entry("https://news.example/3", title: "Ann's take on 3"), subscription: annsA,
                                                   account: ann, read: true, starred: false)
-        #expect(crossed == ImportedEntry(id: story3, isNew: true), "a now carries it too")
-        let story4 = try await store.importEntry(entry("https://news.example/4", title: "Story 4"), subscription: annsA,
-                                                 account: ann, read: false, starred: false)
+        #expect(crossed.isNew && crossed.id != story3)
+        #expect(try reader.article(id: crossed.id, account: ann)?.title == "Ann's take on 3")
+        #expect(try reader.article(id: story3, account: ann)?.title == "Story 3", "the stored entry unchanged")
+        _ = try await store.importEntry(entry("https://news.example/4", title: "Ann's 4"), subscription: annsA,
+                                        account: ann, read: false, starred: false)
         #expect(try titles(reader, ArticleFilter(account: bea)) == ["Story 1", "Story 2", "Story 4"])
-        #expect(try reader.article(id: story4.id, account: ann) != nil)
 
-        // Bea imports Ann's entry into her own subscription with her own title: it becomes hers too.
+        // Bea imports the same page into her own subscription: an entry of hers, Ann's unchanged.
         let beas = try await store.importEntry(entry("https://pages.example/mine", title: "Bea's title"),
                                                subscription: beasA, account: bea, read: true, starred: false)
-        #expect(beas == ImportedEntry(id: imported.id, isNew: false))
-        #expect(try reader.article(id: imported.id, account: bea)?.isRead == true)
-        #expect(try reader.entryEdits(account: bea, entryIDs: [imported.id])[imported.id]?.title == "Bea's title")
-        #expect(try reader.entryEdits(account: ann, entryIDs: [imported.id]).isEmpty)
+        #expect(beas.isNew && beas.id != imported.id)
+        #expect(try reader.article(id: beas.id, account: bea)?.title == "Bea's title")
+        #expect(try reader.article(id: beas.id, account: ann) == nil && reader.article(id: imported.id, account: bea) == nil)
+        #expect(try reader.article(id: imported.id, account: ann)?.title == "Ann's import")
         await #expect(throws: StoreError.self, "another account's subscription") {
             try await store.importEntry(new, subscription: annsA, account: bea, read: false, starred: false)
         }
@@ -455,5 +456,30 @@ import Testing
         try await store.updateFeed(id: try subscription(ann, "https://a.example/feed"), account: ann,
                                    fetchSettings: FetchSettingsChange(userAgent: ""))
         try await expectKept("the shared feed again")
+    }
+
+    /// The crawler's candidates say for whom a page is fetched: a page a regular account wants is
+    /// fetched under its address rule even when an admin follows the feed too (DESIGN §12).
+    @Test func aPageToCrawlSaysWhetherOnlyAdminsWantIt() async throws {
+        let (fixture, bea, feeds) = try await twoReaders()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        func subscription(_ account: Int64) throws -> Int64 {
+            try #require(try reader.feeds(account: account).first { $0.url == "https://a.example/feed" }?.id)
+        }
+        let since = Date(timeIntervalSince1970: 0)
+        try await store.updateFeed(id: try subscription(ann), account: ann, crawler: true)
+        #expect(try await store.pagesToCrawl(since: since, limit: 10).isEmpty, "entries from before the subscription: none")
+        // Two entries arrive after both subscriptions began.
+        try await store.ingest([IncomingFeed(feedID: try #require(feeds["https://a.example/feed"]), entries: [
+            entry("https://news.example/5", title: "Story 5"), entry("https://news.example/6", title: "Story 6")])],
+                               now: Date().addingTimeInterval(5))
+        let forAnn = try await store.pagesToCrawl(since: since, limit: 10)
+        #expect(forAnn.count == 2 && forAnn.allSatisfy { $0.isForAdminsOnly && $0.accounts == [ann] })
+        try await store.updateFeed(id: try subscription(bea), account: bea, crawler: true)
+        let forBoth = try await store.pagesToCrawl(since: since, limit: 10)
+        #expect(forBoth.count == 2 && forBoth.allSatisfy { !$0.isForAdminsOnly && Set($0.accounts) == [ann, bea] })
+        try await store.showPage(entryID: forBoth[0].entryID, accounts: [ann])
+        #expect(try await store.pagesToCrawl(since: since, limit: 10).first { $0.entryID == forBoth[0].entryID }?.accounts == [bea])
     }
 }

@@ -118,7 +118,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send(200, body.encode())
         if path == "/members-seen":  # what the last request for a /members… path sent
             return self.send(200, "\n".join(MEMBERS_SEEN).encode())
-        if path in ("/members.xml", "/members-away", "/members-echo", "/members-page"):
+        if path in ("/members.xml", "/members-away", "/members-echo", "/members-page", "/members-moved"):
             # Behind HTTP Basic and a cookie: a private copy's settings (DESIGN §15). Its first item has the
             # URL of an item /many.xml carries too: a private copy's entries are never merged with those.
             authorization = self.headers.get("Authorization") or ""
@@ -128,6 +128,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                "if-none-match: " + (self.headers.get("If-None-Match") or ""),
                                "cookie: " + (self.headers.get("Cookie") or ""), "authorization: " + authorization,
                                "authorized: " + str(authorized)]
+            if path == "/members-moved":  # moved for good to another host: a private copy does not move there
+                return self.send(301, headers=[("Location", "http://localhost:%d/members.xml" % self.server.server_port)])
             if path == "/members-away":  # to another host name: neither the cookie nor the password may follow
                 return self.send(302, headers=[("Location", "http://localhost:%d/members-echo" % self.server.server_port)])
             if not authorized and path in ("/members.xml", "/members-page"):

@@ -3,7 +3,7 @@ import FeedStore
 import Foundation
 import Synchronization
 
-/// The crawler (DESIGN §15): after rounds, never during one, extracts the article of every new entry
+/// The crawler (DESIGN §15): after rounds, never holding one up, extracts the article of every new entry
 /// of the feeds whose followers turned `crawler` on, and shows it to them instead of the feed's
 /// content. A page is fetched once however many accounts want it (the kept page is the entry's), four
 /// at a time and one at a time per host; a page that cannot be had is not tried again this daemon's life.
@@ -59,7 +59,7 @@ final class PageCrawler: Sendable {
             if !candidate.isKept {
                 let credentials = ArticlePages.credentials(candidate.settings?.credentials, page: candidate.pageURL,
                                                            feed: candidate.feedURL)
-                let content = try await pages.article(at: candidate.pageURL, refusal: candidate.hasAdminFollower ? nil : rule,
+                let content = try await pages.article(at: candidate.pageURL, refusal: candidate.isForAdminsOnly ? nil : rule,
                                                       credentials: credentials, perHostLimit: 1)
                 guard try await store.keepPage(entryID: candidate.entryID, content: content) else { return false }
             }

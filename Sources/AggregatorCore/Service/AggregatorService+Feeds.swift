@@ -227,9 +227,19 @@ extension AggregatorService {
             // Subscribe anyway: the scheduler retries with backoff and shows the error on the feed.
             return (url, nil, [], "could not check the feed now: \(error.description)")
         }
-        if let feed = parsedFeed(response, limits: limits) { return (response.permanentRedirect ?? url, feed.title, [], nil) }
-        let links = FeedDiscovery.alternateLinks(in: response.body, pageURL: response.finalURL)
+        // With settings of its own the feed stays on the host given: its cookie and password go there only.
+        let host = FetchRequest.host(of: url)
+        func onHost(_ candidate: String) -> Bool { credentials == nil || FetchRequest.host(of: candidate) == host }
+        if let feed = parsedFeed(response, limits: limits) {
+            let moved = response.permanentRedirect.flatMap { onHost($0) ? $0 : nil }
+            return (moved ?? url, feed.title, [], nil)
+        }
+        let links = FeedDiscovery.alternateLinks(in: response.body, pageURL: response.finalURL).filter { onHost($0.url) }
         if let first = links.first { return (first.url, first.title, links, nil) }
+        guard onHost(response.finalURL) else {
+            throw .invalidArgument("no feed on \(host) at \(url): with its own settings a feed is only looked for "
+                + "on the host given, where its cookie and password are sent")
+        }
         guard var origin = URLComponents(string: response.finalURL) else { throw .failed("not a feed: \(url)") }
         for path in FeedDiscovery.commonPaths {
             origin.path = path
