@@ -27,6 +27,15 @@ enum ExtractBench {
         print("2 MB page (\(page.utf8.count) bytes): median \(format(big)) ms; article found whole: \(whole); "
               + "boilerplate kept: \(boilerplate)")
 
+        // An article of ordinary length in ~2 MB of navigation, sidebars and comments.
+        let crowded = bigPage(paragraphs: 60)
+        var crowdedFound: ExtractedArticle?
+        let crowdedTime = median { crowdedFound = ArticleExtractor.extract(html: crowded, pageURL: "http://127.0.0.1/crowded.html") }
+        let crowdedText = crowdedFound.map { HTMLText.plainText(fromHTML: $0.html) } ?? ""
+        print("2 MB page of boilerplate around a 60-paragraph article (\(crowded.utf8.count) bytes): median "
+              + "\(format(crowdedTime)) ms; article found whole: "
+              + "\(crowdedText.contains("Paragraph 1 of the long story") && crowdedText.contains("Paragraph 60 of"))")
+
         // The other kind of large page: an article of ordinary length in ~2 MB of inline script data
         // and styles, as many sites' pages are today.
         let scripted = scriptedPage()
@@ -54,20 +63,22 @@ enum ExtractBench {
         return html + "</article><script type=\"application/json\" id=\"state\">\(data)</script><footer>Footer</footer></body></html>"
     }
 
-    /// ~2 MB: a page of navigation, sidebar and comments around a long article.
-    private static func bigPage() -> String {
+    /// ~2 MB: a page of navigation, sidebar and comments around a long article (its paragraphs'
+    /// count given: the rest of the page grows to keep ~2 MB).
+    private static func bigPage(paragraphs: Int = 5_500) -> String {
+        let scale = paragraphs < 5_500 ? 2 : 1
         var html = "<!doctype html><html><head><title>The long story</title></head><body><nav><ul>"
-        for n in 1...9_000 { html += "<li><a href=\"/section/\(n)\">Section \(n)</a></li>" }
+        for n in 1...9_000 * scale { html += "<li><a href=\"/section/\(n)\">Section \(n)</a></li>" }
         html += "</ul></nav><div class=\"sidebar\"><ul>"
-        for n in 1...6_500 { html += "<li><a href=\"/related/\(n)\">Sidebar link \(n) to another story</a></li>" }
+        for n in 1...6_500 * scale { html += "<li><a href=\"/related/\(n)\">Sidebar link \(n) to another story</a></li>" }
         html += "</ul></div><article><h1>The long story</h1>"
-        for n in 1...5_500 {
+        for n in 1...paragraphs {
             html += "<p>Paragraph \(n) of the long story, with enough words in it, commas, and sentences to read as "
                 + "the body of an article rather than a caption or a menu of links.</p>"
             if n % 100 == 0 { html += "<figure><img src=\"/images/\(n).png\" alt=\"Figure \(n)\"></figure>" }
         }
         html += "</article><section class=\"comments\">"
-        for n in 1...3_300 { html += "<div class=\"comment\"><p>A reader's comment number \(n), short.</p></div>" }
+        for n in 1...3_300 * scale { html += "<div class=\"comment\"><p>A reader's comment number \(n), short.</p></div>" }
         return html + "</section><footer>Footer</footer></body></html>"
     }
 
