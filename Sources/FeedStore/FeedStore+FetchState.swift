@@ -139,8 +139,14 @@ extension FeedStore {
                 """).run([.integer(feedID), SQLValue(etag), SQLValue(lastModified), .integer(checked), .integer(next),
                           .integer(Int64(intervalSeconds)), SQLValue(title), SQLValue(siteURL), SQLValue(imageURL)])
             if let newURL {
-                // A permanent redirect moves the subscription, unless another feed already has that URL.
-                try database.statement("UPDATE OR IGNORE feeds SET url = ?2 WHERE id = ?1").run([.integer(feedID), .text(newURL)])
+                // A permanent redirect moves the subscription, unless another feed (shared, or the same
+                // account's private copies) already has that URL. Written for both backends: SQLite's
+                // `UPDATE OR IGNORE` failed the whole group commit on PostgreSQL.
+                try database.statement("""
+                    UPDATE feeds SET url = ?2 WHERE id = ?1 AND NOT EXISTS (
+                        SELECT 1 FROM feeds o WHERE o.url = ?2 AND o.id != ?1
+                          AND coalesce(o.owner_account_id, 0) = coalesce(feeds.owner_account_id, 0))
+                    """).run([.integer(feedID), .text(newURL)])
             }
         case .failure(let reason), .gone(let reason):
             let status: FeedStatus = if case .gone = record { .disabled } else { .failing }
