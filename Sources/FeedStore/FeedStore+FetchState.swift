@@ -46,8 +46,13 @@ public struct FeedFetchSettings: Sendable, Equatable {
                                  allowsSelfSignedCertificates: change.allowsSelfSignedCertificates ?? allowsSelfSignedCertificates)
     }
 
-    /// The columns of `feeds` that hold them, in this order (`init(row:at:)`).
+    /// The columns of `feeds` that hold them, in this order (`init(row:at:)`, `values`).
     static let columns = "user_agent, cookie, username, password, ignore_http_cache, allow_self_signed"
+    /// `column = ?N, …` for an UPDATE, `values` bound from `?first` on.
+    static func assignments(from first: Int) -> String {
+        columns.split(separator: ",").enumerated()
+            .map { "\($1.trimmingCharacters(in: .whitespaces)) = ?\(first + $0)" }.joined(separator: ", ")
+    }
 
     init(row: Statement, at first: Int32) {
         self.init(userAgent: row.text(at: first), cookie: row.text(at: first + 1), username: row.text(at: first + 2),

@@ -39,8 +39,8 @@ extension FeedStore {
         guard wanted != current else { return feed }
         if owner != nil, !wanted.isDefault {
             try database.statement("""
-                UPDATE feeds SET user_agent = ?2, cookie = ?3, username = ?4, password = ?5, ignore_http_cache = ?6,
-                    allow_self_signed = ?7, etag = NULL, last_modified = NULL, next_check_at = NULL
+                UPDATE feeds SET \(FeedFetchSettings.assignments(from: 2)), etag = NULL, last_modified = NULL,
+                    next_check_at = NULL
                 WHERE id = ?1
                 """).run([.integer(feed)] + wanted.values)
             return feed

@@ -98,10 +98,11 @@ public actor FeedStore {
                     categoryID = try self.categoryID(named: category, account: account, creating: true)
                 }
                 let seconds = SQLValue.integer(Int64(now.timeIntervalSince1970))
+                // A URL it follows already, through the shared feed or a private copy of its own.
+                guard try database.integer("""
+                    SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 AND f.url = ?2
+                    """, [.integer(account), .text(feed.url)]) == nil else { continue }
                 if !feed.fetchSettings.isDefault {
-                    guard try database.integer("""
-                        SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 AND f.url = ?2
-                        """, [.integer(account), .text(feed.url)]) == nil else { continue }
                     let copy = try insertPrivateFeed(url: feed.url, title: feed.title, siteURL: feed.siteURL,
                                                      settings: feed.fetchSettings, account: account, now: seconds)
                     try database.statement("""
@@ -109,12 +110,6 @@ public actor FeedStore {
                         """).run([.integer(account), .integer(copy), SQLValue(feed.title), SQLValue(categoryID), seconds])
                     added += 1
                     continue
-                }
-                if try database.integer("""
-                    SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
-                    WHERE u.account_id = ?1 AND f.url = ?2 AND f.owner_account_id IS NOT NULL
-                    """, [.integer(account), .text(feed.url)]) != nil {
-                    continue  // its private copy of that URL
                 }
                 try insertFeed.run([.text(feed.url), SQLValue(feed.title), SQLValue(feed.siteURL), seconds])
                 let isNewFeed = try database.changes() == 1

@@ -106,13 +106,7 @@ public actor Scheduler {
                     let heartbeat = self.heartbeat
                     let summary = await pipeline.refresh(due) { _, _ in heartbeat.beat() }
                     guard !Task.isCancelled else { return }
-                    lastRound = FinishedRound(finished: clock.now, summary: summary)
-                    logger.info("Refresh round done", ["feeds": summary.feeds, "ok": summary.ok,
-                                                       "not_modified": summary.notModified, "failed": summary.failed,
-                                                       "new_entries": summary.newEntries,
-                                                       "seconds": String(format: "%.2f", summary.seconds)])
-                    onRound(summary)
-                    startBackgroundPasses()
+                    roundEnded(summary, onRound: onRound)
                 }
                 await expireOldEntriesIfDue(now: clock.now)
                 // After a round the due times changed; without one, the list just read is current.
@@ -149,14 +143,8 @@ public actor Scheduler {
             let summary = await pipeline.refresh(from: source) { _, _ in heartbeat.beat() }
             guard !Task.isCancelled else { return }
             if summary.feeds > 0 {
-                lastRound = FinishedRound(finished: clock.now, summary: summary)
                 cluster.roundFinished(fetches: summary.feeds)
-                logger.info("Refresh round done", ["feeds": summary.feeds, "ok": summary.ok,
-                                                   "not_modified": summary.notModified, "failed": summary.failed,
-                                                   "new_entries": summary.newEntries,
-                                                   "seconds": String(format: "%.2f", summary.seconds), "node": cluster.name])
-                onRound(summary)
-                startBackgroundPasses()
+                roundEnded(summary, onRound: onRound)
             }
             await expireOldEntriesIfDue(now: clock.now)
             var deadline = clock.now.addingTimeInterval(Self.clusterSleepLimit)
@@ -172,6 +160,24 @@ public actor Scheduler {
             }
             try? await sleep(until: deadline)
         }
+    }
+
+    /// A round of either loop ended: kept for `status`, logged (with this daemon's name among several),
+    /// reported, and the passes that follow rounds started.
+    private func roundEnded(_ summary: RefreshSummary, onRound: @Sendable (RefreshSummary) -> Void) {
+        lastRound = FinishedRound(finished: clock.now, summary: summary)
+        let seconds = String(format: "%.2f", summary.seconds)
+        if let cluster {
+            logger.info("Refresh round done", ["feeds": summary.feeds, "ok": summary.ok, "not_modified": summary.notModified,
+                                               "failed": summary.failed, "new_entries": summary.newEntries,
+                                               "seconds": seconds, "node": cluster.name])
+        } else {
+            logger.info("Refresh round done", ["feeds": summary.feeds, "ok": summary.ok, "not_modified": summary.notModified,
+                                               "failed": summary.failed, "new_entries": summary.newEntries,
+                                               "seconds": seconds])
+        }
+        onRound(summary)
+        startBackgroundPasses()
     }
 
     /// After a round (the scheduler's, or one `refresh --wait` ran): the icons due and the pages to crawl,
