@@ -8,7 +8,7 @@ import Testing
 /// Google Reader API and the web page, every Fever call and every JSON-RPC method, with the first
 /// account's ids (feed, category, entry, enclosure, icon, token, session, user). Each is not found
 /// (admin routes: forbidden), nothing of the first account's shows in any answer, and afterwards the
-/// first account's feeds, categories, marks, edits and tokens are as they were.
+/// first account's feeds (with their fetch settings), categories, marks, edits and tokens are as they were.
 @Suite(.timeLimit(.minutes(3))) struct IsolationTests {
     let password = "correct horse battery"
 
@@ -92,7 +92,8 @@ import Testing
     /// What Ann sees of her own things (not the fetch times, which a refresh moves).
     private func snapshot(_ daemon: ServedDaemon) throws -> [String] {
         let feeds = (try json(daemon.ctl(["--json", "feeds"]).output)["feeds"] as? [[String: Any]] ?? []).map {
-            "\($0["id"]!) \($0["title"]!) \($0["category"] ?? "-") \($0["unread"]!)/\($0["total"]!)"
+            "\($0["id"]!) \($0["title"]!) \($0["category"] ?? "-") \($0["unread"]!)/\($0["total"]!) "
+                + "\($0["private"] ?? "-") \($0["user_agent"] ?? "-") \($0["ignore_http_cache"] ?? "-") \($0["crawler"] ?? "-")"
         }
         let categories = (try json(daemon.ctl(["--json", "categories"]).output)["categories"] as? [[String: Any]] ?? []).map {
             "\($0["id"]!) \($0["name"]!) \($0["unread"]!)"
@@ -115,7 +116,7 @@ import Testing
         let body = #"{"title": "Bea was here", "feed_url": "http://127.0.0.1:1/x", "category_id": \#(ann.category), "#
             + #""entry_ids": [\#(ann.entry)], "status": "unread", "starred": false, "username": "bea2", "#
             + #""password": "another password", "is_admin": true, "description": "bea", "url": "http://127.0.0.1:1/", "#
-            + #""media_progression": 5, "content": "x", "hide_globally": true}"#
+            + #""media_progression": 5, "content": "x", "hide_globally": true, "user_agent": "Bea/1", "crawler": true}"#
         for (method, pattern, _) in MinifluxAPI.routes {
             var path = pattern
             for (placeholder, id) in ids { path = path.replacingOccurrences(of: placeholder, with: String(id)) }
@@ -214,6 +215,7 @@ import Testing
         }
         let (feed, entry) = (String(ann.feed), String(ann.entry))
         for command in [["remove", feed], ["rename", feed, "Bea was here"], ["move", feed, "Bea"], ["show", entry],
+                        ["edit", feed, "--user-agent", "Bea/1", "--ignore-cache", "on", "--crawler", "on"],
                         ["refresh", feed], ["articles", "--feed", feed], ["token", "revoke", String(ann.token)],
                         ["token", "revoke", "ann-phone"], ["rename-category", "AnnTech", "Bea"]] {
             let answer = try daemon.ctl(["--user", "bea"] + command)
