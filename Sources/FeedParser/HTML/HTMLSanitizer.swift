@@ -16,7 +16,8 @@ public enum HTMLSanitizer {
     /// nested links, text after a broken attribute), so such input is sanitized again until stable.
     /// So is input where an element left out had kept elements inside it: without it, the nesting
     /// can be one HTML does not allow (found by fuzzing: `<p>…<embed><p>` became `<p>…<p>`, which
-    /// libxml2 reads as two paragraphs). Well-formed input, nearly every feed's, takes one pass.
+    /// libxml2 reads as two paragraphs). Well-formed input, nearly every feed's, takes one pass, HTML5's
+    /// elements (unknown to libxml2, an error it repairs nothing for) included.
     public static func sanitize(_ html: String, baseURL: String? = nil) -> String {
         var (output, repaired) = sanitizeOnce(html, baseURL: baseURL)
         var passes = 1
@@ -29,13 +30,20 @@ public enum HTMLSanitizer {
         return output
     }
 
-    /// One pass, and whether libxml2 found the input not well-formed.
+    /// One pass, and whether libxml2 may have repaired the input (any error but an unknown tag).
     private static func sanitizeOnce(_ html: String, baseURL: String?) -> (output: String, repaired: Bool) {
         guard !html.isEmpty else { return ("", false) }
         var repaired = false
         // libxml2's SAX interface: no document tree is built (a tree made sanitizing 2.5x slower, measured).
         let writer = Writer(baseURL: baseURL.flatMap { URLResolver.isAcceptableBase($0) ? $0 : nil })
         var handler = htmlSAXHandler()
+        // The magic number makes libxml2 report its errors to `serror`, where a repair is told from a
+        // tag it does not know (HTML5's `article`, `figure`, …: read as they are, nothing repaired).
+        handler.initialized = aggregator_sax2_magic()
+        handler.serror = { context, error in
+            guard let context, let error, error.pointee.code != Int32(XML_HTML_UNKNOWN_TAG.rawValue) else { return }
+            Unmanaged<Writer>.fromOpaque(context).takeUnretainedValue().inputRepaired = true
+        }
         handler.startElement = { context, name, attributes in
             Unmanaged<Writer>.fromOpaque(context!).takeUnretainedValue().start(name, attributes)
         }
@@ -54,7 +62,7 @@ public enum HTMLSanitizer {
                     defer { htmlFreeParserCtxt(parser) }
                     _ = htmlCtxtUseOptions(parser, aggregator_html_options())
                     _ = htmlParseChunk(parser, chars.baseAddress, Int32(clamping: chars.count), 1)
-                    repaired = parser.pointee.wellFormed == 0 || writer.unwrappedAroundElements
+                    repaired = writer.inputRepaired || writer.unwrappedAroundElements
                 }
             }
         }
@@ -155,6 +163,8 @@ private final class Writer {
     /// Whether an element was written directly inside one left out (its content kept) that was itself
     /// inside a written element: the output nests them in a way the input did not.
     private(set) var unwrappedAroundElements = false
+    /// libxml2 reported an error other than an unknown tag: it may have repaired the input.
+    var inputRepaired = false
     /// Text libxml2 reports before any element (`<<<` at the very start) goes in a paragraph of its
     /// own, as its tree would put it: sanitizing the output again then gives the same output.
     private var strayParagraph = false
