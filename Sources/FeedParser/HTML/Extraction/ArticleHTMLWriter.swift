@@ -42,7 +42,7 @@ struct ArticleHTMLWriter {
             if let current = node {
                 switch current.pointee.type {
                 case XML_ELEMENT_NODE:
-                    if let kept = tree.indexOfNode[current], !tree.elements[kept].isRemoved,
+                    if let kept = tree.index(of: current), !tree.elements[kept].isRemoved,
                        let name = start(current, index: kept) {
                         if !Self.void.contains(name), let child = current.pointee.children {
                             stack.append((current, name))
@@ -114,8 +114,9 @@ struct ArticleHTMLWriter {
         if Self.tableParts.contains(name), !open.contains("table") { return "div" }
         if name == "li", !open.contains(where: { $0 == "ul" || $0 == "ol" }) { return "div" }
         if name == "dd" || name == "dt", !open.contains("dl") { return "div" }
-        return ["body", "html", "form", "main", "center"].contains(name) ? "div" : name
+        return Self.renamedToDivision.contains(name) ? "div" : name
     }
+    private static let renamedToDivision: Set<String> = ["body", "html", "form", "main", "center"]
 
     /// The image's real source: lazy-loading scripts keep it in `data-src` (and friends) and put a
     /// placeholder in `src`.
@@ -167,15 +168,23 @@ struct ArticleHTMLWriter {
         output.append(contentsOf: text.utf8)
     }
 
+    /// Appends `bytes` with `&`, `<`, `>` (and `"` when `quotes`) as references; the runs between them
+    /// in one copy each.
     private mutating func escape(_ bytes: UnsafeBufferPointer<UInt8>, quotes: Bool) {
-        for byte in bytes {
+        var start = 0
+        for (index, byte) in bytes.enumerated() {
+            let replacement: String
             switch byte {
-            case UInt8(ascii: "&"): append("&amp;")
-            case UInt8(ascii: "<"): append("&lt;")
-            case UInt8(ascii: ">"): append("&gt;")
-            case UInt8(ascii: "\"") where quotes: append("&quot;")
-            default: output.append(byte)
+            case UInt8(ascii: "&"): replacement = "&amp;"
+            case UInt8(ascii: "<"): replacement = "&lt;"
+            case UInt8(ascii: ">"): replacement = "&gt;"
+            case UInt8(ascii: "\"") where quotes: replacement = "&quot;"
+            default: continue
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            append(replacement)
+            start = index + 1
         }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
 }

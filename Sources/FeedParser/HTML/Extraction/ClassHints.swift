@@ -11,21 +11,39 @@ struct ClassHints {
     private(set) var isUnlikely = false
 
     init(className: String?, id: String?) {
-        for full in [className, id] {
-            guard let full, !full.isEmpty else { continue }
-            let value = String(full.prefix(Self.longestValue))
-            let tokens = Self.tokens(of: value)
+        self.init(className.map(NameHints.init), id.map(NameHints.init))
+    }
+
+    /// The hints of an element whose `class` and `id` were read already (a page repeats its class names:
+    /// `PageTree` reads each distinct one once).
+    init(_ className: NameHints?, _ id: NameHints?) {
+        for name in [className, id] {
+            guard let name else { continue }
+            if name.isPositive { weight += 25 }
+            if name.isNegative { weight -= 25 }
+            isPositive = isPositive || name.isPositive
+            isBoilerplate = isBoilerplate || name.isBoilerplate
+            isUnlikely = isUnlikely || name.isUnlikely
+        }
+    }
+
+    /// What one `class` list or `id` says.
+    struct NameHints {
+        private(set) var isPositive = false
+        private(set) var isNegative = false
+        private(set) var isBoilerplate = false
+        private(set) var isUnlikely = false
+
+        init(_ full: String) {
+            guard !full.isEmpty else { return }
+            let value = String(full.prefix(ClassHints.longestValue))
+            let tokens = ClassHints.tokens(of: value)
             // A short positive word must match whole: `posted-on` and `pager` are not the post.
-            let positive = tokens.contains { Self.matches($0, Self.positiveWords, shortestPrefix: 5) }
-            let boilerplate = tokens.contains { Self.matches($0, Self.boilerplateWords) }
-            let unlikely = tokens.contains { Self.matches($0, Self.unlikelyWords) }
-            let negative = boilerplate || unlikely || tokens.contains { Self.matches($0, Self.negativeWords) }
-                || Self.isScreenReaderOnly(value)
-            if positive { weight += 25 }
-            if negative { weight -= 25 }
-            isPositive = isPositive || positive
-            isBoilerplate = isBoilerplate || boilerplate || Self.isScreenReaderOnly(value)
-            isUnlikely = isUnlikely || unlikely
+            isPositive = tokens.contains { ClassHints.matches($0, ClassHints.positiveWords, shortestPrefix: 5) }
+            let screenReaderOnly = ClassHints.isScreenReaderOnly(value)
+            isBoilerplate = tokens.contains { ClassHints.matches($0, ClassHints.boilerplateWords) } || screenReaderOnly
+            isUnlikely = tokens.contains { ClassHints.matches($0, ClassHints.unlikelyWords) }
+            isNegative = isBoilerplate || isUnlikely || tokens.contains { ClassHints.matches($0, ClassHints.negativeWords) }
         }
     }
 
@@ -60,6 +78,7 @@ struct ClassHints {
     /// Lower-cased words of a class list or id: split at anything but letters and digits, and where
     /// camelCase starts a word (`relatedPosts` → related, posts).
     static func tokens(of value: String) -> [String] {
+        if let tokens = asciiTokens(of: value) { return tokens }
         var tokens: [String] = []
         var current = ""
         var previousWasLower = false
@@ -78,6 +97,34 @@ struct ClassHints {
             current += character.lowercased()
         }
         if !current.isEmpty { tokens.append(current) }
+        return tokens
+    }
+
+    /// `tokens(of:)` for the usual all-ASCII name, by byte value: asking Unicode's tables of each
+    /// character was a third of the page tree's time on a large page. Nil when `value` is not ASCII.
+    private static func asciiTokens(of value: String) -> [String]? {
+        var tokens: [String] = []
+        var current: [UInt8] = []
+        var previousWasLower = false
+        for byte in value.utf8 {
+            guard byte < 0x80 else { return nil }
+            let isUpper = byte >= 0x41 && byte <= 0x5A
+            let isLower = byte >= 0x61 && byte <= 0x7A
+            let isDigit = byte >= 0x30 && byte <= 0x39
+            guard isUpper || isLower || isDigit else {
+                if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)) }
+                current.removeAll(keepingCapacity: true)
+                previousWasLower = false
+                continue
+            }
+            if isUpper, previousWasLower, !current.isEmpty {
+                tokens.append(String(decoding: current, as: UTF8.self))
+                current.removeAll(keepingCapacity: true)
+            }
+            previousWasLower = isLower || isDigit
+            current.append(isUpper ? byte | 0x20 : byte)
+        }
+        if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)) }
         return tokens
     }
 

@@ -4,6 +4,8 @@ import CLibXML2
 struct PageElement {
     let node: xmlNodePtr
     let tag: String
+    /// An inline tag (`a`, `em`, `span`, …: `PageTree.inlineTags`).
+    let isInline: Bool
     let parent: Int
     var end: Int
     let hints: ClassHints
@@ -28,14 +30,36 @@ struct PageElement {
 /// so that every later question about a subtree costs O(1), whatever the nesting.
 struct PageTree {
     var elements: [PageElement] = []
-    /// Where each element kept is, for the writer.
-    private(set) var indexOfNode: [xmlNodePtr: Int] = [:]
     let keepsForms: Bool
+    /// This tree's mark in the nodes' `_private` field (where each element is, for the writer): one
+    /// document may be read into several trees, one after the other, each with its own generation.
+    private let generation: UInt
+    /// Tags met, by their name's bytes; class and id values met, with what they say.
+    private var tags: [UInt64: (name: String, isInline: Bool, isDropped: Bool)] = [:]
+    private var hintsOfName: [String: ClassHints.NameHints] = [:]
 
     /// Reads the elements below (and including) `root`, leaving out what can never be content.
     init(root: xmlNodePtr, keepsForms: Bool) {
         self.keepsForms = keepsForms
+        generation = Self.nextGeneration(of: root)
         collect(from: root)
+        tags = [:]
+        hintsOfName = [:]
+    }
+
+    /// The element `node` is in this tree, if it was read.
+    func index(of node: xmlNodePtr) -> Int? {
+        let mark = UInt(bitPattern: node.pointee._private)
+        guard mark >> 32 == generation, mark & 0xFFFF_FFFF > 0 else { return nil }
+        return Int(mark & 0xFFFF_FFFF) - 1
+    }
+
+    /// Counts the trees read from `root`'s document in the document's own `_private` field.
+    private static func nextGeneration(of root: xmlNodePtr) -> UInt {
+        guard let document = root.pointee.doc else { return 1 }
+        let next = UInt(bitPattern: document.pointee._private) &+ 1
+        document.pointee._private = UnsafeMutableRawPointer(bitPattern: next)
+        return next
     }
 
     /// Text and element nodes read at most (a 5 MB page has some 100,000).
@@ -59,6 +83,8 @@ struct PageTree {
     ]
 
     private mutating func collect(from root: xmlNodePtr) {
+        // Sized once: growing an array of 30,000 elements copied it a dozen times (a tenth of the time).
+        elements.reserveCapacity(Self.countElements(below: root))
         guard let rootIndex = record(root, parent: -1) else { return }
         var open = [rootIndex]
         var node = root.pointee.children
@@ -96,28 +122,84 @@ struct PageTree {
         }
     }
 
+    /// Element nodes below `root` (and itself), at most `maximumNodes`.
+    private static func countElements(below root: xmlNodePtr) -> Int {
+        var count = 1
+        var open = [root]
+        var node = root.pointee.children
+        while count < maximumNodes {
+            if let current = node {
+                if current.pointee.type == XML_ELEMENT_NODE {
+                    count += 1
+                    if let child = current.pointee.children, open.count < maximumDepth {
+                        open.append(current)
+                        node = child
+                        continue
+                    }
+                }
+                node = current.pointee.next
+                continue
+            }
+            let closed = open.removeLast()
+            guard !open.isEmpty else { break }
+            node = closed.pointee.next
+        }
+        return count
+    }
+
     /// Adds `node` as an element, or returns nil when it and its content are left out.
     private mutating func record(_ node: xmlNodePtr, parent: Int) -> Int? {
-        let tag = node.pointee.name.map { String(cString: $0).lowercased() } ?? ""
-        guard !Self.droppedTags.contains(tag), keepsForms || tag != "form" else { return nil }
-        let hasAttributes = node.pointee.properties != nil
-        let role = hasAttributes ? Self.attribute("role", of: node)?.lowercased() : nil
-        let hints = hasAttributes
-            ? ClassHints(className: Self.attribute("class", of: node), id: Self.attribute("id", of: node))
-            : ClassHints(className: nil, id: nil)
+        let tag = facts(ofTag: node.pointee.name)
+        guard !tag.isDropped, keepsForms || tag.name != "form" else { return nil }
+        var role: String?
+        var hints = ClassHints(nil, nil)
+        if node.pointee.properties != nil {
+            let attributes = ElementAttributes(node)
+            role = attributes.role?.lowercased()
+            if let role, Self.droppedRoles.contains(role) { return nil }
+            if attributes.isHidden { return nil }
+            let classHints = attributes.className.map { self.hints(ofName: $0) }
+            let idHints = attributes.id.map { self.hints(ofName: $0) }
+            hints = ClassHints(classHints, idHints)
+        }
         let parentIsArticle = parent >= 0 && elements[parent].isInsideArticle
-        if let role, Self.droppedRoles.contains(role) { return nil }
-        if hasAttributes, Self.isHidden(node) { return nil }
         // The site's header and footer; an article's own (or one named `entry-header`) stays.
-        if tag == "header" || tag == "footer", !parentIsArticle, !hints.isPositive { return nil }
+        if tag.name == "header" || tag.name == "footer", !parentIsArticle, !hints.isPositive { return nil }
         let index = elements.count
-        let isMainLandmark = tag == "main" || role == "main"
-        elements.append(PageElement(node: node, tag: tag, parent: parent, end: index + 1, hints: hints,
-                                    isInsideArticle: parentIsArticle || isMainLandmark || tag == "article"
+        let isMainLandmark = tag.name == "main" || role == "main"
+        elements.append(PageElement(node: node, tag: tag.name, isInline: tag.isInline, parent: parent,
+                                    end: index + 1, hints: hints,
+                                    isInsideArticle: parentIsArticle || isMainLandmark || tag.name == "article"
                                         || role == "article",
                                     isMainLandmark: isMainLandmark))
-        indexOfNode[node] = index
+        node.pointee._private = UnsafeMutableRawPointer(bitPattern: generation << 32 | UInt(index + 1))
         return index
+    }
+
+    /// A tag's lower-cased name and kind, worked out once per name: names of up to eight bytes are
+    /// looked up by their bytes.
+    private mutating func facts(ofTag name: UnsafePointer<xmlChar>?) -> (name: String, isInline: Bool, isDropped: Bool) {
+        var key: UInt64 = 0
+        var length = 0
+        if let name {
+            while length < 8, name[length] != 0 {
+                key = key << 8 | UInt64(name[length] | (name[length] >= 0x41 && name[length] <= 0x5A ? 0x20 : 0))
+                length += 1
+            }
+            if name[length] != 0 { key = 0 }  // longer: not kept
+        }
+        if key != 0, let known = tags[key] { return known }
+        let tag = name.map { String(cString: $0).lowercased() } ?? ""
+        let facts = (name: tag, isInline: Self.inlineTags.contains(tag), isDropped: Self.droppedTags.contains(tag))
+        if key != 0 { tags[key] = facts }
+        return facts
+    }
+
+    private mutating func hints(ofName value: String) -> ClassHints.NameHints {
+        if let known = hintsOfName[value] { return known }
+        let hints = ClassHints.NameHints(value)
+        hintsOfName[value] = hints
+        return hints
     }
 
     private mutating func addText(_ text: UnsafePointer<xmlChar>, to index: Int) {
@@ -129,21 +211,20 @@ struct PageTree {
 
     /// Completes the element's counts (its children are closed already) and hands them to its parent.
     private mutating func close(_ index: Int) {
-        var element = elements[index]
-        element.end = elements.count
-        Self.countTag(element.tag, into: &element.total)
-        Self.applyTag(element.tag, to: &element.total)
-        elements[index] = element
-        guard element.parent >= 0 else { return }
-        var parent = elements[element.parent]
-        parent.total.add(element.total)
-        if Self.inlineTags.contains(element.tag), !element.hasBlockDescendant {
-            parent.phrasing.add(element.total)
+        // In place: copying an element out and back retains and releases its strings.
+        elements[index].end = elements.count
+        Self.countTag(elements[index].tag, into: &elements[index].total)
+        Self.applyTag(elements[index].tag, to: &elements[index].total)
+        let parent = elements[index].parent
+        guard parent >= 0 else { return }
+        let total = elements[index].total
+        elements[parent].total.add(total)
+        if elements[index].isInline, !elements[index].hasBlockDescendant {
+            elements[parent].phrasing.add(total)
         } else {
-            parent.hasBlockChild = true
-            parent.hasBlockDescendant = true
+            elements[parent].hasBlockChild = true
+            elements[parent].hasBlockDescendant = true
         }
-        elements[element.parent] = parent
     }
 
     /// The elements a tag counts as (a paragraph, an image).
@@ -190,7 +271,7 @@ struct PageTree {
         elements[index].isRemoved = true
         var removed = elements[index].total
         var ancestor = elements[index].parent
-        if ancestor >= 0, Self.inlineTags.contains(elements[index].tag), !elements[index].hasBlockDescendant {
+        if ancestor >= 0, elements[index].isInline, !elements[index].hasBlockDescendant {
             elements[ancestor].phrasing.subtract(removed)
         }
         while ancestor >= 0 {
@@ -246,8 +327,8 @@ struct PageTree {
                    let content = current.pointee.content {
                     bytes.append(contentsOf: UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))))
                 } else if current.pointee.type == XML_ELEMENT_NODE, let child = current.pointee.children,
-                          let kept = indexOfNode[current], !elements[kept].isRemoved {
-                    if !Self.inlineTags.contains(elements[kept].tag) { bytes.append(0x20) }  // blocks apart
+                          let kept = self.index(of: current), !elements[kept].isRemoved {
+                    if !elements[kept].isInline { bytes.append(0x20) }  // blocks apart
                     open.append(current)
                     node = child
                     continue
@@ -262,18 +343,56 @@ struct PageTree {
         return FastText.collapsed(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// `hidden`, `aria-hidden="true"` or an inline style that hides it: the reader never sees it.
-    private static func isHidden(_ node: xmlNodePtr) -> Bool {
-        if attribute("hidden", of: node) != nil || attribute("aria-hidden", of: node)?.lowercased() == "true" {
-            return true
-        }
-        guard let style = attribute("style", of: node)?.lowercased().filter({ !$0.isWhitespace }) else { return false }
-        return style.contains("display:none") || style.contains("visibility:hidden")
-    }
-
     static func attribute(_ name: String, of node: xmlNodePtr) -> String? {
         guard let value = xmlGetProp(node, name) else { return nil }
         defer { aggregator_xml_free(value) }
         return String(cString: value)
+    }
+}
+
+/// The attributes `PageTree` reads of every element, found in one walk of its list without copying.
+private struct ElementAttributes {
+    var role: String?
+    var className: String?
+    var id: String?
+    /// `hidden`, `aria-hidden="true"` or an inline style that hides it: the reader never sees it.
+    var isHidden = false
+
+    init(_ node: xmlNodePtr) {
+        var attribute = node.pointee.properties
+        while let current = attribute {
+            attribute = current.pointee.next
+            guard let name = current.pointee.name else { continue }
+            // libxml2's HTML parser lower-cases attribute names; the first of a name counts.
+            if Self.equal(name, "class") {
+                if className == nil { className = Self.value(of: current) }
+            } else if Self.equal(name, "id") {
+                if id == nil { id = Self.value(of: current) }
+            } else if Self.equal(name, "role") {
+                if role == nil { role = Self.value(of: current) }
+            } else if Self.equal(name, "hidden") {
+                isHidden = true
+            } else if Self.equal(name, "aria-hidden") {
+                if Self.value(of: current)?.lowercased() == "true" { isHidden = true }
+            } else if Self.equal(name, "style"), let style = Self.value(of: current) {
+                let compact = style.lowercased().filter { !$0.isWhitespace }
+                if compact.contains("display:none") || compact.contains("visibility:hidden") { isHidden = true }
+            }
+        }
+    }
+
+    private static func equal(_ name: UnsafePointer<xmlChar>, _ literal: StaticString) -> Bool {
+        xmlStrEqual(name, literal.utf8Start) != 0
+    }
+
+    /// The value as one text node holds it (the usual case), else libxml2's joining of its parts.
+    private static func value(of attribute: xmlAttrPtr) -> String? {
+        guard let first = attribute.pointee.children else { return "" }
+        if first.pointee.next == nil, first.pointee.type == XML_TEXT_NODE, let content = first.pointee.content {
+            return String(cString: content)
+        }
+        guard let joined = xmlNodeListGetString(attribute.pointee.doc, first, 1) else { return nil }
+        defer { aggregator_xml_free(joined) }
+        return String(cString: joined)
     }
 }
