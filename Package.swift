@@ -40,7 +40,7 @@ let package = Package(
                                                 "HTTPServer"]),
         .target(
             name: "AggregatorCore",
-            dependencies: ["FeedParser", "FeedFetcher", "FeedStore", "ControlProtocol", "HTTPServer", "Credentials"]
+            dependencies: ["CMalloc", "FeedParser", "FeedFetcher", "FeedStore", "ControlProtocol", "HTTPServer", "Credentials"]
         ),
 
         .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "CMalloc", "ControlProtocol", "FeedFetcher",

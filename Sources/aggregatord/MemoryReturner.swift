@@ -41,16 +41,6 @@ final class MemoryReturner: Sendable {
         }
     }
 
-    /// Sets glibc's allocator for a long-running server with many threads; call before any thread
-    /// starts. Two arenas rather than up to eight a core: each arena keeps its own free memory, and
-    /// with sixteen the soak's daemon held 110 MB for 37 MB in use. Blocks from 128 KiB up (feed
-    /// bodies, pages of results) come from mmap and go back when freed: glibc otherwise raises that
-    /// threshold after each such block is freed, up to 32 MB, and serves them from the arenas.
-    static func configureAllocator() {
-        mallopt(M_ARENA_MAX, 2)
-        mallopt(M_MMAP_THRESHOLD, 128 * 1024)
-    }
-
     /// This process's resident memory in bytes (/proc/self/statm), 0 if unreadable.
     static func residentBytes() -> Int {
         guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }

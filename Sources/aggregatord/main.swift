@@ -21,7 +21,7 @@ case .version:
 case .copyDatabase(let source, let target):
     exit(DatabaseCopyCommand.run(source: source, target: target))
 case .run(let configFile, let once, let settings):
-    MemoryReturner.configureAllocator()
+    ServerAllocator.configure()
     let environment = ProcessInfo.processInfo.environment
     let bootLogger = Logger(journald: environment["JOURNAL_STREAM"] != nil)
     do {

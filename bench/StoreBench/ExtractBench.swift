@@ -1,3 +1,4 @@
+import AggregatorCore
 import FeedParser
 import Foundation
 
@@ -5,9 +6,10 @@ import Foundation
 /// 50 ms). Each page of the corpus in DIR (`*.html`) is extracted 20 times; then a 2 MB page made
 /// from the news article: its article's paragraphs repeated to ~1 MB, inside ~1 MB of navigation,
 /// sidebars and comments. Prints medians in milliseconds, and whether the big page's article was
-/// found (its first and last paragraphs in the text).
+/// found (its first and last paragraphs in the text). Under the daemon's allocator settings.
 enum ExtractBench {
     static func run(directory: String) throws {
+        ServerAllocator.configure()  // as the daemon runs
         let folder = URL(fileURLWithPath: directory)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".html") }.sorted()
         var medians: [Double] = []
