@@ -36,10 +36,12 @@ import Testing
         return seen
     }
 
-    @Test(arguments: [ArticleSort.newest, .oldest])
-    func searchesListAndPageAsTheFilteredListing(sort: ArticleSort) async throws {
+    /// Both ways on PostgreSQL (its matches listed first, or the dates walked; SQLite has one).
+    @Test(arguments: [ArticleSort.newest, .oldest], [true, false])
+    func searchesListAndPageAsTheFilteredListing(sort: ArticleSort, listsMatches: Bool) async throws {
         let fixture = try await populated()
         let reader = try fixture.reader()
+        reader.listsSearchMatches = listsMatches
         let since = now.addingTimeInterval(-70 * day)
         let filters = [ArticleFilter(account: 1), ArticleFilter(account: 1, category: "Tech"), ArticleFilter(account: 1, unreadOnly: true),
                        ArticleFilter(account: 1, since: since), ArticleFilter(account: 1, before: since), ArticleFilter(account: 1, category: "World", since: since)]
