@@ -65,6 +65,8 @@ struct ArticlePage: CustomStringConvertible, Sendable {
         #expect(result.boilerplateShare < 0.1, "boilerplate: \(result.boilerplateFound)\n\(result.text)")
         #expect(article.textLength == result.text.count)
         #expect(article.title?.isEmpty == false)
+        // Sanitized from the page's tree, not written and parsed again: as sanitizing text would give it.
+        #expect(HTMLSanitizer.sanitize(article.html, baseURL: page.pageURL) == article.html)
     }
 
     /// The corpus figure, for the commit message and docs (printed, not asserted: the per-page test is).
@@ -115,6 +117,19 @@ struct ArticlePage: CustomStringConvertible, Sendable {
         #expect(article.html.contains(#"src="https://news.example.com/media/lazy.jpg""#))
         #expect(article.html.contains("<figcaption>The northern gate.</figcaption>"))
         #expect(!article.html.contains("t.gif") && !article.html.contains("data:"))
+    }
+
+    /// Elements the sanitizer leaves out (unknown ones, `font`) with kept elements inside: written from
+    /// the tree they would nest as HTML does not allow, so the article is sanitized again as text.
+    @Test func keptElementsInsideOnesLeftOutComeOutAsSanitizingTextGivesThem() throws {
+        let page = """
+            <html><body><article>\(prose)<p>An <unknown-widget><blockquote>unknown wrapper</blockquote></unknown-widget> \
+            here.</p><ul><li><font color="red"><p>inside a font</p></font></li></ul></article></body></html>
+            """
+        let article = try #require(ArticleExtractor.extract(html: page, pageURL: pageURL))
+        #expect(HTMLSanitizer.sanitize(article.html, baseURL: pageURL) == article.html, "\(article.html)")
+        #expect(article.html.contains("<blockquote>unknown wrapper</blockquote>") && article.html.contains("inside a font"))
+        #expect(!article.html.contains("unknown-widget") && !article.html.contains("font color"))
     }
 
     @Test func scriptInjectionDoesNotSurvive() throws {

@@ -47,9 +47,10 @@ public enum HTMLSanitizer {
         handler.startElement = { context, name, attributes in
             Unmanaged<Writer>.fromOpaque(context!).takeUnretainedValue().start(name, attributes)
         }
-        handler.endElement = { context, name in Unmanaged<Writer>.fromOpaque(context!).takeUnretainedValue().end(name) }
+        handler.endElement = { context, _ in Unmanaged<Writer>.fromOpaque(context!).takeUnretainedValue().end() }
         handler.characters = { context, text, length in
-            Unmanaged<Writer>.fromOpaque(context!).takeUnretainedValue().text(text, length)
+            guard let text, length > 0 else { return }
+            Unmanaged<Writer>.fromOpaque(context!).takeUnretainedValue().text(UnsafeBufferPointer(start: text, count: Int(length)))
         }
         handler.ignorableWhitespace = handler.characters
         handler.cdataBlock = handler.characters
@@ -150,6 +151,43 @@ public enum HTMLSanitizer {
     }
 }
 
+/// `HTMLSanitizer`'s allowlist over a document given as elements and text rather than as HTML to parse:
+/// a walk of a tree libxml2 built already (the article extractor's), written out without being
+/// written and parsed again. Every `start` needs its `end`.
+struct HTMLSanitizingBuilder {
+    private let baseURL: String?
+    private let writer: Writer
+
+    /// Relative URLs resolve against `baseURL` when given.
+    init(baseURL: String?) {
+        self.baseURL = baseURL
+        writer = Writer(baseURL: baseURL.flatMap { URLResolver.isAcceptableBase($0) ? $0 : nil })
+    }
+
+    /// Opens an element named `name` (lower case) with its attributes (names in lower case).
+    func start(_ name: String, attributes: [(String, String)]) {
+        writer.start(name) { each in
+            for (key, value) in attributes { each(key, value) }
+        }
+    }
+
+    func end() {
+        writer.end()
+    }
+
+    func text(_ bytes: UnsafeBufferPointer<UInt8>) {
+        writer.text(bytes)
+    }
+
+    /// The sanitized document. When an element left out had kept elements inside it, their nesting may
+    /// be one HTML does not allow: the output is then sanitized again as text, as `sanitize` does.
+    func finish() -> String {
+        writer.endDocument()
+        let output = String(decoding: writer.output, as: UTF8.self)
+        return writer.unwrappedAroundElements ? HTMLSanitizer.sanitize(output, baseURL: baseURL) : output
+    }
+}
+
 /// Writes what the allowlist keeps as libxml2 reports elements and text (every start has its end,
 /// implied ones included).
 private final class Writer {
@@ -173,9 +211,21 @@ private final class Writer {
         self.baseURL = baseURL
     }
 
+    /// An element as libxml2's SAX parser reports it: its name and a list of names and values.
     func start(_ rawName: UnsafePointer<xmlChar>?, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        start(rawName.map { String(cString: $0).lowercased() } ?? "") { each in
+            var index = 0
+            while let attributes, let rawKey = attributes[index] {
+                let value = attributes[index + 1].map { String(cString: $0) } ?? ""
+                index += 2
+                each(String(cString: rawKey).lowercased(), value)
+            }
+        }
+    }
+
+    /// An element named `name` (lower case), its attributes given one by one (names in lower case).
+    func start(_ name: String, attributes: (_ each: (String, String) -> Void) -> Void) {
         finish()
-        let name = rawName.map { String(cString: $0).lowercased() } ?? ""
         if skipping > 0 || HTMLSanitizer.droppedWithContent.contains(name) {
             skipping += 1
             return
@@ -187,23 +237,18 @@ private final class Writer {
         if open.last?.isEmpty == true, open.contains(where: { !$0.isEmpty }) { unwrappedAroundElements = true }
         open.append(name)
         append("<" + name)
-        var index = 0
-        while let attributes, let rawKey = attributes[index] {
-            let value = attributes[index + 1].map { String(cString: $0) } ?? ""
-            index += 2
-            let key = String(cString: rawKey).lowercased()
-            guard allowed.contains(key) || HTMLSanitizer.everywhere.contains(key) else { continue }
+        attributes { key, value in
+            guard allowed.contains(key) || HTMLSanitizer.everywhere.contains(key) else { return }
             var kept = value
             if HTMLSanitizer.urlAttributes.contains(key) {
-                guard let url = HTMLSanitizer.safeURL(value, isLink: key == "href", baseURL: baseURL) else { continue }
+                guard let url = HTMLSanitizer.safeURL(value, isLink: key == "href", baseURL: baseURL) else { return }
                 kept = url
             } else if key == "srcset" {
-                guard let set = HTMLSanitizer.safeSourceSet(value, baseURL: baseURL) else { continue }
+                guard let set = HTMLSanitizer.safeSourceSet(value, baseURL: baseURL) else { return }
                 kept = set
             }
             append(" " + key + "=\"")
-            var bytes = kept
-            bytes.withUTF8 { escape($0, quotes: true) }
+            kept.withUTF8 { escape($0, quotes: true) }
             append("\"")
         }
         if name == "a" { append(" rel=\"noopener noreferrer\" referrerpolicy=\"no-referrer\"") }
@@ -231,7 +276,7 @@ private final class Writer {
         output.append(contentsOf: text.utf8)
     }
 
-    func end(_ rawName: UnsafePointer<xmlChar>?) {
+    func end() {
         if skipping > 0 {
             skipping -= 1
             return
@@ -240,15 +285,15 @@ private final class Writer {
         if !name.isEmpty, !HTMLSanitizer.void.contains(name) { append("</" + name + ">") }
     }
 
-    func text(_ characters: UnsafePointer<xmlChar>?, _ length: Int32) {
-        guard skipping == 0, let characters, length > 0 else { return }
+    func text(_ characters: UnsafeBufferPointer<UInt8>) {
+        guard skipping == 0, !characters.isEmpty else { return }
         // Inside only elements not written (html, body, unknown ones) is the top level too (found
         // by fuzzing: text after `<html>` was written bare, and came back in a paragraph).
         if !strayParagraph, open.allSatisfy(\.isEmpty) {
             append("<p>")
             strayParagraph = true
         }
-        escape(UnsafeBufferPointer(start: characters, count: Int(length)), quotes: false)
+        escape(characters, quotes: false)
     }
 
     /// Appends `bytes` (UTF-8) with `&`, `<`, `>` (and `"` in attributes) as references, control

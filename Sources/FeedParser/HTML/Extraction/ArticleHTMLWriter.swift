@@ -1,21 +1,24 @@
 import CLibXML2
 
 /// Writes the chosen elements out as HTML: the elements kept, the attributes that carry content, URLs
-/// made absolute against the page (lazy-loaded images given their real source). `HTMLSanitizer` has the
-/// last word on what may stay; this only decides what belongs to the article.
+/// made absolute against the page (lazy-loaded images given their real source). `HTMLSanitizer`'s
+/// allowlist has the last word on what may stay (the elements go to it as they are walked, not written
+/// and parsed again); this only decides what belongs to the article.
 struct ArticleHTMLWriter {
     private let tree: PageTree
     private let baseURL: String
-    private var output: [UInt8] = []
+    private let output: HTMLSanitizingBuilder
     /// Names written and still open, to know whether a table cell or a list item has its table or list.
     private var open: [String] = []
 
     init(tree: PageTree, baseURL: String) {
         self.tree = tree
         self.baseURL = baseURL
+        output = HTMLSanitizingBuilder(baseURL: baseURL)
     }
 
-    var html: String { String(decoding: output, as: UTF8.self) }
+    /// The article written, sanitized.
+    func finish() -> String { output.finish() }
 
     private static let void: Set<String> = ["br", "hr", "img", "wbr", "col", "source"]
     private static let tableParts: Set<String> = [
@@ -53,7 +56,7 @@ struct ArticleHTMLWriter {
                     }
                 case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
                     if let content = current.pointee.content {
-                        escape(UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))), quotes: false)
+                        output.text(UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))))
                     }
                 default:
                     break
@@ -91,21 +94,15 @@ struct ArticleHTMLWriter {
             name = renamed(name)
         }
         open.append(name)
-        append("<" + name)
-        for (key, value) in attributes {
-            append(" " + key + "=\"")
-            var text = Self.urlAttributes.contains(key) ? resolved(value) : value
-            text.withUTF8 { escape($0, quotes: true) }
-            append("\"")
-        }
-        append(">")
+        output.start(name, attributes: attributes.map { key, value in
+            (key, Self.urlAttributes.contains(key) ? resolved(value) : value)
+        })
         return name
     }
 
     private mutating func end(_ name: String) {
         open.removeLast()
-        guard !name.isEmpty, !Self.void.contains(name) else { return }
-        append("</" + name + ">")
+        if !name.isEmpty { output.end() }
     }
 
     /// A table part outside a written table, a list item outside a list, the body or a form (the
@@ -162,29 +159,5 @@ struct ArticleHTMLWriter {
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
         (97...122).contains(byte) || (48...57).contains(byte) || byte == UInt8(ascii: "-")
-    }
-
-    private mutating func append(_ text: String) {
-        output.append(contentsOf: text.utf8)
-    }
-
-    /// Appends `bytes` with `&`, `<`, `>` (and `"` when `quotes`) as references; the runs between them
-    /// in one copy each.
-    private mutating func escape(_ bytes: UnsafeBufferPointer<UInt8>, quotes: Bool) {
-        var start = 0
-        for (index, byte) in bytes.enumerated() {
-            let replacement: String
-            switch byte {
-            case UInt8(ascii: "&"): replacement = "&amp;"
-            case UInt8(ascii: "<"): replacement = "&lt;"
-            case UInt8(ascii: ">"): replacement = "&gt;"
-            case UInt8(ascii: "\"") where quotes: replacement = "&quot;"
-            default: continue
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-            append(replacement)
-            start = index + 1
-        }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
 }
