@@ -45,10 +45,12 @@ public enum ArticleExtractor {
         guard let root = element("html", in: document.pointee.children) else { return nil }
         let head = PageHead(html: root, pageURL: pageURL)
         guard let body = element("body", in: root.pointee.children) else { return nil }
-        if let selector { return extract(from: body, head: head, selector: selector) }
+        // At most one element a start tag: what the page tree's array is sized for.
+        let tags = bytes.reduce(into: 0) { count, byte in if byte == UInt8(ascii: "<") { count += 1 } } / 2
+        if let selector { return extract(from: body, head: head, selector: selector, expectedElements: tags) }
         // Each attempt keeps more than the one before, as Readability retries when it found nothing.
         for attempt in Attempt.all {
-            if let article = extract(from: body, head: head, attempt: attempt) { return article }
+            if let article = extract(from: body, head: head, attempt: attempt, expectedElements: tags) { return article }
         }
         return nil
     }
@@ -67,8 +69,9 @@ public enum ArticleExtractor {
         ]
     }
 
-    private static func extract(from body: xmlNodePtr, head: PageHead, attempt: Attempt) -> ExtractedArticle? {
-        var tree = PageTree(root: body, keepsForms: attempt.keepsForms)
+    private static func extract(from body: xmlNodePtr, head: PageHead, attempt: Attempt,
+                                expectedElements: Int) -> ExtractedArticle? {
+        var tree = PageTree(root: body, keepsForms: attempt.keepsForms, expectedElements: expectedElements)
         guard !tree.elements.isEmpty else { return nil }
         if attempt.removesUnlikely { tree.removeUnlikelyElements() }
         let roots: [Int]
@@ -88,7 +91,7 @@ public enum ArticleExtractor {
         }
         var writer = ArticleHTMLWriter(tree: tree, baseURL: head.baseURL)
         for root in roots { writer.write(root) }
-        let html = HTMLSanitizer.sanitize(writer.html, baseURL: head.baseURL)
+        let html = writer.finish()
         let text = HTMLText.plainText(fromHTML: html)
         let textLength = text.count
         guard textLength >= minimumTextLength, isProse(text) else { return nil }
@@ -96,13 +99,14 @@ public enum ArticleExtractor {
         return ExtractedArticle(title: title, html: html, textLength: textLength)
     }
 
-    private static func extract(from body: xmlNodePtr, head: PageHead, selector: ContentSelector) -> ExtractedArticle? {
-        let tree = PageTree(root: body, keepsForms: true)
+    private static func extract(from body: xmlNodePtr, head: PageHead, selector: ContentSelector,
+                                expectedElements: Int) -> ExtractedArticle? {
+        let tree = PageTree(root: body, keepsForms: true, expectedElements: expectedElements)
         let roots = selector.roots(in: tree)
         guard !roots.isEmpty else { return nil }
         var writer = ArticleHTMLWriter(tree: tree, baseURL: head.baseURL)
         for root in roots { writer.write(root) }
-        let html = HTMLSanitizer.sanitize(writer.html, baseURL: head.baseURL)
+        let html = writer.finish()
         let title = head.title ?? roots.lazy.compactMap { tree.firstHeading(below: $0) }.first
         return ExtractedArticle(title: title, html: html, textLength: HTMLText.plainText(fromHTML: html).count)
     }
