@@ -43,8 +43,7 @@ public enum HTMLText {
     ].compactMap { key(Array($0.utf8)[...]) })
 
     /// A tag name of up to 16 bytes as one number, ASCII letters lower-cased (digits unchanged): looked
-    /// up without making an array of each tag's name (a megabyte of paragraphs: 4.1 → ms). Nil when
-    /// longer: no name in the sets above is.
+    /// up without making an array of each tag's name. Nil when longer: no name in the sets above is.
     private static func key<Name: Collection<UInt8>>(_ name: Name) -> UInt128? {
         guard name.count <= 16 else { return nil }
         var key: UInt128 = 0
