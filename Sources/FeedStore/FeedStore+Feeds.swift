@@ -193,13 +193,24 @@ extension StoreReader {
     /// The account's entries in all, and unread: its subscriptions' counts, an entry two of them carry
     /// counted once, and the entries it starred that none of its feeds carries (any more).
     public func accountCounts(_ account: Int64) throws(StoreError) -> EntryCounts {
+        var share = AccountShare(account: account)
+        return try accountCounts(account, share: &share)
+    }
+
+    /// `accountCounts(_:)`, learning the account's share of the store in the same scan of its
+    /// subscriptions (on PostgreSQL each such scan of 5,000 is ~2 ms).
+    func accountCounts(_ account: Int64, share: inout AccountShare) throws(StoreError) -> EntryCounts {
         var counts = EntryCounts(entries: 0, unread: 0)
+        var carried: Int64 = 0
         try database.statement("""
-            SELECT coalesce(sum(f.entry_count - u.hidden_count), 0), coalesce(sum(f.entry_count - u.read_count - u.hidden_count), 0)
+            SELECT coalesce(sum(f.entry_count - u.hidden_count), 0), coalesce(sum(f.entry_count - u.read_count - u.hidden_count), 0),
+                   coalesce(sum(f.entry_count), 0)
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1
             """).query([.integer(account)]) { row in
             counts = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
+            carried = row.int64(at: 2)
         }
+        try share.learn(carried: carried, in: database)
         let excess = try crossPostExcess(account: account, byCategory: false)[nil] ?? EntryCounts(entries: 0, unread: 0)
         var orphans = EntryCounts(entries: 0, unread: 0)
         // Kept, not counted here (`Counters.recountStarredOrphans`).

@@ -55,12 +55,15 @@ extension StoreReader {
     /// One page of `listing`, and how many entries match it in all.
     /// - Throws: `StoreError.Kind.invalidQuery` for a bad search, never an SQL error.
     public func entries(_ listing: EntryListing) throws(StoreError) -> (entries: [ListedEntry], total: Int) {
-        let walked = try pageByDateWalk(listing)
-        var (from, values) = try selection(listing, pageKnown: walked != nil)
+        var share = AccountShare(account: listing.filter.account)
+        // The kept total first: the account's totals give its share of the store in the same scan.
+        let keptTotal = try keptTotal(listing, share: &share)
+        let walked = try pageByDateWalk(listing, share: &share)
+        var (from, values) = try selection(listing, pageKnown: walked != nil, share: &share)
         return try translatingSearchErrors(listing) { () throws(StoreError) in
             var total = 0
-            if let kept = try keptTotal(listing) {
-                total = kept
+            if let keptTotal {
+                total = keptTotal
             } else if let kept = try keptTotalPastAnID(listing) {
                 total = kept
             } else {
@@ -131,7 +134,8 @@ extension StoreReader {
             }
             return ids
         }
-        var (from, values) = try selection(listing)
+        var share = AccountShare(account: listing.filter.account)
+        var (from, values) = try selection(listing, share: &share)
         values += [.integer(Int64(max(0, listing.limit))), .integer(Int64(max(0, listing.offset)))]
         return try translatingSearchErrors(listing) { () throws(StoreError) in
             var ids: [Int64] = []
@@ -144,7 +148,7 @@ extension StoreReader {
 
     /// The total of a listing that only selects all, or unread, entries of everything, a feed or a
     /// category: the counters the store keeps (counting a million unread rows takes ~100 ms).
-    private func keptTotal(_ listing: EntryListing) throws(StoreError) -> Int? {
+    private func keptTotal(_ listing: EntryListing, share: inout AccountShare) throws(StoreError) -> Int? {
         let account = listing.filter.account
         var plain = EntryListing(account: account)
         (plain.filter.feedID, plain.filter.category) = (listing.filter.feedID, listing.filter.category)
@@ -159,7 +163,7 @@ extension StoreReader {
             counts = try categories(account: account).first { $0.name.caseInsensitiveCompare(category) == .orderedSame }
                 .map { EntryCounts(entries: $0.total, unread: $0.unread) } ?? EntryCounts(entries: 0, unread: 0)
         } else {
-            counts = try accountCounts(account)
+            counts = try accountCounts(account, share: &share)
         }
         return counts.map { listing.read == false ? $0.unread : $0.entries }
     }
@@ -170,14 +174,14 @@ extension StoreReader {
     /// feeds carry 2 to 20 % of the store: its own entries are then too many to collect and sort
     /// (Miniflux's unread page for 500 feeds of 5,000: 226 ms so) and dense enough for a walk to fill a
     /// page soon. Nil for any other listing.
-    private func pageByDateWalk(_ listing: EntryListing) throws(StoreError) -> [Int64]? {
+    private func pageByDateWalk(_ listing: EntryListing, share: inout AccountShare) throws(StoreError) -> [Int64]? {
         var plain = EntryListing(account: listing.filter.account)
         (plain.read, plain.starred, plain.order, plain.ascending) = (listing.read, listing.starred, .publishedAt, listing.ascending)
         (plain.limit, plain.offset) = (listing.limit, listing.offset)
         guard listing == plain else { return nil }
         if listing.offset < 1000 {
-            let share = try Self.share(of: listing.filter.account, in: database)
-            guard share >= 0.02, share < 0.2 else { return nil }
+            let share = try share.value(in: database)
+            guard share >= 0.02, share < Self.smallPart else { return nil }
         }
         let conditions = ["st.removed = 0", "st.sort_at > \(FeedStore.expiredSortKey)", AccountScope.visible(account: "?3")]
             + Self.stateConditions(listing)
@@ -207,7 +211,8 @@ extension StoreReader {
         guard (listing.afterID == nil) != (listing.beforeID == nil), listing.ids == nil else { return nil }
         var whole = listing
         (whole.afterID, whole.beforeID) = (nil, nil)
-        guard let kept = try keptTotal(whole) else { return nil }
+        var share = AccountShare(account: listing.filter.account)
+        guard let kept = try keptTotal(whole, share: &share) else { return nil }
         var range: (low: Int64, high: Int64)?
         // Two subqueries: SQLite reads min() or max() from the index only when each stands alone.
         try database.statement("SELECT (SELECT min(id) FROM entries), (SELECT max(id) FROM entries)").query { row in
@@ -239,7 +244,8 @@ extension StoreReader {
     /// The FROM and WHERE clauses of a listing, with their bound values.
     /// - Parameter pageKnown: the page's ids are known already (`pageByDateWalk`): the rows are read
     ///   by id, and the account's own entries need not be collected.
-    private func selection(_ listing: EntryListing, pageKnown: Bool = false) throws(StoreError) -> (from: String, values: [SQLValue]) {
+    private func selection(_ listing: EntryListing, pageKnown: Bool = false,
+                           share: inout AccountShare) throws(StoreError) -> (from: String, values: [SQLValue]) {
         var filter = listing.filter
         var values: [SQLValue] = []
         var conditions: [String] = []
@@ -256,7 +262,8 @@ extension StoreReader {
             conditions.append("s.feed_id = \(AccountScope.feed(ofSubscription: "?\(values.count)", account: account))")
             filter.feedID = nil
             membershipKnown = true
-        } else if !pageKnown, filter.feedID == nil, filter.category == nil, !filter.uncategorized, try followsASmallPart(filter.account) {
+        } else if !pageKnown, filter.feedID == nil, filter.category == nil, !filter.uncategorized,
+                  try share.value(in: database) < Self.smallPart {
             // An account following a small part of the store: its own entries, sorted (AccountScope):
             // Miniflux's unread listing for 50 feeds of 5,000 took 25-29 ms so, 48-56 ms by the walk. (For
             // the cursor-paged `articles`, sorting its 10,000 wide rows was no faster than the walk: 33 ms.)
@@ -297,7 +304,35 @@ extension StoreReader {
     /// from its feeds' sources, not by stepping over the others' (an account of 50 feeds at 1,000,000
     /// entries: Fever's unread ids in 525 ms by the walk).
     func followsASmallPart(_ account: Int64) throws(StoreError) -> Bool {
-        try Self.share(of: account, in: database) < 0.2
+        try Self.share(of: account, in: database) < Self.smallPart
+    }
+
+    /// Below this share of the store, an account's own entries are collected and sorted rather than
+    /// found by a walk of everyone's.
+    static let smallPart = 0.2
+
+    /// The account's share of the store (`share(of:in:)`), read once a request when first needed: two
+    /// of a listing's choices ask for it, and on PostgreSQL it sums the counters of all the account's
+    /// feeds (~2 ms for 5,000).
+    struct AccountShare {
+        let account: Int64
+        private var known: Double?
+
+        init(account: Int64) {
+            self.account = account
+        }
+
+        mutating func value(in database: Database) throws(StoreError) -> Double {
+            if let known { return known }
+            let share = try StoreReader.share(of: account, in: database)
+            known = share
+            return share
+        }
+
+        /// Learns the share from the entries the account's feeds carry, summed by another query.
+        mutating func learn(carried: Int64, in database: Database) throws(StoreError) {
+            known = try StoreReader.share(carried: carried, in: database)
+        }
     }
 
     /// The share of the stored entries the account's feeds carry, from the counters (0 to 1; a
@@ -306,8 +341,13 @@ extension StoreReader {
         let mine = try database.integer("""
             SELECT coalesce(sum(f.entry_count), 0) FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1
             """, [.integer(account)]) ?? 0
+        return try share(carried: mine, in: database)
+    }
+
+    /// The share of the stored entries that `carried` entries of an account's feeds are.
+    static func share(carried: Int64, in database: Database) throws(StoreError) -> Double {
         let all = try database.integer("SELECT entries FROM store_totals WHERE id = 1", []) ?? 0
-        return all == 0 ? 1 : Double(mine) / Double(all)
+        return all == 0 ? 1 : Double(carried) / Double(all)
     }
 
     /// Whether the feed of the account's subscription `id` carries few enough entries to be listed
