@@ -61,11 +61,13 @@ public final class ClusterStore: Sendable {
     /// Claims up to `limit` due feeds (or due feeds among `only`) for `lease` seconds.
     ///
     /// Politeness across the cluster: a host is one daemon's at a time. A daemon takes up to
-    /// `perTurn` feeds of a host nobody holds claims on, fetches them (its fetcher keeps to
-    /// `per-host-connections`), and the host is free again once the last of them is fetched. A
-    /// daemon that found every due feed's host taken records the first as the one it waits for, and
-    /// a host someone has waited for longer is left to them: on a server that carries many feeds
-    /// the daemons take turns rather than the quickest keeping it.
+    /// `perTurn` feeds a claim of a host no other daemon holds claims on, fetches them (its fetcher
+    /// keeps to `per-host-connections`), and the host is free again once the last of them is fetched.
+    /// While nobody waits for it, the daemon may top its turn up as feeds finish: up to `perTurn` in
+    /// flight when other daemons run, up to `limit` alone. A daemon that found every due feed's host
+    /// taken records the first as the one it waits for, and a host someone has waited for longer is
+    /// left to them (no more top-ups there): on a server that carries many feeds the daemons take
+    /// turns rather than the quickest keeping it.
     /// - Parameter host: the host of a feed's URL (the fetcher's notion of it).
     public func claim(limit: Int, perTurn: Int, lease: TimeInterval, now: Date = Date(), only: [Int64]? = nil,
                       host: @escaping @Sendable (String) -> String) async throws(StoreError) -> Claim {
@@ -78,13 +80,12 @@ public final class ClusterStore: Sendable {
                 // ends its transaction, and a claim that waits too long fails (and is tried again).
                 try database.execute("SET LOCAL lock_timeout = '5s'; SET LOCAL idle_in_transaction_session_timeout = '30s'")
                 try database.statement("SELECT pg_advisory_xact_lock(\(Self.claimLock))").run()
-                var taken = Set<String>()
-                var mine = Set<String>()  // hosts this daemon is fetching from: it waits for nobody there
+                var taken = Set<String>()  // hosts another daemon holds, or has waited for longer
+                var mine: [String: Int] = [:]  // this daemon's feeds in flight, by host: it waits for nobody there
                 try database.statement("SELECT url, claimed_by FROM feeds WHERE claimed_by IS NOT NULL AND next_check_at > ?1")
                     .query([.integer(nowSeconds)]) { row in
                         let key = host(row.text(at: 0) ?? "")
-                        taken.insert(key)
-                        if row.text(at: 1) == node { mine.insert(key) }
+                        if row.text(at: 1) == node { mine[key, default: 0] += 1 } else { taken.insert(key) }
                     }
                 let waitingSince = try database.integer("SELECT waiting_since FROM nodes WHERE name = ?1", [.text(node)])
                 try database.statement("""
@@ -93,6 +94,14 @@ public final class ClusterStore: Sendable {
                     """).query([.text(node), .integer(nowSeconds - 30), .integer(waitingSince ?? nowSeconds + 1)]) { row in
                     taken.insert(row.text(at: 0) ?? "")
                 }
+                // A host this daemon holds and nobody else waits for is topped up as its feeds finish
+                // (its turn goes on), up to a turn's worth in flight while other daemons run, up to a
+                // whole claim's when it runs alone: a turn of 8 that had to end before the next began
+                // made a warm round of 1,000 feeds on one host a claim and a release per feed, 4.2 s
+                // against SQLite's 0.1 s.
+                let othersRun = (try database.integer("SELECT count(*) FROM nodes WHERE name <> ?1 AND heartbeat_at >= ?2",
+                                                      [.text(node), .integer(nowSeconds - 30)]) ?? 0) > 0
+                let inFlightBound = othersRun ? perTurn : max(perTurn, limit)
                 var claimed: [FeedFetchState] = []
                 var perHost: [String: Int] = [:]
                 var firstHeldBack: String?
@@ -119,8 +128,9 @@ public final class ClusterStore: Sendable {
                     seen += candidates.count
                     for feed in candidates where claimed.count < limit {
                         let key = host(feed.url)
-                        guard !taken.contains(key), perHost[key, default: 0] < perTurn else {
-                            if firstHeldBack == nil, perHost[key] == nil, !mine.contains(key) { firstHeldBack = key }
+                        let claiming = perHost[key, default: 0]
+                        guard !taken.contains(key), claiming < perTurn, mine[key, default: 0] + claiming < inFlightBound else {
+                            if firstHeldBack == nil, perHost[key] == nil, mine[key] == nil { firstHeldBack = key }
                             continue
                         }
                         perHost[key, default: 0] += 1

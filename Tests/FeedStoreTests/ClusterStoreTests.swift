@@ -22,6 +22,33 @@ struct ClusterStoreTests {
         #expect(other.feeds.isEmpty && other.heldBack > 0)
     }
 
+    /// A daemon tops up its turn on a host as its feeds finish, while nobody waits for the host: up to
+    /// a whole claim alone, up to a turn's worth in flight once other daemons run; a daemon waiting
+    /// for the host ends the top-ups, and its turn comes when the last of the holder's feeds is done.
+    @Test func aTurnIsToppedUpUntilAnotherDaemonWaitsForTheHost() async throws {
+        let fixture = try StoreFixture()
+        try await fixture.store.addFeeds((1...40).map { .init(url: "https://big.example/feed/\($0)") }, account: 1)
+        let one = try ClusterStore(uri: fixture.path, node: "one")
+        let first = try await one.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        #expect(first.feeds.count == 4, "a turn's worth a claim")
+        let alone = try await one.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        #expect(alone.feeds.count == 4, "topped up while the first four are in flight: it runs alone")
+        let two = try ClusterStore(uri: fixture.path, node: "two")
+        try await two.register(started: Date(), lease: 60)
+        try await one.fetched(first.feeds.map(\.id))
+        let beside = try await one.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        #expect(beside.feeds.isEmpty, "four in flight, a turn's worth, now that another daemon runs")
+        // The other daemon finds the host taken and waits for it: no more top-ups for the holder.
+        let waiting = try await two.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        #expect(waiting.feeds.isEmpty && waiting.heldBack > 0)
+        try await one.fetched(Array(alone.feeds.map(\.id).dropLast()))
+        let held = try await one.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        #expect(held.feeds.isEmpty, "another daemon waits for the host")
+        try await one.fetched([alone.feeds.last!.id])
+        let turn = try await two.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        #expect(turn.feeds.count == 4, "the waiting daemon's turn")
+    }
+
     @Test func onlyTheClaimsADaemonWorksOnAreRenewedAndARestartGivesTheRestBack() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.addFeeds((1...3).map { .init(url: "https://site\($0).example/feed") }, account: 1)
