@@ -64,7 +64,8 @@ public final class ClusterStore: Sendable {
     /// `perTurn` feeds a claim of a host no other daemon holds claims on, fetches them (its fetcher
     /// keeps to `per-host-connections`), and the host is free again once the last of them is fetched.
     /// While nobody waits for it, the daemon may top its turn up as feeds finish: up to `perTurn` in
-    /// flight when other daemons run, up to `limit` alone. A daemon that found every due feed's host
+    /// flight when other daemons run; alone, up to `limit`, and a claim takes more than `perTurn` of
+    /// a host once every other due host had its turn in it. A daemon that found every due feed's host
     /// taken records the first as the one it waits for, and a host someone has waited for longer is
     /// left to them (no more top-ups there): on a server that carries many feeds the daemons take
     /// turns rather than the quickest keeping it.
@@ -106,6 +107,7 @@ public final class ClusterStore: Sendable {
                 var perHost: [String: Int] = [:]
                 var firstHeldBack: String?
                 var seen = 0
+                var beyondTurn: [FeedFetchState] = []  // due feeds of free hosts past this claim's turn on them
                 // Due feeds in due order, a page at a time: a host with hundreds of due feeds (an
                 // import) must not hide the others behind it. Rows another transaction has locked
                 // (a daemon's commit recording them) are skipped, not waited for.
@@ -131,6 +133,7 @@ public final class ClusterStore: Sendable {
                         let claiming = perHost[key, default: 0]
                         guard !taken.contains(key), claiming < perTurn, mine[key, default: 0] + claiming < inFlightBound else {
                             if firstHeldBack == nil, perHost[key] == nil, mine[key] == nil { firstHeldBack = key }
+                            if !taken.contains(key), claiming >= perTurn { beyondTurn.append(feed) }
                             continue
                         }
                         perHost[key, default: 0] += 1
@@ -138,6 +141,15 @@ public final class ClusterStore: Sendable {
                     }
                     guard candidates.count == limit * 4 else { break }
                     after = last
+                }
+                // Alone, the claim is filled with more of the hosts it took, once every host had its
+                // turn in it: a claim and a release per eight feeds of one host was most of a warm
+                // round's time.
+                for feed in beyondTurn where !othersRun && claimed.count < limit {
+                    let key = host(feed.url)
+                    guard mine[key, default: 0] + perHost[key, default: 0] < inFlightBound else { continue }
+                    perHost[key, default: 0] += 1
+                    claimed.append(feed)
                 }
                 if !claimed.isEmpty {
                     var update: [SQLValue] = [.text(node), .integer(nowSeconds + Int64(lease.rounded(.up)))]
