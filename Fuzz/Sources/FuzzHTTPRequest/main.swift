@@ -45,11 +45,11 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
 
 /// The token and the session cookie every request carries (made once, before fuzzing).
 let (token, cookie): (String, String) = blocking {
-    _ = try! await service.setAccount(name: "fuzz", password: "fuzz password")
-    let token = try! await service.createToken(label: "fuzz").secret
+    let account = try! await service.addAccount(name: "fuzz", password: "fuzz password", isAdmin: true).identity
+    let token = try! await service.createToken(for: account, label: "fuzz").secret
     guard case .started(let session) = await service.startSession(name: "fuzz", password: "fuzz password", from: "::1",
                                                                    userAgent: "fuzz") else { fatalError("no session") }
-    _ = try! await service.createCategory("Fuzz")
+    _ = try! await service.createCategory("Fuzz", for: account)
     return (token, session.secret)
 }
 // One request of each kind first: what they set up once (lazy globals, caches) is then not
