@@ -25,8 +25,13 @@ enum DatabaseCopyCommand {
         }
         let started = Date()
         do {
-            let counts = try DatabaseCopy.copy(from: source, to: target) { table, rows in
-                FileHandle.standardError.write(Data("copied \(table): \(rows)\n".utf8))
+            let counts = try DatabaseCopy.copy(from: source, to: target) { step in
+                switch step {
+                case .copied(let table, let rows):
+                    FileHandle.standardError.write(Data("copied \(table): \(rows)\n".utf8))
+                case .indexing(let entries):
+                    FileHandle.standardError.write(Data("indexing \(entries) entries for search…\n".utf8))
+                }
             }
             let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
             print("Copied \(FeedStore.location(of: source)) to \(FeedStore.location(of: target)) in \(seconds) s: \(counts.summary)")

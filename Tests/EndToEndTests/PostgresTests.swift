@@ -64,6 +64,7 @@ struct PostgresTests {
         #expect(there.status == 0, "\(there.error)")
         #expect(there.output.contains("accounts=1 feeds=3 subscriptions=3 entries=60 marks=0 tokens=0"), "\(there.output)")
         #expect(there.error.contains("copied entries: 60"))
+        #expect(there.error.contains("indexing 60 entries for search"))
         let again = try daemon.run(["copy-database", sqlite, postgres])
         #expect(again.status == 1 && again.error.contains("already holds aggregator tables"), "\(again.error)")
 
