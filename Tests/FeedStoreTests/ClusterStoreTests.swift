@@ -29,25 +29,28 @@ struct ClusterStoreTests {
     @Test func aTurnIsToppedUpUntilAnotherDaemonWaitsForTheHost() async throws {
         let fixture = try StoreFixture()
         try await fixture.store.addFeeds((1...40).map { .init(url: "https://big.example/feed/\($0)") }, account: 1)
+        // One moment for every call: heartbeats count as recent by the time given, not the clock's
+        // (a slow run must not make "one" look gone).
+        let now = Date()
         let one = try ClusterStore(uri: fixture.path, node: "one")
-        try await one.register(started: Date(), lease: 60)
-        let alone = try await one.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        try await one.register(started: now, lease: 60)
+        let alone = try await one.claim(limit: 10, perTurn: 4, lease: 60, now: now, host: Self.host)
         #expect(alone.feeds.count == 10, "a whole claim of the one host: it runs alone")
-        #expect(try await one.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host).feeds.isEmpty, "a claim's worth in flight")
+        #expect(try await one.claim(limit: 10, perTurn: 4, lease: 60, now: now, host: Self.host).feeds.isEmpty, "a claim's worth in flight")
         let two = try ClusterStore(uri: fixture.path, node: "two")
-        try await two.register(started: Date(), lease: 60)
+        try await two.register(started: now, lease: 60)
         try await one.fetched(Array(alone.feeds.map(\.id).prefix(7)))
-        let beside = try await one.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        let beside = try await one.claim(limit: 10, perTurn: 4, lease: 60, now: now, host: Self.host)
         #expect(beside.feeds.count == 1, "topped up to a turn's four in flight, now that another daemon runs")
         // The other daemon finds the host taken and waits for it: no more top-ups for the holder.
-        let waiting = try await two.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        let waiting = try await two.claim(limit: 10, perTurn: 4, lease: 60, now: now, host: Self.host)
         #expect(waiting.feeds.isEmpty && waiting.heldBack > 0)
         let inFlight = Array(alone.feeds.map(\.id).dropFirst(7)) + beside.feeds.map(\.id)
         try await one.fetched(Array(inFlight.dropLast()))
-        #expect(try await one.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host).feeds.isEmpty,
+        #expect(try await one.claim(limit: 10, perTurn: 4, lease: 60, now: now, host: Self.host).feeds.isEmpty,
                 "another daemon waits for the host")
         try await one.fetched([inFlight.last!])
-        let turn = try await two.claim(limit: 10, perTurn: 4, lease: 60, host: Self.host)
+        let turn = try await two.claim(limit: 10, perTurn: 4, lease: 60, now: now, host: Self.host)
         #expect(turn.feeds.count == 4, "the waiting daemon's turn")
     }
 
