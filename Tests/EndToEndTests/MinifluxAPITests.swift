@@ -256,7 +256,7 @@ import Testing
         }
         #expect(connected == 0)
         let partial = "PUT /v1/entries HTTP/1.1\r\nHost: x\r\nX-Auth-Token: \(token)\r\nContent-Length: 100\r\n\r\n{\"entry"
-        _ = partial.withCString { send(slow, $0, strlen($0), 0) }
+        _ = partial.withCString { send(slow, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         #expect(try daemon.curl("/v1/me", auth).status == 200)
         let huge = daemon.directory.appendingPathComponent("huge.json")
         try Data(repeating: UInt8(ascii: " "), count: 2 << 20).write(to: huge)

@@ -43,8 +43,12 @@ public struct Binary: Sendable {
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
         try process.run()
         if let input {
-            inputPipe.fileHandleForWriting.write(Data(input.utf8))  // small: fits the pipe, never blocks
-            try inputPipe.fileHandleForWriting.close()
+            // Small: fits the pipe, never blocks. A child that ended before reading it (a refused
+            // command) has closed the pipe: that write fails, and must not raise SIGPIPE, which ended
+            // the whole test process once in CI.
+            signal(SIGPIPE, SIG_IGN)
+            try? inputPipe.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+            try? inputPipe.fileHandleForWriting.close()
         }
         // Read before waiting: a full pipe would otherwise block the child forever.
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
