@@ -20,7 +20,6 @@ struct ArticleHTMLWriter {
     /// The article written, sanitized.
     func finish() -> String { output.finish() }
 
-    private static let void: Set<String> = ["br", "hr", "img", "wbr", "col", "source"]
     private static let tableParts: Set<String> = [
         "tr", "td", "th", "tbody", "thead", "tfoot", "caption", "colgroup", "col",
     ]
@@ -32,14 +31,13 @@ struct ArticleHTMLWriter {
         "ol": ["start", "reversed", "type"], "li": ["value"], "blockquote": ["cite"], "q": ["cite"],
         "time": ["datetime"], "abbr": ["title"], "del": ["datetime"], "ins": ["datetime"],
     ]
-    private static let urlAttributes: Set<String> = ["href", "src", "poster", "cite"]
 
     /// Appends the element at `index` and what is kept below it.
     mutating func write(_ index: Int) {
         let root = tree.elements[index].node
         guard let rootName = start(root, index: index) else { return }
         var stack = [(node: root, name: rootName)]
-        var node = Self.void.contains(rootName) ? nil : root.pointee.children
+        var node = HTMLSanitizer.void.contains(rootName) ? nil : root.pointee.children
         // Iterative, as the tree was read.
         while true {
             if let current = node {
@@ -47,7 +45,7 @@ struct ArticleHTMLWriter {
                 case XML_ELEMENT_NODE:
                     if let kept = tree.index(of: current), !tree.elements[kept].isRemoved,
                        let name = start(current, index: kept) {
-                        if !Self.void.contains(name), let child = current.pointee.children {
+                        if !HTMLSanitizer.void.contains(name), let child = current.pointee.children {
                             stack.append((current, name))
                             node = child
                             continue
@@ -95,7 +93,7 @@ struct ArticleHTMLWriter {
         }
         open.append(name)
         output.start(name, attributes: attributes.map { key, value in
-            (key, Self.urlAttributes.contains(key) ? resolved(value) : value)
+            (key, HTMLSanitizer.urlAttributes.contains(key) ? resolved(value) : value)
         })
         return name
     }

@@ -10,10 +10,6 @@ struct ClassHints {
     /// Named like the page's frame (`header`, `widget`): removed before scoring unless a word is positive.
     private(set) var isUnlikely = false
 
-    init(className: String?, id: String?) {
-        self.init(className.map(NameHints.init), id.map(NameHints.init))
-    }
-
     /// The hints of an element whose `class` and `id` were read already (a page repeats its class names:
     /// `PageTree` reads each distinct one once).
     init(_ className: NameHints?, _ id: NameHints?) {
