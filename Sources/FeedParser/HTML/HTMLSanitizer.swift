@@ -299,7 +299,6 @@ private final class Writer {
     /// Appends `bytes` (UTF-8) with `&`, `<`, `>` (and `"` in attributes) as references, control
     /// characters but tab, line feed and carriage return dropped.
     private func escape(_ bytes: UnsafeBufferPointer<UInt8>, quotes: Bool) {
-        output.reserveCapacity(output.count + bytes.count)
         var start = 0
         for (index, byte) in bytes.enumerated() {
             let replacement: StaticString

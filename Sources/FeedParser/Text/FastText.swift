@@ -93,21 +93,33 @@ struct CollapsingText {
     mutating func space() { pendingSpace = !bytes.isEmpty }
 
     mutating func append(_ run: UnsafeBufferPointer<UInt8>) {
+        guard let base = run.baseAddress else { return }
+        let count = run.count
         var index = 0
-        while index < run.count {
-            let byte = run[index]
-            if FastText.isASCIIWhitespace(byte) || (byte == 0xC2 && index + 1 < run.count && run[index + 1] == 0xA0) {
+        while index < count {
+            if Self.spaceLength(base, at: index, count: count) > 0 {
                 space()
-                index += byte == 0xC2 ? 2 : 1
+                index += Self.spaceLength(base, at: index, count: count)
                 continue
             }
+            // A word goes in with one copy: appending byte by byte was a tenth of a long article's time.
+            var end = index + 1
+            while end < count, Self.spaceLength(base, at: end, count: count) == 0 { end += 1 }
             if pendingSpace {
                 bytes.append(0x20)
                 pendingSpace = false
             }
-            bytes.append(byte)
-            index += 1
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base + index, count: end - index))
+            index = end
         }
+    }
+
+    /// The bytes of the whitespace at `index` (an ASCII space, or the two of a no-break space), or 0.
+    @inline(__always)
+    private static func spaceLength(_ base: UnsafePointer<UInt8>, at index: Int, count: Int) -> Int {
+        let byte = base[index]
+        if FastText.isASCIIWhitespace(byte) { return 1 }
+        return byte == 0xC2 && index + 1 < count && base[index + 1] == 0xA0 ? 2 : 0
     }
 
     mutating func append(_ text: String) {

@@ -12,7 +12,7 @@ extension PageTree {
     ]
 
     func nonLinkCharacters(of index: Int) -> Int {
-        elements[index].total.characters - elements[index].total.linkCharacters
+        Int(elements[index].total.characters - elements[index].total.linkCharacters)
     }
 
     /// Removes what is named like boilerplate (comments, share buttons, ads, sidebars), as Readability's
@@ -73,9 +73,11 @@ extension PageTree {
         for index in keptElements(from: 0, to: elements.count) {
             let element = elements[index]
             if isParagraph(index) {
-                credit(element.total, to: element.parent, weighClasses: weighClasses)
+                credit(characters: Int(element.total.characters), commas: Int(element.total.commas), to: element.parent,
+                       weighClasses: weighClasses)
             } else if Self.containerTags.contains(element.tag) {
-                credit(element.phrasing, to: index, weighClasses: weighClasses)
+                credit(characters: Int(element.phrasing.characters), commas: Int(element.phrasing.commas), to: index,
+                       weighClasses: weighClasses)
             }
         }
         // Links are not the article: scale each score by the share of text outside links.
@@ -95,10 +97,10 @@ extension PageTree {
             && !element.hasBlockChild && element.parent >= 0
     }
 
-    private mutating func credit(_ text: TextStats, to first: Int, weighClasses: Bool) {
-        guard first >= 0, text.characters >= Self.shortestParagraph else { return }
+    private mutating func credit(characters: Int, commas: Int, to first: Int, weighClasses: Bool) {
+        guard first >= 0, characters >= Self.shortestParagraph else { return }
         // One point, one per comma, one per 100 characters up to three (Readability's).
-        let points = 1 + Double(text.commas) + Double(min(text.characters / 100, 3))
+        let points = 1 + Double(commas) + Double(min(characters / 100, 3))
         var target = first
         for share in [1.0, 0.5] where target >= 0 {
             if elements[target].score == nil {

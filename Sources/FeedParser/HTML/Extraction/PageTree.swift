@@ -18,7 +18,7 @@ struct PageElement {
     var total = TextStats()
     /// Its own text and inline children's (`a`, `em`, `span` without blocks): the text that would be a
     /// paragraph of its own (Readability wraps it in a `<p>`).
-    var phrasing = TextStats()
+    var phrasing = PhrasingStats()
     /// A child is a block (or inline with a block inside).
     var hasBlockChild = false
     var hasBlockDescendant = false
