@@ -15,8 +15,11 @@ extension FeedFetchSettings {
 /// stored fetch settings into what the fetcher sends.
 public enum EntryMapper {
     /// The document's entries for the store, with their plain text for the full-text index.
-    public static func incoming(_ feed: ParsedFeed, feedID: Int64, isPrivate: Bool = false) -> IncomingFeed {
-        IncomingFeed(feedID: feedID, entries: feed.entries.map(incoming), isPrivate: isPrivate)
+    /// - Parameter makingSearchDocuments: the store is on PostgreSQL (see `IncomingFeed`).
+    public static func incoming(_ feed: ParsedFeed, feedID: Int64, isPrivate: Bool = false,
+                                makingSearchDocuments: Bool = false) -> IncomingFeed {
+        IncomingFeed(feedID: feedID, entries: feed.entries.map(incoming), isPrivate: isPrivate,
+                     makingSearchDocuments: makingSearchDocuments)
     }
 
     static func incoming(_ entry: ParsedEntry) -> IncomingEntry {

@@ -61,6 +61,8 @@ public final class RefreshPipeline: Sendable {
     /// Where rounds say what they stored and which feeds failed.
     let events: EventHub
     private let runningTotals = Mutex(RefreshTotals())
+    /// PostgreSQL: a document's index documents are made as it is parsed (`IncomingFeed`).
+    private let makesSearchDocuments: Bool
 
     /// Every round since the start, added up.
     public var totals: RefreshTotals { runningTotals.withLock { $0 } }
@@ -73,6 +75,7 @@ public final class RefreshPipeline: Sendable {
         self.logger = logger
         self.clock = clock
         self.events = events
+        makesSearchDocuments = FeedStore.isPostgres(store.path)
         settings = Mutex(Settings(width: max(1, width), perHost: max(1, perHost), limits: limits, policy: policy))
     }
 
@@ -338,7 +341,8 @@ public final class RefreshPipeline: Sendable {
         let interval = policy.jittered(
             policy.interval(entryDates: parsed.entries.compactMap { $0.published ?? $0.updated }, hints: hints), random: random)
         return FeedRefresh(
-            feedID: feed.id, document: EntryMapper.incoming(parsed, feedID: feed.id, isPrivate: feed.settings != nil),
+            feedID: feed.id, document: EntryMapper.incoming(parsed, feedID: feed.id, isPrivate: feed.settings != nil,
+                                                  makingSearchDocuments: makesSearchDocuments),
             record: .success(etag: response.etag, lastModified: response.lastModified, newURL: movedURL(feed, response),
                              title: parsed.title, siteURL: parsed.link, imageURL: parsed.image),
             checkedAt: checkedAt, nextCheckAt: checkedAt.addingTimeInterval(interval), intervalSeconds: Int(interval))

@@ -145,8 +145,7 @@ extension FeedStore {
             let entry = feed.entries[index]
             inserted[index] = id
             states += [.integer(id), .integer(feed.feedID), .integer(Self.clamped(entry.published, seenAt: seenAt) ?? seenAt)]
-            pendingDocuments += [.integer(id), .text(SearchText.document(title: entry.title, author: entry.author,
-                                                                         body: entry.searchText))]
+            pendingDocuments += [.integer(id), .text(feed.searchDocuments?[index] ?? SearchText.document(of: entry))]
         }
         try database.statement("INSERT INTO entry_state(entry_id, feed_id, sort_at) VALUES \(SQLValue.rowPlaceholders(states.count / 3, columns: 3))")
             .run(states)

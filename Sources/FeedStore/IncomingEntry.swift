@@ -9,15 +9,20 @@ public struct IncomingFeed: Sendable {
     /// rather than by the store's single writer, which every feed waits for.
     let keys: [String]
     let fingerprints: [Int64]
+    /// Each entry's PostgreSQL index document (`SearchText.document`), made there too when asked for:
+    /// on the writer's connection it was a serial eighth of a cold round. SQLite's FTS5 needs none.
+    let searchDocuments: [String]?
 
     /// - Parameter isPrivate: the feed is an account's private copy (DESIGN §12): its entries are keyed
     ///   apart, never merged with an entry another feed carries at the same URL.
-    public init(feedID: Int64, entries: [IncomingEntry], isPrivate: Bool = false) {
+    /// - Parameter makingSearchDocuments: the store is on PostgreSQL (`FeedStore.isPostgres`).
+    public init(feedID: Int64, entries: [IncomingEntry], isPrivate: Bool = false, makingSearchDocuments: Bool = false) {
         self.feedID = feedID
         self.entries = entries
         let keys = FeedStore.keys(feedID: feedID, entries: entries)
         self.keys = isPrivate ? keys.map { "private:\(feedID):\($0)" } : keys
         fingerprints = entries.map(FeedStore.fingerprint(of:))
+        searchDocuments = makingSearchDocuments ? entries.map(SearchText.document(of:)) : nil
     }
 }
 

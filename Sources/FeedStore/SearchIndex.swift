@@ -107,6 +107,11 @@ enum SearchText {
             """).run(documents)
     }
 
+    /// The document of an entry: its title, author and plain text.
+    static func document(of entry: IncomingEntry) -> String {
+        document(title: entry.title, author: entry.author, body: entry.searchText)
+    }
+
     /// An entry's index document as a `tsvector` literal: its words with their positions, weighted A
     /// in the title, B in the author, C in the text, positions running on from one to the next as
     /// `to_tsvector` joined with `||` numbers them. Built here, not by `to_tsvector` on the server:
