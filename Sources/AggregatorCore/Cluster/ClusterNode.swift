@@ -109,6 +109,12 @@ public final class ClusterNode: Sendable {
         }
     }
 
+    /// Fetches ended while no other daemon ran: their claims are not renewed, and their commits clear
+    /// them (nobody waits for their hosts, so the database is not told before).
+    func fetchedAlone(_ feedIDs: [Int64]) {
+        held.withLock { $0.subtract(feedIDs) }
+    }
+
     func fetched(_ feedIDs: [Int64]) async {
         // No longer renewed even if the database does not hear of it now: the lease then runs out.
         held.withLock { $0.subtract(feedIDs) }
