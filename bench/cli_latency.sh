@@ -16,7 +16,7 @@ daemon=""
 trap '[ -z "$daemon" ] || kill "$daemon" 2> /dev/null; wait 2> /dev/null; rm -rf "$work"' EXIT
 if [[ $database == postgres://* || $database == postgresql://* ]]; then
     served=$database  # a PostgreSQL database is served itself, not a copy
-    psql -qX "$database" -c 'UPDATE feeds SET next_check_at = 4102444800'
+    psql -qX "$database" -c 'UPDATE feeds SET next_check_at = 4102444800 WHERE next_check_at IS DISTINCT FROM 4102444800'
 else
     served=$work/copy.db
     cp "$database" "$served"
