@@ -46,24 +46,28 @@ extension ArticleFilter {
         let sourcesAndSubscriptions = walksAnIndex
             ? "entry_sources s CROSS JOIN subscriptions u ON u.feed_id = s.feed_id"
             : "subscriptions u CROSS JOIN entry_sources s ON s.feed_id = u.feed_id"
+        // Walking a search's matches (both backends), or any index on PostgreSQL, a category's members
+        // are known by their first feed (`carried(byFeedsOf:members:)`). SQLite's walk of the dates
+        // finds a category's first page faster by the sources (0.16 against 0.29 ms).
+        let byFirstFeed = use == .searchIndex || dialect == .postgres
         if let category {
+            let categoryID = "(SELECT id FROM categories WHERE account_id = \(account()) AND name = \(parameter(.text(category))) COLLATE NOCASE)"
             let members = """
                 \(sourcesAndSubscriptions)
-                WHERE u.account_id = \(account())
-                  AND u.category_id = (SELECT id FROM categories WHERE account_id = \(account()) AND name = \(parameter(.text(category))) COLLATE NOCASE)
+                WHERE u.account_id = \(account()) AND u.category_id = \(categoryID)
                 """
-            conditions.append(walksAnIndex
-                ? "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)"
-                : "st.entry_id IN (SELECT s.entry_id FROM \(members))")
+            conditions.append(!walksAnIndex ? "st.entry_id IN (SELECT s.entry_id FROM \(members))"
+                : byFirstFeed ? Self.carried(byFeedsOf: "u.account_id = \(account()) AND u.category_id = \(categoryID)", members: members)
+                : "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)")
         }
         if uncategorized, category == nil {
             let members = """
                 \(sourcesAndSubscriptions)
                 WHERE u.account_id = \(account()) AND u.category_id IS NULL
                 """
-            conditions.append(walksAnIndex
-                ? "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)"
-                : "st.entry_id IN (SELECT s.entry_id FROM \(members))")
+            conditions.append(!walksAnIndex ? "st.entry_id IN (SELECT s.entry_id FROM \(members))"
+                : byFirstFeed ? Self.carried(byFeedsOf: "u.account_id = \(account()) AND u.category_id IS NULL", members: members)
+                : "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)")
         }
         // A feed or a category of the account's already says the entry is its own.
         if feedID == nil, category == nil, !uncategorized, !membershipKnown {
@@ -96,6 +100,18 @@ extension ArticleFilter {
                 : "st.entry_id IN (\(SearchIndex.matchingIDs(dialect, match)))")
         }
         return conditions
+    }
+
+    /// Row by row, whether the entry `st` is carried by one of the subscriptions `subscriptions` selects
+    /// (of `u`): its first feed decides, checked against those subscriptions' feeds collected once,
+    /// and only an entry several feeds carry looks at its sources (`members`, joined as `s`). A
+    /// common word's matches in a category, newest first, walked 11,669 entries' sources for a page of
+    /// 50 (PostgreSQL: 71 ms on 1,000,000 entries; by the first feed, 9 ms; SQLite: 68 against 26 ms).
+    private static func carried(byFeedsOf subscriptions: String, members: String) -> String {
+        """
+        (st.feed_id IN (SELECT u.feed_id FROM subscriptions u WHERE \(subscriptions))
+         OR (st.sources > 1 AND EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)))
+        """
     }
 
     /// The rows a bulk update changes, as a FROM clause giving `entry_state st` and conditions on it.
