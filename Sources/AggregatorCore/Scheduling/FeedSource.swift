@@ -83,7 +83,7 @@ final class ClaimedFeeds: FeedSource {
             let (step, pending) = state.withLock { state -> (FeedSourceStep?, Task<Void, Never>?) in
                 if !state.claimed.isEmpty {
                     let feed = state.claimed.removeFirst()
-                    if state.claimed.count < batch / 2, state.claimingAhead == nil, !state.isDone, !state.nothingDue {
+                    if state.claimed.count < claimSize(state) / 2, state.claimingAhead == nil, !state.isDone, !state.nothingDue {
                         state.claimingAhead = inBackground { await self.claimAhead() }
                     }
                     return (.feed(feed), nil)
@@ -97,7 +97,7 @@ final class ClaimedFeeds: FeedSource {
                 continue
             }
             await inBackground { await self.freeHosts() }.value  // this daemon's finished turns are not in its way
-            guard let claim = await cluster.claim(limit: batch, only: only) else {
+            guard let claim = await cluster.claim(limit: state.withLock { claimSize($0) }, only: only) else {
                 // The database is away: the round ends; the scheduler tries again after its pause.
                 state.withLock { $0.isDone = true }
                 return .end
@@ -119,10 +119,16 @@ final class ClaimedFeeds: FeedSource {
         return .end
     }
 
+    /// How many feeds a claim asks for: alone, four batches (no other daemon wants them, and a claim
+    /// of 100 took the database as long as fetching them took a warm round: the round waited).
+    private func claimSize(_ state: State) -> Int {
+        state.isAlone ? batch * 4 : batch
+    }
+
     /// Claims the next batch while the round fetches the last one's rest.
     private func claimAhead() async {
         await freeHosts()
-        let claim = await cluster.claim(limit: batch, only: only)
+        let claim = await cluster.claim(limit: state.withLock { claimSize($0) }, only: only)
         state.withLock { state in
             state.claimingAhead = nil
             guard let claim else {
