@@ -327,8 +327,9 @@ extension FeedStore {
     /// moves it to another URL or site URL, disables or enables it, sets its flags, article selector
     /// and filter rules (`""` clears a text); nil leaves a field as it is. A new URL is fetched afresh
     /// (no validators of the old one) at once; an enabled feed is due at once with its errors
-    /// cleared. The URL and site URL are the feed's: changed only while the account is its one
-    /// follower. New filter rules judge the feed's stored entries again (`setRules`), in the same
+    /// cleared. The URL and site URL are the feed's: while other accounts follow it too, or when
+    /// another shared feed has the new URL, a new URL moves this account's subscription to the feed
+    /// at that URL instead (its site URL then only when nobody else follows that one). New filter rules judge the feed's stored entries again (`setRules`), in the same
     /// transaction.
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
     public func updateFeed(id: Int64, account: Int64, title: String? = nil, category: String? = nil, url: String? = nil,
@@ -342,10 +343,20 @@ extension FeedStore {
                 feedID = try changeFetchSettings(subscription: id, feed: feedID, account: account, fetchSettings,
                                                  now: Int64(now.timeIntervalSince1970))
             }
-            if url != nil || siteURL != nil,
-               try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) ?? 0 > 1 {
-                throw StoreError(.invalidQuery, message: "other accounts follow this feed too: its URL and site URL "
-                    + "stay as they are (subscribe to the new URL instead)")
+            let othersFollow = try followers(of: feedID) > 1
+            if let url, try movesToAnotherFeed(feedID, url: url, othersFollow: othersFollow) {
+                // The feed stays as the others follow it (or another shared feed has the URL already):
+                // this account's subscription moves to the feed at the new URL, as leaving and
+                // following would, keeping its id (apps cache ids).
+                let target = try sharedFeed(url: url, like: feedID, now: Int64(now.timeIntervalSince1970))
+                if siteURL != nil, try followers(of: target) > 0 {
+                    throw StoreError(.invalidQuery, message: "other accounts follow \(url) too: its site URL stays as it is")
+                }
+                try moveSubscription(id, account: account, from: feedID, to: target, now: Int64(now.timeIntervalSince1970))
+                feedID = target
+            } else if siteURL != nil, othersFollow {
+                throw StoreError(.invalidQuery, message: "other accounts follow this feed too: its site URL stays as it is "
+                    + "(give it a new URL to have one of your own)")
             }
             if let title { try setSubscription(id, "title", to: SQLValue(title.isEmpty ? nil : title)) }
             if let url {
@@ -378,6 +389,36 @@ extension FeedStore {
             let next = category.isEmpty ? nil : try categoryID(named: category, account: account, creating: true)
             try database.statement("UPDATE subscriptions SET category_id = ?2 WHERE id = ?1").run([.integer(id), SQLValue(next)])
         }
+    }
+
+    /// Whether a new URL for the shared feed `feedID` moves its follower to another feed rather than
+    /// changing this one: others follow it, or a shared feed has that URL already.
+    private func movesToAnotherFeed(_ feedID: Int64, url: String, othersFollow: Bool) throws(StoreError) -> Bool {
+        guard try database.integer("SELECT count(*) FROM feeds WHERE id = ?1 AND url <> ?2 AND owner_account_id IS NULL",
+                                   [.integer(feedID), .text(url)]) == 1 else { return false }
+        if othersFollow { return true }
+        return try database.integer("SELECT count(*) FROM feeds WHERE url = ?1 AND owner_account_id IS NULL",
+                                    [.text(url)]) ?? 0 > 0
+    }
+
+    /// How many subscriptions, of any account, follow the feed.
+    private func followers(of feedID: Int64) throws(StoreError) -> Int64 {
+        try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) ?? 0
+    }
+
+    /// The shared feed at `url`, made (with the title and site URL of feed `model`, due at once) when
+    /// there is none.
+    func sharedFeed(url: String, like model: Int64, now: Int64) throws(StoreError) -> Int64 {
+        try database.statement("""
+            INSERT INTO feeds(url, title, site_url, added_at)
+            SELECT ?1, title, site_url, ?3 FROM feeds WHERE id = ?2
+            ON CONFLICT(url) WHERE owner_account_id IS NULL DO NOTHING
+            """).run([.text(url), .integer(model), .integer(now)])
+        guard let shared = try database.integer("SELECT id FROM feeds WHERE url = ?1 AND owner_account_id IS NULL",
+                                                [.text(url)]) else {
+            throw StoreError(.sqlite, message: "the shared feed \(url) could not be stored")
+        }
+        return shared
     }
 
     /// Sets one column of subscription `id` (`column` is fixed text of the callers', never input).

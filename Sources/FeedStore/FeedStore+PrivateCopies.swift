@@ -72,7 +72,7 @@ extension FeedStore {
     /// Points the account's subscription at another feed of the same URL, as leaving one and following
     /// the other would: its marks on what only the old feed carried go, the new feed shows its latest
     /// document, and the old feed goes when nobody follows it any more.
-    private func moveSubscription(_ id: Int64, account: Int64, from old: Int64, to new: Int64, now: Int64) throws(StoreError) {
+    func moveSubscription(_ id: Int64, account: Int64, from old: Int64, to new: Int64, now: Int64) throws(StoreError) {
         try dropMarks(feed: old, account: account)
         try database.statement("UPDATE subscriptions SET feed_id = ?2, read_count = 0, hidden_count = 0 WHERE id = ?1")
             .run([.integer(id), .integer(new)])

@@ -194,6 +194,37 @@ import Testing
         #expect(try reader.totals(account: ann).entries == 3)
     }
 
+    /// A shared feed's URL is everyone's: one follower's new URL moves that follower alone (DESIGN §12),
+    /// its subscription id and title kept, and leaves the feed to the others.
+    @Test func aNewURLMovesOneFollowerAndLeavesTheFeedToTheOthers() async throws {
+        let (fixture, bea, feeds) = try await twoReaders()
+        let store = fixture.store
+        let reader = try fixture.reader()
+        let beasA = try #require(try reader.feeds(account: bea).first { $0.url == "https://a.example/feed" }?.id)
+        let annsA = try #require(try reader.feeds(account: ann).first { $0.url == "https://a.example/feed" }?.id)
+        try await store.updateFeed(id: beasA, account: bea, url: "https://a2.example/feed")
+        let moved = try #require(try reader.feeds(account: bea).first { $0.id == beasA })
+        #expect(moved.url == "https://a2.example/feed" && moved.title == "Bea's A", "her id and title stay")
+        #expect(try reader.feeds(account: ann).first { $0.id == annsA }?.url == "https://a.example/feed", "Ann's stays")
+        #expect(try titles(reader, ArticleFilter(account: ann, feedID: annsA)) == ["Story 1", "Story 2"])
+        #expect(try titles(reader, ArticleFilter(account: bea, feedID: beasA)).isEmpty, "nothing fetched there yet")
+        #expect(try await store.feedsToFetch().contains { $0.url == "https://a2.example/feed" && $0.nextCheckAt == nil },
+                "due at once")
+        #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE id = ?1",
+                                            [.integer(feeds["https://a.example/feed"]!)]) == 1)
+        // Hers alone now: its site URL may change.
+        try await store.updateFeed(id: beasA, account: bea, siteURL: "https://a2.example/")
+        // To a URL Ann follows: Bea joins that feed, sees its latest document, and a2 (nobody's) goes.
+        try await store.updateFeed(id: beasA, account: bea, url: "https://b.example/feed")
+        #expect(try titles(reader, ArticleFilter(account: bea, feedID: beasA)) == ["Story 2", "Story 3"])
+        #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE url = 'https://a2.example/feed'") == 0)
+        // The site URL alone of a feed others follow: refused, and nothing changes.
+        await #expect(throws: StoreError.self) {
+            try await store.updateFeed(id: beasA, account: bea, siteURL: "https://elsewhere.example/")
+        }
+        #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE site_url = 'https://elsewhere.example/'") == 0)
+    }
+
     @Test func retentionKeepsWhatAnyAccountStarred() async throws {
         let (fixture, bea, _) = try await twoReaders()
         let store = fixture.store
