@@ -290,6 +290,8 @@ public final class ClusterStore: Sendable {
         public var at: Date
         /// Whether it succeeded (a document or a 304), as the feed's status says.
         public var succeeded: Bool
+        /// How many checks the feed has had: a later check has a higher count, even in the same second.
+        public var count: Int64
     }
 
     /// The last check of each of `feedIDs` (those checked at all).
@@ -299,10 +301,11 @@ public final class ClusterStore: Sendable {
             var values: [SQLValue] = []
             let ids = SQLValue.placeholders(for: feedIDs, appendingTo: &values)
             var found: [Int64: Check] = [:]
-            try database.statement("SELECT id, checked_at, status FROM feeds WHERE checked_at IS NOT NULL AND id IN (\(ids))")
-                .query(values) { row in
+            try database.statement("""
+                SELECT id, checked_at, status, check_count FROM feeds WHERE checked_at IS NOT NULL AND id IN (\(ids))
+                """).query(values) { row in
                     found[row.int64(at: 0)] = Check(at: Date(timeIntervalSince1970: TimeInterval(row.int64(at: 1))),
-                                                    succeeded: row.text(at: 2) == "ok")
+                                                    succeeded: row.text(at: 2) == "ok", count: row.int64(at: 3))
                 }
             return found
         }

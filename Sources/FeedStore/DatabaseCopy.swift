@@ -5,7 +5,7 @@ import Foundation
 /// one snapshot, the target written in one transaction: a copy is whole or not made.
 public enum DatabaseCopy {
     /// The tables, parents before children (foreign keys hold at every row).
-    static let tables = ["accounts", "icons", "feeds", "categories", "entries", "entry_state", "entry_sources",
+    static let tables = ["accounts", "icons", "feeds", "feed_latest", "categories", "entries", "entry_state", "entry_sources",
                          "subscriptions", "entry_marks", "entry_edits", "entry_pages", "page_readers", "media_progress",
                          "api_tokens", "web_sessions", "store_totals"]
     /// Those whose ids come from a sequence that never gives an id out twice.

@@ -8,9 +8,9 @@ extension FeedStore {
     func showLatestDocumentOnly(feed: Int64, account: Int64, now: Int64) throws(StoreError) {
         let values: [SQLValue] = [.integer(feed), .integer(account)]
         let knowsLatest = try database.integer(
-            "SELECT latest_entries IS NOT NULL FROM feeds WHERE id = ?1", [.integer(feed)]) == 1
+            "SELECT count(*) FROM feed_latest WHERE feed_id = ?1", [.integer(feed)]) == 1
         if knowsLatest {
-            let latest = database.dialect.jsonIntegers("(SELECT latest_entries FROM feeds WHERE id = ?1)")
+            let latest = database.dialect.jsonIntegers("(SELECT entries FROM feed_latest WHERE feed_id = ?1)")
             try database.prepare("""
                 UPDATE subscriptions SET hidden_count = hidden_count - (
                     SELECT count(*) FROM entry_marks m INDEXED BY entry_marks_hidden

@@ -138,7 +138,8 @@ extension FeedStore {
             // The document's image is kept as the latest document names it (a 304 names none: kept).
             try database.statement("""
                 UPDATE feeds SET etag = ?2, last_modified = ?3, checked_at = ?4, next_check_at = ?5, interval_s = ?6,
-                    error_count = 0, last_error = NULL, status = 'ok', claimed_by = NULL, title = coalesce(title, ?7),
+                    error_count = 0, last_error = NULL, status = 'ok', claimed_by = NULL, check_count = check_count + 1,
+                    title = coalesce(title, ?7),
                     site_url = coalesce(site_url, ?8), image_url = coalesce(?9, image_url)
                 WHERE id = ?1
                 """).run([.integer(feedID), SQLValue(etag), SQLValue(lastModified), .integer(checked), .integer(next),
@@ -157,6 +158,7 @@ extension FeedStore {
             let status: FeedStatus = if case .gone = record { .disabled } else { .failing }
             try database.statement("""
                 UPDATE feeds SET checked_at = ?2, next_check_at = ?3, interval_s = ?4, error_count = error_count + 1,
+                    check_count = check_count + 1,
                     last_error = ?5, status = ?6, claimed_by = NULL
                 WHERE id = ?1
                 """).run([.integer(feedID), .integer(checked), .integer(next), .integer(Int64(intervalSeconds)),
@@ -260,6 +262,7 @@ extension FeedStore {
             try database.statement("""
                 UPDATE feeds SET etag = v.column2, last_modified = v.column3, checked_at = v.column4,
                     next_check_at = v.column5, interval_s = v.column6, error_count = 0, last_error = NULL, status = 'ok',
+                    check_count = feeds.check_count + 1,
                     claimed_by = NULL, title = coalesce(feeds.title, v.column7), site_url = coalesce(feeds.site_url, v.column8),
                     image_url = coalesce(v.column9, feeds.image_url)
                 FROM (VALUES \(SQLValue.rowPlaceholders(count, columns: Self.successColumns))) AS v

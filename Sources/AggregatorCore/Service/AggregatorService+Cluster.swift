@@ -23,11 +23,10 @@ extension AggregatorService {
     /// counts those too, as ok or failed by what their check left (new entries: this daemon's only).
     func refreshAcrossCluster(_ cluster: ClusterNode, feeds: [FeedFetchState], everything: Bool,
                               progress: (Int, FeedRefresh) -> Void) async throws(AggregatorError) -> RefreshSummary {
-        let asked = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let ids = feeds.map(\.id)
         let watched = ids.count <= 10_000 ? ids : []  // beyond that, those fetched here are counted alone
         // A feed another daemon is fetching at the ask may have started before it: its new check is
-        // one later than the check it had.
+        // one more than the checks it had.
         let before = await cluster.checks(watched)
         try await makeDue(everything ? nil : ids, on: cluster)
         let source = ClaimedFeeds(cluster: cluster, only: everything ? nil : ids)
@@ -45,7 +44,9 @@ extension AggregatorService {
         var waiting = Set(watched).subtracting(here)
         while !waiting.isEmpty, Date() < deadline, !Task.isCancelled {
             let checks = await cluster.checks(Array(waiting))
-            for (id, check) in checks where waiting.contains(id) && (check.at >= asked || check.at > before[id]?.at ?? .distantPast) {
+            // Checked since the ask: a check the feed had not had then (by its count: two checks can
+            // fall in one second).
+            for (id, check) in checks where waiting.contains(id) && check.count > before[id]?.count ?? 0 {
                 waiting.remove(id)
                 summary.feeds += 1
                 if check.succeeded { summary.ok += 1 } else { summary.failed += 1 }
