@@ -82,4 +82,30 @@ struct ClusterStoreTests {
         #expect(try await cluster.makeDue([]) == 0)
         #expect(try await cluster.checks([]).isEmpty)
     }
+
+    /// `refresh --wait` knows a new check from the one before its ask even in the same second: by the
+    /// feed's count of checks, which every recorded fetch raises (the several-feeds statement too).
+    @Test func everyRecordedFetchCountsAsACheckEvenInOneSecond() async throws {
+        let fixture = try StoreFixture()
+        try await fixture.store.addFeeds((1...3).map { .init(url: "https://site\($0).example/feed") }, account: 1)
+        let cluster = try ClusterStore(uri: fixture.path, node: "one")
+        let ids = try await fixture.store.feedsToFetch().map(\.id)
+        let second = Date(timeIntervalSince1970: 1_800_000_000)
+        func refresh(_ id: Int64, _ record: FetchRecord) -> FeedRefresh {
+            FeedRefresh(feedID: id, document: nil, record: record, checkedAt: second,
+                        nextCheckAt: second.addingTimeInterval(600), intervalSeconds: 600)
+        }
+        let ok = FetchRecord.success(etag: "\"e\"", lastModified: nil, newURL: nil, title: nil, siteURL: nil)
+        // One group: two successes (one feed twice: its last fetch is recorded) and a failure.
+        try await fixture.store.commit([refresh(ids[0], ok), refresh(ids[1], ok), refresh(ids[0], ok),
+                                        refresh(ids[2], .failure("timed out"))])
+        let first = try await cluster.checks(ids)
+        #expect(ids.map { first[$0]?.count } == [1, 1, 1], "a feed twice in one group is one check")
+        #expect(ids.map { first[$0]?.succeeded } == [true, true, false])
+        try await fixture.store.commit([refresh(ids[0], ok), refresh(ids[2], ok)])
+        let then = try await cluster.checks(ids)
+        #expect(ids.map { then[$0]?.count } == [2, 1, 2], "the same second, a later check")
+        #expect(ids.map { then[$0]?.at } == ids.map { first[$0]?.at })
+        #expect(then[ids[2]]?.succeeded == true)
+    }
 }
