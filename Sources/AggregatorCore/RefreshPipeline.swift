@@ -155,7 +155,9 @@ public final class RefreshPipeline: Sendable {
             while let (refresh, owned) = await group.next() {
                 inFlight -= 1
                 done += 1
-                if owned { await source.fetched(refresh.feedID) }
+                // Joined too: a feed this round took from its source but another round was fetching
+                // (and stores) is done with here; a claim on it not ended would be renewed forever.
+                await source.fetched(refresh.feedID)
                 progress(done, refresh)
                 switch refresh.record {
                 case .success: if refresh.document == nil { summary.notModified += 1 } else { summary.ok += 1 }

@@ -51,13 +51,16 @@ extension ArticleFilter {
         // finds a category's first page faster by the sources (0.16 against 0.29 ms).
         let byFirstFeed = use == .searchIndex || dialect == .postgres
         if let category {
-            let categoryID = "(SELECT id FROM categories WHERE account_id = \(account()) AND name = \(parameter(.text(category))) COLLATE NOCASE)"
+            let categoryID = """
+                (SELECT id FROM categories WHERE account_id = \(account()) AND name = \(parameter(.text(category))) COLLATE NOCASE)
+                """
             let members = """
                 \(sourcesAndSubscriptions)
                 WHERE u.account_id = \(account()) AND u.category_id = \(categoryID)
                 """
             conditions.append(!walksAnIndex ? "st.entry_id IN (SELECT s.entry_id FROM \(members))"
-                : byFirstFeed ? Self.carried(byFeedsOf: "u.account_id = \(account()) AND u.category_id = \(categoryID)", members: members)
+                : byFirstFeed ? Self.carried(byFeedsOf: "u.account_id = \(account()) AND u.category_id = \(categoryID)",
+                                             members: members)
                 : "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)")
         }
         if uncategorized, category == nil {
@@ -66,7 +69,8 @@ extension ArticleFilter {
                 WHERE u.account_id = \(account()) AND u.category_id IS NULL
                 """
             conditions.append(!walksAnIndex ? "st.entry_id IN (SELECT s.entry_id FROM \(members))"
-                : byFirstFeed ? Self.carried(byFeedsOf: "u.account_id = \(account()) AND u.category_id IS NULL", members: members)
+                : byFirstFeed ? Self.carried(byFeedsOf: "u.account_id = \(account()) AND u.category_id IS NULL",
+                                             members: members)
                 : "EXISTS (SELECT 1 FROM \(members) AND s.entry_id = st.entry_id)")
         }
         // A feed or a category of the account's already says the entry is its own.

@@ -124,13 +124,17 @@ public final class ClusterStore: Sendable {
                             AND (coalesce(next_check_at, 0), id) > (?3, ?4) \(restriction)
                         ORDER BY coalesce(next_check_at, 0), id LIMIT ?2
                         """).query(values) { row in
-                        candidates.append(Candidate(id: row.int64(at: 0), host: host(row.text(at: 1) ?? ""), due: row.int64(at: 2)))
+                        candidates.append(Candidate(id: row.int64(at: 0), host: host(row.text(at: 1) ?? ""),
+                                                    due: row.int64(at: 2)))
                     }
                     seen += candidates.count
                     for feed in candidates where chosen.count < limit {
                         let claiming = perHost[feed.host, default: 0]
-                        guard !taken.contains(feed.host), claiming < perTurn, mine[feed.host, default: 0] + claiming < inFlightBound else {
-                            if firstHeldBack == nil, perHost[feed.host] == nil, mine[feed.host] == nil { firstHeldBack = feed.host }
+                        let inFlight = mine[feed.host, default: 0] + claiming
+                        guard !taken.contains(feed.host), claiming < perTurn, inFlight < inFlightBound else {
+                            if firstHeldBack == nil, perHost[feed.host] == nil, mine[feed.host] == nil {
+                                firstHeldBack = feed.host
+                            }
                             if !taken.contains(feed.host), claiming >= perTurn { beyondTurn.append(feed) }
                             continue
                         }

@@ -329,8 +329,8 @@ extension FeedStore {
     /// (no validators of the old one) at once; an enabled feed is due at once with its errors
     /// cleared. The URL and site URL are the feed's: while other accounts follow it too, or when
     /// another shared feed has the new URL, a new URL moves this account's subscription to the feed
-    /// at that URL instead (its site URL then only when nobody else follows that one). New filter rules judge the feed's stored entries again (`setRules`), in the same
-    /// transaction.
+    /// at that URL instead (its site URL then only when nobody else follows that one). New filter
+    /// rules judge the feed's stored entries again (`setRules`), in the same transaction.
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
     public func updateFeed(id: Int64, account: Int64, title: String? = nil, category: String? = nil, url: String? = nil,
                            siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
@@ -350,13 +350,15 @@ extension FeedStore {
                 // following would, keeping its id (apps cache ids).
                 let target = try sharedFeed(url: url, like: feedID, now: Int64(now.timeIntervalSince1970))
                 if siteURL != nil, try followers(of: target) > 0 {
-                    throw StoreError(.invalidQuery, message: "other accounts follow \(url) too: its site URL stays as it is")
+                    throw StoreError(.invalidQuery,
+                                     message: "other accounts follow \(url) too: its site URL stays as it is")
                 }
-                try moveSubscription(id, account: account, from: feedID, to: target, now: Int64(now.timeIntervalSince1970))
+                try moveSubscription(id, account: account, from: feedID, to: target,
+                                     now: Int64(now.timeIntervalSince1970))
                 feedID = target
             } else if siteURL != nil, othersFollow {
-                throw StoreError(.invalidQuery, message: "other accounts follow this feed too: its site URL stays as it is "
-                    + "(give it a new URL to have one of your own)")
+                throw StoreError(.invalidQuery, message: "other accounts follow this feed too: its site URL stays "
+                    + "as it is (give it a new URL to have one of your own)")
             }
             if let title { try setSubscription(id, "title", to: SQLValue(title.isEmpty ? nil : title)) }
             if let url {
@@ -394,8 +396,9 @@ extension FeedStore {
     /// Whether a new URL for the shared feed `feedID` moves its follower to another feed rather than
     /// changing this one: others follow it, or a shared feed has that URL already.
     private func movesToAnotherFeed(_ feedID: Int64, url: String, othersFollow: Bool) throws(StoreError) -> Bool {
-        guard try database.integer("SELECT count(*) FROM feeds WHERE id = ?1 AND url <> ?2 AND owner_account_id IS NULL",
-                                   [.integer(feedID), .text(url)]) == 1 else { return false }
+        guard try database.integer(
+            "SELECT count(*) FROM feeds WHERE id = ?1 AND url <> ?2 AND owner_account_id IS NULL",
+            [.integer(feedID), .text(url)]) == 1 else { return false }
         if othersFollow { return true }
         return try database.integer("SELECT count(*) FROM feeds WHERE url = ?1 AND owner_account_id IS NULL",
                                     [.text(url)]) ?? 0 > 0

@@ -250,20 +250,20 @@ extension FeedStore {
             var values: [SQLValue] = []
             values.reserveCapacity(count * Self.successColumns)
             for refresh in rows[start..<(start + count)] {
-                guard case .success(let etag, let lastModified, _, let title, let siteURL, let imageURL) = refresh.record else {
-                    continue
-                }
+                guard case .success(let etag, let lastModified, _, let title, let siteURL, let imageURL) = refresh.record
+                else { continue }
                 values += [.integer(refresh.feedID), SQLValue(etag), SQLValue(lastModified),
                            .integer(Int64(refresh.checkedAt.timeIntervalSince1970)),
                            .integer(Int64(refresh.nextCheckAt.timeIntervalSince1970)),
-                           .integer(Int64(refresh.intervalSeconds)), SQLValue(title), SQLValue(siteURL), SQLValue(imageURL)]
+                           .integer(Int64(refresh.intervalSeconds)), SQLValue(title), SQLValue(siteURL),
+                           SQLValue(imageURL)]
             }
             // The document's image is kept as the latest document names it (a 304 names none: kept).
             try database.statement("""
                 UPDATE feeds SET etag = v.column2, last_modified = v.column3, checked_at = v.column4,
-                    next_check_at = v.column5, interval_s = v.column6, error_count = 0, last_error = NULL, status = 'ok',
-                    check_count = feeds.check_count + 1,
-                    claimed_by = NULL, title = coalesce(feeds.title, v.column7), site_url = coalesce(feeds.site_url, v.column8),
+                    next_check_at = v.column5, interval_s = v.column6, error_count = 0, last_error = NULL,
+                    status = 'ok', check_count = feeds.check_count + 1, claimed_by = NULL,
+                    title = coalesce(feeds.title, v.column7), site_url = coalesce(feeds.site_url, v.column8),
                     image_url = coalesce(v.column9, feeds.image_url)
                 FROM (VALUES \(SQLValue.rowPlaceholders(count, columns: Self.successColumns))) AS v
                 WHERE feeds.id = v.column1

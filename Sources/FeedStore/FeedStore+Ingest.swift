@@ -75,7 +75,8 @@ extension FeedStore {
         try database.statement("""
             INSERT INTO feed_latest(feed_id, entries) VALUES (?1, ?2)
             ON CONFLICT(feed_id) DO UPDATE SET entries = excluded.entries
-            """).run([.integer(feed.feedID), .text("[" + documentEntries.map(String.init).joined(separator: ",") + "]")])
+            """).run([.integer(feed.feedID),
+                     .text("[" + documentEntries.map(String.init).joined(separator: ",") + "]")])
         if counts.new > 0 || counts.seenInAnotherFeed > 0 {
             try database.statement("UPDATE feeds SET newest_entry_at = max(coalesce(newest_entry_at, 0), ?2) WHERE id = ?1")
                 .run([.integer(feed.feedID), .integer(seenAt)])

@@ -83,7 +83,8 @@ final class ClaimedFeeds: FeedSource {
             let (step, pending) = state.withLock { state -> (FeedSourceStep?, Task<Void, Never>?) in
                 if !state.claimed.isEmpty {
                     let feed = state.claimed.removeFirst()
-                    if state.claimed.count < claimSize(state) / 2, state.claimingAhead == nil, !state.isDone, !state.nothingDue {
+                    if state.claimed.count < claimSize(state) / 2, state.claimingAhead == nil, !state.isDone,
+                       !state.nothingDue {
                         state.claimingAhead = inBackground { await self.claimAhead() }
                     }
                     return (.feed(feed), nil)
