@@ -229,7 +229,8 @@ import Testing
             #expect(try daemon.ctl(["--user", "bea"] + command).output.contains("Marked 0 articles"), "\(command)")
         }
         for command in [["unread", "--all", "--category", "AnnTech"], ["feeds"], ["categories"], ["articles", "--limit", "1000"],
-                        ["search", "Ann"], ["export"], ["status"], ["token", "list"], ["user", "show", "bea"]] {
+                        ["search", "Ann"], ["search", "Ann", "--category", "AnnTech"],
+                        ["articles", "--category", "AnnTech", "--limit", "1000"], ["export"], ["status"], ["token", "list"], ["user", "show", "bea"]] {
             let answer = try daemon.ctl(["--user", "bea"] + command)
             leaks(answer.output + answer.error, ann, "\(command)", sent: command.joined(separator: " "))
         }
