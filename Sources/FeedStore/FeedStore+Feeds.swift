@@ -405,7 +405,7 @@ extension FeedStore {
     }
 
     /// How many subscriptions, of any account, follow the feed.
-    private func followers(of feedID: Int64) throws(StoreError) -> Int64 {
+    func followers(of feedID: Int64) throws(StoreError) -> Int64 {
         try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) ?? 0
     }
 

@@ -52,15 +52,7 @@ extension FeedStore {
         guard let row else { throw StoreError(.notFound, message: "no feed with id \(feed)") }
         let target: Int64
         if wanted.isDefault {
-            try database.statement("""
-                INSERT INTO feeds(url, title, site_url, added_at) VALUES (?1, ?2, ?3, ?4)
-                ON CONFLICT(url) WHERE owner_account_id IS NULL DO NOTHING
-                """).run([.text(row.url), SQLValue(row.title), SQLValue(row.siteURL), .integer(now)])
-            guard let shared = try database.integer("SELECT id FROM feeds WHERE url = ?1 AND owner_account_id IS NULL",
-                                                    [.text(row.url)]) else {
-                throw StoreError(.sqlite, message: "the shared feed \(row.url) could not be stored")
-            }
-            target = shared
+            target = try sharedFeed(url: row.url, like: feed, now: now)
         } else {
             target = try insertPrivateFeed(url: row.url, title: row.title, siteURL: row.siteURL, settings: wanted,
                                            account: account, now: .integer(now))
@@ -78,7 +70,7 @@ extension FeedStore {
             .run([.integer(id), .integer(new)])
         try showLatestDocumentOnly(feed: new, account: account, now: now)
         _ = try judgeAgain(feed: new, account: account)  // its filter rules, over the other feed's entries
-        if try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(old)]) == 0 {
+        if try followers(of: old) == 0 {
             try removeUnfollowedFeed(old)
         } else {
             try updateFetching(old)
