@@ -1,13 +1,16 @@
 import Glibc
 
-/// Which resolved addresses the fetcher may connect to (docs/ARCHITECTURE.md, "Fetching").
+/// Which resolved addresses the fetcher may connect to (docs/ARCHITECTURE.md, "Fetching";
+/// docs/SECURITY.md, "Addresses").
 ///
 /// Link-local ranges (169.254.0.0/16, fe80::/10) hold cloud metadata services and are always
-/// refused. Loopback and private ranges are refused only with `denyPrivateNetworks`, because
-/// self-hosted bridges on the LAN are common. The check runs on the address DNS returned, so a
-/// public name that resolves to a forbidden address is refused too.
+/// refused. Every other address that is not public is refused only with `denyPrivateNetworks`,
+/// because self-hosted bridges on the LAN are common. "Not public" is every range of IANA's IPv4
+/// and IPv6 special-purpose registries not marked globally reachable, plus multicast and
+/// 240.0.0.0/4 (`AddressRanges`). The check runs on the address DNS returned, so a public name that
+/// resolves to a forbidden address is refused too.
 public struct AddressPolicy: Sendable, Equatable {
-    /// Also refuse loopback, RFC 1918, carrier-grade NAT and IPv6 unique-local addresses.
+    /// Also refuse loopback, private and every other non-public range.
     public var denyPrivateNetworks: Bool
     /// The setting that refuses them, named in the refusal (`private-networks = none`).
     public var reason: String
@@ -20,24 +23,24 @@ public struct AddressPolicy: Sendable, Equatable {
     /// Why an address was refused, or nil when it may be used.
     public func refusal(forAddress address: String) -> String? {
         guard let bytes = Self.parse(address) else { return "not an IP address: \(address)" }
-        let kind = Self.classify(bytes)
-        switch kind {
+        switch AddressRanges.classify(bytes) {
+        case .global:
+            return nil
         case .linkLocal:
             return "address \(address) is link-local (refused: cloud metadata range)"
         case .unspecified:
             return "address \(address) is unspecified"
-        case .loopback, .privateNetwork:
+        case .nonPublic(let range):
             guard denyPrivateNetworks else { return nil }
-            return "address \(address) is \(kind == .loopback ? "loopback" : "a private network") "
-                + "(refused: \(reason))"
-        case .global:
-            return nil
+            return "address \(address) is \(range) (refused: \(reason))"
         }
     }
 
-    // MARK: - Classification
-
-    enum Kind { case global, loopback, privateNetwork, linkLocal, unspecified }
+    /// Whether `address` is a public one (false for garbage).
+    public static func isPublic(_ address: String) -> Bool {
+        guard let bytes = parse(address) else { return false }
+        return AddressRanges.classify(bytes) == .global
+    }
 
     /// The address as 4 (IPv4) or 16 (IPv6) bytes.
     static func parse(_ address: String) -> [UInt8]? {
@@ -51,35 +54,112 @@ public struct AddressPolicy: Sendable, Equatable {
         }
         return nil
     }
+}
+
+/// The special ranges, as tables read top to bottom: the first range that holds an address decides.
+/// Sources: IANA's "IPv4 Special-Purpose Address Registry" and "IPv6 Special-Purpose Address
+/// Registry" (a range whose "Globally Reachable" is False or N/A is non-public; the few globally
+/// reachable blocks inside a non-public one come first), and IANA's IPv6 address space, where only
+/// 2000::/3 is global unicast today.
+enum AddressRanges {
+    enum Kind: Equatable {
+        case global
+        case linkLocal
+        case unspecified
+        /// Named as a refusal reads: "loopback", "a private network", "multicast", …
+        case nonPublic(String)
+    }
+
+    /// How an IPv6 range that carries an IPv4 address is judged: by the IPv4 address at this offset.
+    private enum Rule {
+        case kind(Kind)
+        case embeddedIPv4(at: Int)
+    }
+
+    private struct Range {
+        let prefix: [UInt8]
+        let length: Int
+        let rule: Rule
+
+        init(_ cidr: String, _ rule: Rule) {
+            let parts = cidr.split(separator: "/")
+            prefix = AddressPolicy.parse(String(parts[0]))!
+            length = Int(parts[1])!
+            self.rule = rule
+        }
+
+        init(_ cidr: String, _ kind: Kind) { self.init(cidr, .kind(kind)) }
+
+        func contains(_ bytes: [UInt8]) -> Bool {
+            guard bytes.count == prefix.count else { return false }
+            var remaining = length
+            for index in prefix.indices where remaining > 0 {
+                let mask: UInt8 = remaining >= 8 ? 0xff : ~(0xff >> UInt8(remaining))
+                guard bytes[index] & mask == prefix[index] & mask else { return false }
+                remaining -= 8
+            }
+            return true
+        }
+    }
 
     static func classify(_ bytes: [UInt8]) -> Kind {
-        if bytes.count == 16 {
-            // IPv4-mapped (::ffff:a.b.c.d) addresses reach the IPv4 host: judge them as IPv4.
-            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
-                return classify(Array(bytes[12..<16]))
-            }
-            return classifyIPv6(bytes)
+        let table = bytes.count == 4 ? ipv4 : ipv6
+        guard let range = table.first(where: { $0.contains(bytes) }) else {
+            return bytes.count == 4 ? .global : .nonPublic("reserved (outside 2000::/3)")
         }
-        return classifyIPv4(bytes)
-    }
-
-    private static func classifyIPv4(_ b: [UInt8]) -> Kind {
-        switch (b[0], b[1]) {
-        case (0, _): return .unspecified                       // 0.0.0.0/8
-        case (127, _): return .loopback                        // 127.0.0.0/8
-        case (169, 254): return .linkLocal                     // 169.254.0.0/16
-        case (10, _), (192, 168): return .privateNetwork       // RFC 1918
-        case (172, 16...31): return .privateNetwork            // RFC 1918
-        case (100, 64...127): return .privateNetwork           // RFC 6598 carrier-grade NAT
-        default: return .global
+        switch range.rule {
+        case .kind(let kind): return kind
+        case .embeddedIPv4(let offset): return classify(Array(bytes[offset..<offset + 4]))
         }
     }
 
-    private static func classifyIPv6(_ b: [UInt8]) -> Kind {
-        if b.allSatisfy({ $0 == 0 }) { return .unspecified }                       // ::
-        if b[0..<15].allSatisfy({ $0 == 0 }) && b[15] == 1 { return .loopback }    // ::1
-        if b[0] == 0xfe && b[1] & 0xc0 == 0x80 { return .linkLocal }               // fe80::/10
-        if b[0] & 0xfe == 0xfc { return .privateNetwork }                           // fc00::/7
-        return .global
-    }
+    private static let privateNetwork = Kind.nonPublic("a private network")
+
+    private static let ipv4: [Range] = [
+        Range("0.0.0.0/8", .unspecified),                                   // "this network"
+        Range("127.0.0.0/8", .nonPublic("loopback")),
+        Range("169.254.0.0/16", .linkLocal),
+        Range("10.0.0.0/8", privateNetwork),                                // RFC 1918
+        Range("172.16.0.0/12", privateNetwork),
+        Range("192.168.0.0/16", privateNetwork),
+        Range("100.64.0.0/10", .nonPublic("carrier-grade NAT (shared address space)")),
+        Range("192.0.0.9/32", .global),                                     // PCP anycast
+        Range("192.0.0.10/32", .global),                                    // TURN anycast
+        Range("192.0.0.0/24", .nonPublic("reserved for IETF protocol assignments")),
+        Range("192.0.2.0/24", .nonPublic("documentation (TEST-NET-1)")),
+        Range("198.51.100.0/24", .nonPublic("documentation (TEST-NET-2)")),
+        Range("203.0.113.0/24", .nonPublic("documentation (TEST-NET-3)")),
+        Range("192.88.99.0/24", .nonPublic("the deprecated 6to4 relay anycast")),
+        Range("198.18.0.0/15", .nonPublic("reserved for benchmarking")),
+        Range("224.0.0.0/4", .nonPublic("multicast")),
+        Range("240.0.0.0/4", .nonPublic("reserved (240.0.0.0/4, broadcast)")),
+    ]
+
+    private static let ipv6: [Range] = [
+        Range("::/128", .unspecified),
+        Range("::1/128", .nonPublic("loopback")),
+        Range("::ffff:0:0/96", .embeddedIPv4(at: 12)),                      // IPv4-mapped
+        Range("::/96", .embeddedIPv4(at: 12)),                              // IPv4-compatible
+        Range("64:ff9b::/96", .embeddedIPv4(at: 12)),                       // NAT64
+        Range("64:ff9b:1::/48", .nonPublic("local-use IPv4/IPv6 translation")),
+        Range("100::/64", .nonPublic("discard-only")),
+        Range("100:0:0:1::/64", .nonPublic("a dummy prefix")),
+        Range("2001:1::1/128", .global),                                    // PCP anycast
+        Range("2001:1::2/128", .global),                                    // TURN anycast
+        Range("2001:1::3/128", .global),                                    // DNS-SD SRP anycast
+        Range("2001:3::/32", .global),                                      // AMT
+        Range("2001:4:112::/48", .global),                                  // AS112-v6
+        Range("2001:20::/28", .global),                                     // ORCHIDv2
+        Range("2001:30::/28", .global),                                     // drone remote ID
+        Range("2001::/23", .nonPublic("reserved for IETF protocol assignments (Teredo, benchmarking, …)")),
+        Range("2001:db8::/32", .nonPublic("documentation")),
+        Range("2002::/16", .embeddedIPv4(at: 2)),                           // 6to4
+        Range("3fff::/20", .nonPublic("documentation")),
+        Range("5f00::/16", .nonPublic("segment routing")),
+        Range("fc00::/7", privateNetwork),                                  // unique-local
+        Range("fe80::/10", .linkLocal),
+        Range("fec0::/10", .nonPublic("site-local (deprecated)")),
+        Range("ff00::/8", .nonPublic("multicast")),
+        Range("2000::/3", .global),
+    ]
 }

@@ -73,6 +73,9 @@ final class Transfer: @unchecked Sendable {
             check(aggregator_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0), "SSL_VERIFYHOST")
         }
         check(aggregator_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
+        // "" turns off the proxy libcurl would take from http_proxy, https_proxy and ALL_PROXY: through a
+        // proxy the address check would see the proxy, not the feed's host (docs/SECURITY.md).
+        check(aggregator_curl_setopt_string(easy, CURLOPT_PROXY, ""), "PROXY")
         check(aggregator_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
         check(aggregator_curl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
         check(aggregator_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1), "FOLLOWLOCATION")

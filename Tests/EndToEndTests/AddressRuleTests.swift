@@ -75,6 +75,27 @@ import Testing
         #expect(feeds.contains("private-networks = admins"), "\(feeds)")
     }
 
+    /// A proxy named by the environment (`http_proxy`, `https_proxy`, `ALL_PROXY`) is not used: the
+    /// address check would see the proxy instead of the feed's host (DESIGN §17). The feed is fetched
+    /// directly and the "proxy" gets no connection.
+    @Test func proxyVariablesAreIgnored() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let proxy = try Listener()
+        defer { close(proxy.socket) }
+        let address = "http://127.0.0.1:\(proxy.port)"
+        let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"], environment: [
+            "http_proxy": address, "HTTP_PROXY": address, "https_proxy": address, "ALL_PROXY": address, "all_proxy": address,
+        ])
+        defer { daemon.stop() }
+        try await offThePool {
+            #expect(try daemon.ctl(["add", server.url("/many.xml")]).status == 0)
+            let refreshed = try daemon.ctl(["refresh", "--wait"])
+            #expect(refreshed.output.contains("1 ok"), "\(refreshed.output) \(refreshed.error)")
+        }
+        #expect(proxy.pendingConnections() == 0, "nothing went through the proxy")
+    }
+
     /// A listening socket that never accepts: connections made to it wait in its queue, to be counted.
     private struct Listener {
         let socket: Int32

@@ -23,7 +23,8 @@ public final class ServedDaemon: @unchecked Sendable {  // immutable after init
 
     /// Starts it with the feeds of `seed` (title, URL) and waits until it serves; on `database` when
     /// given (several daemons sharing one PostgreSQL database), else on a fresh one.
-    public init(seed: [(title: String, url: String)] = [], extraArguments: [String] = [], database: String? = nil) async throws {
+    public init(seed: [(title: String, url: String)] = [], extraArguments: [String] = [], database: String? = nil,
+                environment: [String: String] = [:]) async throws {
         directory = try temporaryDirectory()
         log = directory.appendingPathComponent("daemon.log")
         port = try Self.freePort()
@@ -33,7 +34,8 @@ public final class ServedDaemon: @unchecked Sendable {  // immutable after init
         process = try Binary("aggregatord").start(
             ["--database", self.database, "--socket",
              directory.appendingPathComponent("ctl.sock").path, "--seed-opml", seedPath,
-             "--http-listen", "127.0.0.1:\(port)", "--log-level", "debug"] + extraArguments, logFile: log)
+             "--http-listen", "127.0.0.1:\(port)", "--log-level", "debug"] + extraArguments, logFile: log,
+            environment: environment)
         do {
             _ = try await waitFor("msg=Started", in: log)
         } catch {
