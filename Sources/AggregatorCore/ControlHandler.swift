@@ -53,7 +53,7 @@ public struct ControlHandler: Sendable {
         }
         switch method {
         case .status:
-            return Self.json(try await service.status(for: try await acting()))
+            return Self.json(try await service.status(for: try await acting(), serverWide: true))
         case .feedsList:
             let feeds = try await service.feeds(category: params.string("category"), failingOnly: params.bool("failing") ?? false,
                                               for: try await acting())

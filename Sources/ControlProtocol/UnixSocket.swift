@@ -7,6 +7,7 @@ public enum UnixSocket {
     /// replaced; one a running daemon answers on is not.
     /// - Throws: `ControlSocketError` saying which.
     public static func listen(path: String, mode: mode_t) throws(ControlSocketError) -> Int32 {
+        if let reason = ControlSocketPath.unsafeFallback(socket: path) { throw .unsafeDirectory(reason) }
         if FileManager.default.fileExists(atPath: path) {
             if let probe = try? connect(path: path) {
                 close(probe)
@@ -19,6 +20,7 @@ public enum UnixSocket {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o700])
         }
+        if let reason = ControlSocketPath.unsafeFallback(socket: path) { throw .unsafeDirectory(reason) }
         do throws(SystemError) {
             let descriptor = try systemCall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
             do throws(SystemError) {
@@ -110,11 +112,14 @@ public enum UnixSocket {
 public enum ControlSocketError: Error, CustomStringConvertible {
     case inUse(String)
     case system(String, SystemError)
+    /// The fallback directory is not the user's own (`ControlSocketPath.unsafeFallback`).
+    case unsafeDirectory(String)
 
     public var description: String {
         switch self {
         case .inUse(let path): "another aggregatord is already running on \(path) (stop it first, or use --socket)"
         case .system(let path, let error): "cannot listen on \(path): \(error)"
+        case .unsafeDirectory(let reason): "refusing the control socket's directory: \(reason)"
         }
     }
 }

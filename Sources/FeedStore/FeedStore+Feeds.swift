@@ -70,7 +70,8 @@ public struct CategorySummary: Sendable, Equatable {
     public var hideGlobally = false
 }
 
-/// The server's totals for `status`, and the asking account's unread entries.
+/// The totals `status` shows (the server's, or a regular account's own), and the asking account's
+/// unread entries.
 public struct StoreTotals: Sendable, Equatable {
     public var feedsByStatus: [FeedStatus: Int]
     public var entries: Int
@@ -92,16 +93,28 @@ public struct EntryCounts: Sendable, Equatable {
 }
 
 extension StoreReader {
-    /// Feeds per status and stored entries (the server's), and `account`'s unread entries.
-    public func totals(account: Int64) throws(StoreError) -> StoreTotals {
+    /// Feeds per status and stored entries, and `account`'s unread entries: the server's feeds and
+    /// entries when `serverWide` (an admin's view), else the account's own (DESIGN §17, "Counts").
+    public func totals(account: Int64, serverWide: Bool = true) throws(StoreError) -> StoreTotals {
         var totals = StoreTotals(feedsByStatus: [:], entries: 0, unread: 0)
+        let own = try accountCounts(account)
+        totals.unread = own.unread
+        guard serverWide else {
+            try database.statement("""
+                SELECT f.status, count(*) FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
+                WHERE u.account_id = ?1 GROUP BY f.status
+                """).query([.integer(account)]) { row in
+                totals.feedsByStatus[FeedStatus(column: row.text(at: 0)), default: 0] += Int(row.int64(at: 1))
+            }
+            totals.entries = own.entries
+            return totals
+        }
         try database.statement("SELECT status, count(*) FROM feeds GROUP BY status").query { row in
             totals.feedsByStatus[FeedStatus(column: row.text(at: 0)), default: 0] += Int(row.int64(at: 1))
         }
         try database.statement("SELECT entries FROM store_totals WHERE id = 1").query { row in
             totals.entries = Int(row.int64(at: 0))
         }
-        totals.unread = try accountCounts(account).unread
         return totals
     }
 

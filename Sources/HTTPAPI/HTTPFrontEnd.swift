@@ -68,14 +68,18 @@ public struct HTTPFrontEnd: Sendable {
             return ("/healthcheck", .text("OK"))
         case "/metrics":
             guard request.method == "GET" || request.method == "HEAD" else { return ("/metrics", notAllowed(request)) }
-            // This machine's monitors read it freely; others need an API token (X-Auth-Token or a bearer).
+            // This machine's monitors read it freely; others need an admin's API token (X-Auth-Token or
+            // a bearer): the figures are the server's (DESIGN §17, "Counts").
             if !Metrics.isLoopback(request.clientAddress) {
                 guard let token = Self.token(in: request) else {
-                    return ("/metrics", Self.error("metrics are served to this machine, or with an API token "
+                    return ("/metrics", Self.error("metrics are served to this machine, or with an admin's API token "
                         + "(X-Auth-Token or Authorization: Bearer)", status: 403))
                 }
                 let verdict = await service.authenticate(.token(token), from: request.clientAddress)
-                guard verdict.account != nil else { return ("/metrics", Login.refusal(verdict)) }
+                guard let account = verdict.account else { return ("/metrics", Login.refusal(verdict)) }
+                guard (try? await service.isAdmin(account)) == true else {
+                    return ("/metrics", Self.error("metrics are the server's: only an admin's token reads them", status: 403))
+                }
             }
             do {
                 // The server's totals; unread entries are the first admin's (each account has its own).

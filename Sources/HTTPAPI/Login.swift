@@ -35,9 +35,9 @@ enum Login {
         }
     }
 
+    /// A 401 without `WWW-Authenticate: Basic`: a browser would ask for a name and password, then keep
+    /// sending them with every request, also with those another site's page makes (DESIGN §17).
     static func unauthorized(_ message: String) -> HTTPResponse {
-        var response = HTTPFrontEnd.error(message, status: 401)
-        response.headers.append(("WWW-Authenticate", "Basic realm=\"Restricted\""))
-        return response
+        HTTPFrontEnd.error(message, status: 401)
     }
 }

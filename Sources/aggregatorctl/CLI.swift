@@ -105,6 +105,10 @@ struct CLI {
 
     /// Runs a daemon command: exit 3 when the daemon is unreachable, 1 when it reports an error.
     private func call(_ command: DaemonCommand, socket: String, json: Bool) -> ExitCode {
+        if let reason = ControlSocketPath.unsafeFallback(socket: socket) {
+            standardError("Error: refusing to use \(socket): \(reason).\n")
+            return .unreachable
+        }
         let client: ControlClient
         do {
             client = try ControlClient(path: socket)

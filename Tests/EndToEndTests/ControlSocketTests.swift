@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import Glibc
 import TestSupport
@@ -341,5 +342,29 @@ import Testing
         _ = try await waitForExit(watch)  // throws when it does not end
         #expect(try ctl(running, ["status"]).status == 0, "the daemon keeps serving after a watcher leaves")
         try await running.stop()
+    }
+
+    /// Without a socket path of their own, the daemon and the CLI fall back to `/tmp/aggregator-$UID`;
+    /// when that directory is not the user's own with mode 0700 (another local user may have made it
+    /// first, to receive what `user set` sends), both refuse it and say why (DESIGN §17). Skipped when
+    /// the directory is already there (a developer's own daemon may use it).
+    @Test func anUnsafeFallbackDirectoryIsRefused() async throws {
+        let directory = ControlSocketPath.fallbackDirectory()
+        guard !FileManager.default.fileExists(atPath: directory) else { return }
+        #expect(mkdir(directory, 0o755) == 0)
+        defer { rmdir(directory) }
+        let fallback = ["AGGREGATOR_SOCKET": "", "RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": ""]
+        let cli = try Binary("aggregatorctl").run(["status"], environment: fallback)
+        #expect(cli.status == 3 && cli.error.contains("refusing to use \(directory)/aggregatord.sock")
+            && cli.error.contains("with mode 755"), "\(cli.error)")
+        let scratch = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let log = scratch.appendingPathComponent("daemon.log")
+        let daemon = try Binary("aggregatord").start(["--database", scratch.appendingPathComponent("a.db").path,
+                                                      "--seed-opml", ""], logFile: log, environment: fallback)
+        let status = try await waitForExit(daemon)  // throws (and the test fails) if it keeps running
+        let said = try String(contentsOf: log, encoding: .utf8)
+        #expect(status != 0 && said.contains("refusing the control socket's directory"), "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/aggregatord.sock"))
     }
 }

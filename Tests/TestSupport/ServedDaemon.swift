@@ -94,7 +94,13 @@ public final class ServedDaemon: @unchecked Sendable {  // immutable after init
     }
 
     /// Requests `path` with curl (`arguments` adds method, headers, body); headers are lower case.
+    /// A body sent to the Miniflux API (`/v1…`) without a Content-Type of its own goes as
+    /// `application/json`, as apps send it (curl's `-d` would declare a form, which the API refuses).
     public func curl(_ path: String, _ arguments: [String] = []) throws -> Response {
+        var arguments = arguments
+        let sendsBody = arguments.contains { $0 == "-d" || $0.hasPrefix("--data") }
+        let declaresType = arguments.contains { $0.lowercased().hasPrefix("content-type:") }
+        if path.hasPrefix("/v1"), sendsBody, !declaresType { arguments += ["-H", "Content-Type: application/json"] }
         let headerFile = directory.appendingPathComponent("headers-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: headerFile) }
         let result = try Binary(url: URL(fileURLWithPath: "/usr/bin/curl"))

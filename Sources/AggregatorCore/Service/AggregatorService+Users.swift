@@ -121,7 +121,7 @@ extension AggregatorService {
     }
 
     /// Whether the account is an admin now (a login remembered from before a change does not say).
-    func isAdmin(_ account: AccountIdentity) async throws(AggregatorError) -> Bool {
+    public func isAdmin(_ account: AccountIdentity) async throws(AggregatorError) -> Bool {
         try await read { try $0.account(id: account.id)?.isAdmin ?? false }
     }
 

@@ -32,15 +32,24 @@ public final class AggregatorService: Sendable {
 
     // MARK: - Status and maintenance
 
-    /// The server's state; its unread count is `account`'s.
-    public func status(for account: AccountIdentity) async throws(AggregatorError) -> ServiceStatus {
-        let totals = try await read { try $0.totals(account: account.id) }
-        let size = await store.sizeInBytes()
+    /// The server's state as `account` may see it: an admin's has the server's feeds, entries,
+    /// database size and daemons; a regular account's counts only its own feeds and entries (DESIGN
+    /// §17, "Counts"). The unread count is always the account's. The control socket, whose users act
+    /// as admins, asks for the server's view (`serverWide`) whichever account it acts for.
+    public func status(for account: AccountIdentity, serverWide: Bool? = nil) async throws(AggregatorError) -> ServiceStatus {
+        let serverWide = if let serverWide { serverWide } else { try await isAdmin(account) }
+        let totals = try await read { try $0.totals(account: account.id, serverWide: serverWide) }
+        let size = serverWide ? await store.sizeInBytes() : nil
         var status = ServiceStatus(version: AggregatorVersion.current, uptime: Date().timeIntervalSince(started),
                                    databasePath: FeedStore.location(of: store.path), databaseBytes: size, totals: totals,
                                    lastRound: await scheduler.lastRound, nextDue: await scheduler.nextDue)
-        if let cluster = scheduler.cluster { status.nodes = await cluster.nodes() ?? [] }
+        if serverWide, let cluster = scheduler.cluster { status.nodes = await cluster.nodes() ?? [] }
         return status
+    }
+
+    /// How many entries the account reads, and how many of them are unread.
+    public func entryCounts(for account: AccountIdentity) async throws(AggregatorError) -> EntryCounts {
+        try await read { try $0.accountCounts(account.id) }
     }
 
     /// What every refresh round since the start did, added up.

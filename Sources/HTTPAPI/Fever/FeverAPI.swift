@@ -98,7 +98,7 @@ struct FeverAPI: Sendable {
                 .compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         }
         let (entries, _) = try await service.entries(listing, for: account)
-        return (entries.map(Self.item), try await service.status(for: account).totals.entries)
+        return (entries.map(Self.item), try await service.entryCounts(for: account).entries)
     }
 
     /// The ids of the unread or starred entries, oldest first, as Fever writes them: "1,2,3".

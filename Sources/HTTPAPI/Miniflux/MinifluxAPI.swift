@@ -93,6 +93,11 @@ struct MinifluxAPI: Sendable {
         // Credentials first, as Miniflux's middleware checks them: a bad login is 401 on any path, so
         // an app with a wrong token is told so, never that a route does not exist.
         let match = router.match(method: request.method, path: request.path)
+        if let type = Self.crossSiteBodyType(request) {
+            let pattern = if case .found(_, _, let pattern) = match { pattern } else { "/v1 other" }
+            return (pattern, HTTPFrontEnd.error("a body of type \(type) is not accepted here (a page of another site "
+                + "can send one): send JSON as application/json", status: 415))
+        }
         let verdict = await login(request)
         guard let account = verdict.account else {
             if case .found(_, _, let pattern) = match { return (pattern, Login.refusal(verdict)) }
@@ -116,6 +121,21 @@ struct MinifluxAPI: Sendable {
                 return (pattern, HTTPFrontEnd.error(String(describing: error), status: 500))
             }
         }
+    }
+
+    /// The media types a cross-site `<form>` or a "simple" `fetch` can send without asking the server
+    /// first (CORS): a browser holding a login would let another site's page act with it (DESIGN §17,
+    /// "Browsers"). Any other type, or none (the PyPI client posts OPML with none), is read as JSON.
+    static let crossSiteTypes: Set<String> = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]
+
+    /// The request's declared body type when it is one of `crossSiteTypes` on a POST. A simple request
+    /// (no preflight) can only be a GET, HEAD or POST; a PUT or DELETE from another site's page is
+    /// preflighted, and our CORS answer (`*`, no `Allow-Credentials`) lets no login go with it. Those
+    /// are left alone because newsboat sends its JSON on PUT declared as a form (libcurl's default).
+    static func crossSiteBodyType(_ request: HTTPRequest) -> String? {
+        guard request.method == "POST", let header = request.headers["content-type"] else { return nil }
+        let type = header.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+        return crossSiteTypes.contains(type) ? type : nil
     }
 
     /// Miniflux's order: `X-Auth-Token` first, and when present it alone decides; else HTTP Basic.
