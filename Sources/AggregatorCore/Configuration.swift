@@ -36,6 +36,8 @@ public struct Configuration: Sendable, Equatable {
     public var nodeName: String?
     /// How long a claimed feed stays this daemon's without a renewal (DESIGN §14).
     public var claimLease: TimeInterval = 60
+    /// What a regular account may hold (DESIGN §17).
+    public var quotas = Quotas()
 
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
@@ -63,7 +65,7 @@ public struct Configuration: Sendable, Equatable {
         ("feed-icons", "look for each feed's icon on its site after rounds, every two weeks: true or false (default true)"),
         ("node-name", "this daemon's name among several sharing a PostgreSQL database (default: host name and pid)"),
         ("claim-lease", "how long a feed a daemon claimed stays its own without a renewal, on PostgreSQL (default 60s)"),
-    ]
+    ] + Quotas.keys
 
     /// Keys read once at start: the database and sockets stay open, the seed list is for a first start.
     public static let startOnlyKeys: Set<String> = ["database", "socket", "seed-opml", "http-listen", "http-base-path",
@@ -113,6 +115,7 @@ public struct Configuration: Sendable, Equatable {
          "http-listen": httpListen?.description ?? "none", "http-base-path": httpBasePath,
          "http-trusted-proxies": httpTrustedProxies.description, "node-name": nodeName ?? "",
          "claim-lease": Self.durationText(.milliseconds(Int64(claimLease * 1000)))]
+            .merging(quotas.settingValues) { $1 }
     }
 
     /// Builds the configuration from its sources.
@@ -178,6 +181,7 @@ public struct Configuration: Sendable, Equatable {
         }
         configuration.claimLease = Self.seconds(try duration("claim-lease", values, default: .seconds(60),
                                                              in: 3_000...3_600_000, examples: "30s, 60s or 5m"))
+        configuration.quotas = try Quotas.resolve(values)
         configuration.maximumConnections = try positive("max-connections", values, default: 16)
         configuration.maximumConnectionsPerHost = try positive("per-host-connections", values, default: 2)
         let days = try whole("retention-days", values, default: 90, in: 0...36_500)

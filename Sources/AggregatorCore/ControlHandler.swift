@@ -33,7 +33,7 @@ public struct ControlHandler: Sendable {
         case .notFound(let message): .notFound(message)
         case .alreadySubscribed(let message): .alreadySubscribed(message)
         case .invalidArgument(let message): .invalidParams(message)
-        case .failed(let message), .forbidden(let message): .failed(message)
+        case .failed(let message), .forbidden(let message), .tooManyRequests(let message, _): .failed(message)
         case .unavailable(let message): .unavailable(message)
         }
     }
@@ -108,7 +108,8 @@ public struct ControlHandler: Sendable {
         case .feedsImport:
             guard let text = params.string("opml") else { throw JSONRPCError.invalidParams("\"opml\" is required") }
             let summary = try await service.importOPML(Data(text.utf8), for: try await acting())
-            return ["added": .from(summary.added), "skipped": .from(summary.skipped), "invalid": .from(summary.invalid)]
+            return ["added": .from(summary.added), "skipped": .from(summary.skipped), "invalid": .from(summary.invalid),
+                    "refused": .array(summary.refused.map { ["url": .string($0.url), "reason": .string($0.reason)] })]
         case .feedsExport:
             return ["opml": .string(try await service.exportOPML(for: try await acting()))]
         case .categoriesList:
@@ -283,7 +284,9 @@ public struct ControlHandler: Sendable {
         return ["id": .from(account.id), "name": .string(account.name), "admin": .bool(account.isAdmin),
                 "created": created, "created_at": created, "updated_at": .string(timestamp(account.updatedAt)),
                 "last_login": lastLogin, "has_password": .bool(account.hasPassword), "fever": .bool(account.feverEnabled),
-                "tokens": .from(account.tokens), "feeds": .from(account.feeds), "unread": .from(account.unread)]
+                "tokens": .from(account.tokens), "feeds": .from(account.feeds), "unread": .from(account.unread),
+                "usage": ["subscriptions": .from(account.feeds), "tokens": .from(account.tokens),
+                          "entries_imported": .from(account.entriesImported)]]
     }
 
     static func json(_ token: APIToken) -> JSONValue {

@@ -27,6 +27,11 @@ public final class FeedFetcher: Sendable {
         return try result.get()
     }
 
+    /// The policy fetches start with (before a request's own `refusingPrivateNetworks`).
+    public var addressPolicy: AddressPolicy {
+        loop.addressPolicy.withLock { $0 }
+    }
+
     /// Applies `policy` to fetches started from now on (a configuration reload).
     public func setAddressPolicy(_ policy: AddressPolicy) {
         loop.addressPolicy.withLock { $0 = policy }
@@ -247,6 +252,7 @@ private final class CurlLoop: @unchecked Sendable {
         return .success(FetchResponse(
             status: status, body: status == 304 ? Data() : transfer.body, finalURL: finalURL,
             permanentRedirect: permanent ? finalURL : nil, etag: headers["etag"], lastModified: headers["last-modified"],
-            contentType: headers["content-type"], freshFor: HTTPDate.freshness(headers)))
+            contentType: headers["content-type"], freshFor: HTTPDate.freshness(headers),
+            reachedNonPublicAddress: transfer.reachedNonPublic))
     }
 }

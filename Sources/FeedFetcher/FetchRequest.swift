@@ -104,6 +104,9 @@ public struct FetchResponse: Sendable, Equatable {
     public var contentType: String?
     /// Seconds from Cache-Control max-age, or from Expires.
     public var freshFor: TimeInterval?
+    /// Whether some connection of the fetch (redirects included) was to a non-public address: what it
+    /// brought may be shown only to accounts whose own fetches may reach such addresses (DESIGN §17).
+    public var reachedNonPublicAddress = false
 
     public var isNotModified: Bool { status == 304 }
 }

@@ -143,10 +143,15 @@ final class Transfer: @unchecked Sendable {
     }
 
     var addressPolicy = AddressPolicy()
+    /// Some connection was to a non-public address (`FetchResponse.reachedNonPublicAddress`).
+    var reachedNonPublic = false
 
-    /// Whether the policy refuses the numeric `address` (a C string); records the refusal as the failure.
+    /// Whether the policy refuses the numeric `address` (a C string); records the refusal as the failure,
+    /// and a non-public address it lets through.
     private func refuses(address: UnsafePointer<CChar>) -> Bool {
-        guard let refusal = addressPolicy.refusal(forAddress: String(cString: address)) else { return false }
+        let text = String(cString: address)
+        if !AddressPolicy.isPublic(text) { reachedNonPublic = true }
+        guard let refusal = addressPolicy.refusal(forAddress: text) else { return false }
         failure = .refusedAddress(refusal)
         return true
     }

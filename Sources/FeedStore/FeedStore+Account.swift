@@ -262,6 +262,13 @@ extension StoreReader {
 
 extension StoreReader {
     /// How many tokens each account has (accounts without any are absent).
+    /// How many entries `account` imported (`POST /v1/feeds/{id}/entries/import`): their keys start
+    /// with `import:ACCOUNT:` (`FeedStore.importEntry`), a range of the key index.
+    public func importedEntryCount(account: Int64) throws(StoreError) -> Int {
+        Int(try database.integer("SELECT count(*) FROM entries WHERE key >= ?1 AND key < ?2",
+                                 [.text("import:\(account):"), .text("import:\(account);")]) ?? 0)
+    }
+
     public func tokenCounts() throws(StoreError) -> [Int64: Int] {
         var counts: [Int64: Int] = [:]
         try database.statement("SELECT account_id, count(*) FROM api_tokens GROUP BY account_id").query { row in

@@ -4,7 +4,8 @@ extension FeedStore {
     /// hidden from the account. An entry it sees through another of its feeds, or marked (starred),
     /// stays; one this document carries that it had hidden comes back. Then the subscription's read
     /// and hidden counts are counted once, here: entries it read through another feed count as read.
-    /// Call inside the transaction that made the subscription.
+    /// Another account's imported entries are always hidden (`hideOthersImports`), whatever the feed's
+    /// fetch history. Call inside the transaction that made the subscription.
     func showLatestDocumentOnly(feed: Int64, account: Int64, now: Int64) throws(StoreError) {
         let values: [SQLValue] = [.integer(feed), .integer(account)]
         let knowsLatest = try database.integer(
@@ -30,6 +31,7 @@ extension FeedStore {
                                   WHERE o.entry_id = s.entry_id AND u.account_id = ?2 AND u.feed_id != ?1)
                 """).run(values + [.integer(now)])
         }
+        try hideOthersImports(feed: feed, account: account, now: now)
         try database.prepare("""
             UPDATE subscriptions SET
                 read_count = (SELECT count(*) FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
@@ -40,5 +42,17 @@ extension FeedStore {
                                 WHERE s.feed_id = ?1 AND st.removed = 0 AND m.hidden = 1)
             WHERE account_id = ?2 AND feed_id = ?1
             """).run(values)
+    }
+
+    /// Hides from `account` the feed's entries other accounts imported (DESIGN §17: imported entries
+    /// are the importer's alone). Their keys start with `import:ACCOUNT:` (`importEntry`): a range of
+    /// the key, the account's own left out.
+    private func hideOthersImports(feed: Int64, account: Int64, now: Int64) throws(StoreError) {
+        try database.prepare("""
+            INSERT INTO entry_marks(account_id, entry_id, hidden, changed_at)
+            SELECT ?2, s.entry_id, 1, ?3 FROM entry_sources s JOIN entries e ON e.id = s.entry_id
+            WHERE s.feed_id = ?1 AND e.key >= 'import:' AND e.key < 'import;' AND NOT (e.key >= ?4 AND e.key < ?5)
+              AND NOT EXISTS (SELECT 1 FROM entry_marks m WHERE m.account_id = ?2 AND m.entry_id = s.entry_id)
+            """).run([.integer(feed), .integer(account), .integer(now), .text("import:\(account):"), .text("import:\(account);")])
     }
 }

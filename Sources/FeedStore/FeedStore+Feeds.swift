@@ -119,10 +119,11 @@ extension StoreReader {
     }
 
     /// The account's subscriptions (optionally one category's, only failing ones, or those with `ids`)
-    /// with their unread and total counts. A subscription's id is the feed's id for the account.
+    /// with their unread and total counts. A subscription's id is the feed's id for the account. An
+    /// icon fetched from a non-public address is left out unless `nonPublicIcons` (DESIGN §17).
     public func feeds(account: Int64, category: String? = nil, failingOnly: Bool = false,
-                      ids: [Int64]? = nil) throws(StoreError) -> [FeedSummary] {
-        var values: [SQLValue] = [.integer(account)]
+                      ids: [Int64]? = nil, nonPublicIcons: Bool = false) throws(StoreError) -> [FeedSummary] {
+        var values: [SQLValue] = [.integer(account), SQLValue(nonPublicIcons)]
         var conditions = ["u.account_id = ?1"]
         if let ids {
             conditions.append("u.id IN (\(SQLValue.placeholders(for: ids, appendingTo: &values)))")
@@ -141,7 +142,7 @@ extension StoreReader {
                    CASE WHEN f.password IS NULL THEN NULL ELSE '' END, f.ignore_http_cache, f.allow_self_signed,
                    u.crawler_since IS NOT NULL
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id LEFT JOIN categories c ON c.id = u.category_id
-            LEFT JOIN icons i ON i.id = f.icon_id
+            LEFT JOIN icons i ON i.id = f.icon_id AND (f.icon_non_public = 0 OR ?2 = 1)
             WHERE \(conditions.joined(separator: " AND "))
             ORDER BY c.name COLLATE NOCASE, coalesce(u.title, f.title) COLLATE NOCASE, u.id
             """
@@ -340,10 +341,10 @@ extension FeedStore {
     /// moves it to another URL or site URL, disables or enables it, sets its flags, article selector
     /// and filter rules (`""` clears a text); nil leaves a field as it is. A new URL is fetched afresh
     /// (no validators of the old one) at once; an enabled feed is due at once with its errors
-    /// cleared. The URL and site URL are the feed's: while other accounts follow it too, or when
-    /// another shared feed has the new URL, a new URL moves this account's subscription to the feed
-    /// at that URL instead (its site URL then only when nobody else follows that one). New filter
-    /// rules judge the feed's stored entries again (`setRules`), in the same transaction.
+    /// cleared. A new URL of a shared feed moves this account's subscription to the feed at that URL
+    /// (its site URL then only when nobody else follows that one); a private copy changes in place.
+    /// The site URL of a feed others follow too stays as it is. New filter rules are saved only: the
+    /// caller judges the stored entries again outside the writer (`apply`).
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
     public func updateFeed(id: Int64, account: Int64, title: String? = nil, category: String? = nil, url: String? = nil,
                            siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
@@ -357,11 +358,11 @@ extension FeedStore {
                                                  now: Int64(now.timeIntervalSince1970))
             }
             let othersFollow = try followers(of: feedID) > 1
-            if let url, try movesToAnotherFeed(feedID, url: url, othersFollow: othersFollow) {
+            if let url, try movesToAnotherFeed(feedID, url: url) {
                 // The feed stays as the others follow it (or another shared feed has the URL already):
                 // this account's subscription moves to the feed at the new URL, as leaving and
                 // following would, keeping its id (apps cache ids).
-                let target = try sharedFeed(url: url, like: feedID, now: Int64(now.timeIntervalSince1970))
+                let target = try sharedFeed(url: url, now: Int64(now.timeIntervalSince1970))
                 if siteURL != nil, try followers(of: target) > 0 {
                     throw StoreError(.invalidQuery,
                                      message: "other accounts follow \(url) too: its site URL stays as it is")
@@ -393,9 +394,9 @@ extension FeedStore {
                     WHERE id = ?1
                     """).run([.integer(id), SQLValue(crawler)])
             }
-            if blocklist != nil || keeplist != nil {
-                try setRules(subscription: id, feed: feedID, account: account, blocklist: blocklist, keeplist: keeplist)
-            }
+            // Saved only: the caller judges the stored entries again outside the writer (`apply`).
+            if let blocklist { try setSubscription(id, "blocklist_rules", to: SQLValue(blocklist.isEmpty ? nil : blocklist)) }
+            if let keeplist { try setSubscription(id, "keeplist_rules", to: SQLValue(keeplist.isEmpty ? nil : keeplist)) }
             if let disabled {
                 try setSubscription(id, "disabled", to: SQLValue(disabled))
                 try updateFetching(feedID)
@@ -406,15 +407,13 @@ extension FeedStore {
         }
     }
 
-    /// Whether a new URL for the shared feed `feedID` moves its follower to another feed rather than
-    /// changing this one: others follow it, or a shared feed has that URL already.
-    private func movesToAnotherFeed(_ feedID: Int64, url: String, othersFollow: Bool) throws(StoreError) -> Bool {
-        guard try database.integer(
-            "SELECT count(*) FROM feeds WHERE id = ?1 AND url <> ?2 AND owner_account_id IS NULL",
-            [.integer(feedID), .text(url)]) == 1 else { return false }
-        if othersFollow { return true }
-        return try database.integer("SELECT count(*) FROM feeds WHERE url = ?1 AND owner_account_id IS NULL",
-                                    [.text(url)]) ?? 0 > 0
+    /// Whether a new URL for the feed `feedID` moves its follower to the shared feed at that URL
+    /// rather than changing this one: always for a shared feed (DESIGN §17): what was fetched at the
+    /// old URL (entries, icon, latest document) stays with it, and the next account to follow the new
+    /// URL must not be shown it. A private copy is its owner's alone and changes in place.
+    private func movesToAnotherFeed(_ feedID: Int64, url: String) throws(StoreError) -> Bool {
+        try database.integer("SELECT count(*) FROM feeds WHERE id = ?1 AND url <> ?2 AND owner_account_id IS NULL",
+                             [.integer(feedID), .text(url)]) == 1
     }
 
     /// How many subscriptions, of any account, follow the feed.
@@ -422,14 +421,13 @@ extension FeedStore {
         try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) ?? 0
     }
 
-    /// The shared feed at `url`, made (with the title and site URL of feed `model`, due at once) when
-    /// there is none.
-    func sharedFeed(url: String, like model: Int64, now: Int64) throws(StoreError) -> Int64 {
+    /// The shared feed at `url`, made (due at once) when there is none. Nothing of another feed is
+    /// copied to it: a title or site URL fetched elsewhere (a private copy's, or another URL's) would be
+    /// shown to the next account that follows `url` (DESIGN §17).
+    func sharedFeed(url: String, now: Int64) throws(StoreError) -> Int64 {
         try database.statement("""
-            INSERT INTO feeds(url, title, site_url, added_at)
-            SELECT ?1, title, site_url, ?3 FROM feeds WHERE id = ?2
-            ON CONFLICT(url) WHERE owner_account_id IS NULL DO NOTHING
-            """).run([.text(url), .integer(model), .integer(now)])
+            INSERT INTO feeds(url, added_at) VALUES (?1, ?2) ON CONFLICT(url) WHERE owner_account_id IS NULL DO NOTHING
+            """).run([.text(url), .integer(now)])
         guard let shared = try database.integer("SELECT id FROM feeds WHERE url = ?1 AND owner_account_id IS NULL",
                                                 [.text(url)]) else {
             throw StoreError(.sqlite, message: "the shared feed \(url) could not be stored")

@@ -47,7 +47,7 @@ extension FeedStore {
     /// Records what looking for a feed's icon found: the image (kept once by `digest`, its lower-case hex
     /// SHA-256), or nothing (nil), which keeps the icon it had. Icons no feed shows any more are deleted.
     public func setIcon(feedID: Int64, image: (data: Data, mimeType: String, digest: String, url: String)?,
-                        now: Date = Date()) throws(StoreError) {
+                        nonPublic: Bool = false, now: Date = Date()) throws(StoreError) {
         let seconds = Int64(now.timeIntervalSince1970)
         try database.transaction { () throws(StoreError) in
             try database.statement("UPDATE feeds SET icon_checked_at = ?2 WHERE id = ?1").run([.integer(feedID), .integer(seconds)])
@@ -55,8 +55,9 @@ extension FeedStore {
             try database.statement("""
                 INSERT INTO icons(digest, mime_type, data, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(digest) DO NOTHING
                 """).run([.text(digest), .text(mimeType), .blob(data), .integer(seconds)])
-            try database.statement("UPDATE feeds SET icon_id = (SELECT id FROM icons WHERE digest = ?2), icon_url = ?3 WHERE id = ?1")
-                .run([.integer(feedID), .text(digest), .text(url)])
+            try database.statement("""
+                UPDATE feeds SET icon_id = (SELECT id FROM icons WHERE digest = ?2), icon_url = ?3, icon_non_public = ?4 WHERE id = ?1
+                """).run([.integer(feedID), .text(digest), .text(url), SQLValue(nonPublic)])
             try database.execute("DELETE FROM icons WHERE id NOT IN (SELECT icon_id FROM feeds WHERE icon_id IS NOT NULL)")
         }
     }
@@ -64,11 +65,12 @@ extension FeedStore {
 
 extension StoreReader {
     /// The icon with this id, if one of the account's feeds shows it (another account's is not found).
-    public func icon(id: Int64, account: Int64) throws(StoreError) -> FeedIcon? {
+    /// An icon fetched from a non-public address only with `nonPublic` (DESIGN §17), here and below.
+    public func icon(id: Int64, account: Int64, nonPublic: Bool) throws(StoreError) -> FeedIcon? {
         try icon(where: """
             id = ?1 AND EXISTS (SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
-                                WHERE u.account_id = ?2 AND f.icon_id = icons.id)
-            """, [.integer(id), .integer(account)])
+                                WHERE u.account_id = ?2 AND f.icon_id = icons.id AND (f.icon_non_public = 0 OR ?3 = 1))
+            """, [.integer(id), .integer(account), SQLValue(nonPublic)])
     }
 
     /// The icon with this digest (lower-case hex), if kept: public, named by an unguessable digest.
@@ -77,34 +79,36 @@ extension StoreReader {
     }
 
     /// The icon the feed of the account's subscription `subscriptionID` shows, if it has one.
-    public func icon(ofFeed subscriptionID: Int64, account: Int64) throws(StoreError) -> FeedIcon? {
+    public func icon(ofFeed subscriptionID: Int64, account: Int64, nonPublic: Bool) throws(StoreError) -> FeedIcon? {
         try icon(where: """
-            id = (SELECT f.icon_id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.id = ?1 AND u.account_id = ?2)
-            """, [.integer(subscriptionID), .integer(account)])
+            id = (SELECT f.icon_id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
+                  WHERE u.id = ?1 AND u.account_id = ?2 AND (f.icon_non_public = 0 OR ?3 = 1))
+            """, [.integer(subscriptionID), .integer(account), SQLValue(nonPublic)])
     }
 
     /// The icon digests of those of the account's subscriptions `feedIDs` (at most 10,000) whose
     /// feed has an icon.
-    public func feedIconDigests(feedIDs: [Int64], account: Int64) throws(StoreError) -> [Int64: String] {
-        var values: [SQLValue] = [.integer(account)]
+    public func feedIconDigests(feedIDs: [Int64], account: Int64, nonPublic: Bool) throws(StoreError) -> [Int64: String] {
+        var values: [SQLValue] = [.integer(account), SQLValue(nonPublic)]
         let placeholders = SQLValue.placeholders(for: feedIDs.prefix(10_000), appendingTo: &values)
         guard !placeholders.isEmpty else { return [:] }
         var digests: [Int64: String] = [:]
         try database.statement("""
             SELECT u.id, i.digest FROM subscriptions u JOIN feeds f ON f.id = u.feed_id JOIN icons i ON i.id = f.icon_id
-            WHERE u.account_id = ?1 AND u.id IN (\(placeholders))
+            WHERE u.account_id = ?1 AND (f.icon_non_public = 0 OR ?2 = 1) AND u.id IN (\(placeholders))
             """).query(values) { row in digests[row.int64(at: 0)] = row.text(at: 1) ?? "" }
         return digests
     }
 
     /// Every icon one of the account's feeds shows (Fever sends them all at once).
-    public func icons(account: Int64) throws(StoreError) -> [FeedIcon] {
+    public func icons(account: Int64, nonPublic: Bool) throws(StoreError) -> [FeedIcon] {
         var icons: [FeedIcon] = []
         try database.statement("""
             SELECT id, digest, mime_type, data FROM icons
-            WHERE id IN (SELECT f.icon_id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1)
+            WHERE id IN (SELECT f.icon_id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
+                         WHERE u.account_id = ?1 AND (f.icon_non_public = 0 OR ?2 = 1))
             ORDER BY id
-            """).query([.integer(account)]) { row in icons.append(Self.icon(row)) }
+            """).query([.integer(account), SQLValue(nonPublic)]) { row in icons.append(Self.icon(row)) }
         return icons
     }
 

@@ -1,16 +1,18 @@
 import Foundation
 
 extension FeedStore {
-    /// Keeps the article extracted from entry `id`'s page (sanitized HTML), replacing an older one.
+    /// Keeps the article extracted from entry `id`'s page (sanitized HTML), replacing an older one;
+    /// `nonPublic` when its fetch reached a non-public address (`KeptPage`).
     /// - Returns: false when the entry is gone (or expired) meanwhile.
-    public func keepPage(entryID id: Int64, content: String, now: Date = Date()) throws(StoreError) -> Bool {
+    public func keepPage(entryID id: Int64, content: String, nonPublic: Bool = false, now: Date = Date()) throws(StoreError) -> Bool {
         try database.transaction { () throws(StoreError) -> Bool in
             guard try database.integer("SELECT count(*) FROM entry_state WHERE entry_id = ?1 AND removed = 0",
                                        [.integer(id)]) == 1 else { return false }
             try database.statement("""
-                INSERT INTO entry_pages(entry_id, content, fetched_at) VALUES (?1, ?2, ?3)
-                ON CONFLICT(entry_id) DO UPDATE SET content = excluded.content, fetched_at = excluded.fetched_at
-                """).run([.integer(id), .text(content), .integer(Int64(now.timeIntervalSince1970))])
+                INSERT INTO entry_pages(entry_id, content, fetched_at, non_public) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT(entry_id) DO UPDATE SET content = excluded.content, fetched_at = excluded.fetched_at,
+                    non_public = excluded.non_public
+                """).run([.integer(id), .text(content), .integer(Int64(now.timeIntervalSince1970)), SQLValue(nonPublic)])
             return true
         }
     }
@@ -22,14 +24,21 @@ extension FeedStore {
     }
 }
 
+/// An article kept from an entry's page, and whether its fetch reached a non-public address: then
+/// it is shown only to accounts whose own fetches may reach one (DESIGN §17, "Pages and icons").
+public struct KeptPage: Sendable, Equatable {
+    public var content: String
+    public var nonPublic: Bool
+}
+
 extension StoreReader {
     /// The article kept from entry `id`'s page, if one was extracted.
-    public func page(entryID id: Int64) throws(StoreError) -> String? {
-        var content: String?
-        try database.statement("SELECT content FROM entry_pages WHERE entry_id = ?1").query([.integer(id)]) { row in
-            content = row.text(at: 0)
+    public func page(entryID id: Int64) throws(StoreError) -> KeptPage? {
+        var page: KeptPage?
+        try database.statement("SELECT content, non_public FROM entry_pages WHERE entry_id = ?1").query([.integer(id)]) { row in
+            page = KeptPage(content: row.text(at: 0) ?? "", nonPublic: row.int64(at: 1) != 0)
         }
-        return content
+        return page
     }
 
     /// The pages `account` asked to see instead of the feeds' content, of those of `entryIDs` that have one.

@@ -52,7 +52,7 @@ extension FeedStore {
         guard let row else { throw StoreError(.notFound, message: "no feed with id \(feed)") }
         let target: Int64
         if wanted.isDefault {
-            target = try sharedFeed(url: row.url, like: feed, now: now)
+            target = try sharedFeed(url: row.url, now: now)
         } else {
             target = try insertPrivateFeed(url: row.url, title: row.title, siteURL: row.siteURL, settings: wanted,
                                            account: account, now: .integer(now))

@@ -27,7 +27,7 @@ public struct RuleSet: Sendable, Equatable {
         (self.blocklist, self.keeplist, self.blockFilters, self.keepFilters) = (blocklist, keeplist, blockFilters, keepFilters)
     }
 
-    var isEmpty: Bool { [blocklist, keeplist, blockFilters, keepFilters].allSatisfy { $0?.isEmpty ?? true } }
+    public var isEmpty: Bool { [blocklist, keeplist, blockFilters, keepFilters].allSatisfy { $0?.isEmpty ?? true } }
 }
 
 /// Judges an entry by one account's rules for a feed: the store applies them as entries arrive and
@@ -164,5 +164,113 @@ extension FeedStore {
             UPDATE subscriptions SET hidden_count = hidden_count + ?3
             WHERE account_id = ?1 AND feed_id IN (SELECT feed_id FROM entry_sources WHERE entry_id = ?2)
             """).run([.integer(account), .integer(entry), .integer(change)])
+    }
+}
+
+// MARK: - Judging again, outside the writer (DESIGN §17, "Rules")
+
+/// One chunk of a feed's entries judged by an account's rules, outside any transaction.
+public struct RuleVerdicts: Sendable {
+    public var feed: Int64
+    /// Every entry judged, and those the rules hide (a subset).
+    public var judged: [Int64] = []
+    public var hidden: [Int64] = []
+
+    public init(feed: Int64) {
+        self.feed = feed
+    }
+}
+
+extension StoreReader {
+    /// The feeds `account` follows (only those of `subscriptions` when given) with its rules for each, empty rules too:
+    /// judging again must also bring back what rules that are gone had hidden.
+    public func ruleSets(account: Int64, subscriptions: [Int64]? = nil) throws(StoreError) -> [(feed: Int64, rules: RuleSet)] {
+        var values: [SQLValue] = [.integer(account)]
+        let only = subscriptions.map { " AND u.id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
+        var sets: [(feed: Int64, rules: RuleSet)] = []
+        try database.statement("""
+            SELECT u.feed_id, u.blocklist_rules, u.keeplist_rules,
+                   \(database.dialect.jsonField("a.settings", "block_filter_entry_rules")),
+                   \(database.dialect.jsonField("a.settings", "keep_filter_entry_rules"))
+            FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.account_id = ?1\(only) ORDER BY u.feed_id
+            """).query(values) { row in
+            sets.append((row.int64(at: 0), RuleSet(blocklist: row.text(at: 1), keeplist: row.text(at: 2),
+                                                   blockFilters: row.text(at: 3), keepFilters: row.text(at: 4))))
+        }
+        return sets
+    }
+
+    /// Up to `limit` of the feed's entries after id `after`, in id order, as rules see them.
+    public func ruledEntries(feed: Int64, after: Int64, limit: Int) throws(StoreError) -> [(id: Int64, entry: RuledEntry)] {
+        var entries: [(id: Int64, entry: RuledEntry)] = []
+        try database.statement("""
+            SELECT e.id, e.title, e.url, e.author, coalesce(e.content, e.summary), coalesce(e.published_at, e.first_seen_at)
+            FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
+            JOIN entries e ON e.id = s.entry_id WHERE s.feed_id = ?1 AND st.removed = 0 AND s.entry_id > ?2
+            ORDER BY s.entry_id LIMIT ?3
+            """).query([.integer(feed), .integer(after), .integer(Int64(limit))]) { row in
+            entries.append((row.int64(at: 0), RuledEntry(
+                title: row.text(at: 1), url: row.text(at: 2), author: row.text(at: 3), content: row.text(at: 4),
+                date: row.optionalInt64(at: 5).map { Date(timeIntervalSince1970: Double($0)) })))
+        }
+        return entries
+    }
+}
+
+extension FeedStore {
+    /// Applies verdicts made outside the writer, in one short transaction: of the entries judged,
+    /// those rules had hidden and no longer hide come back, those they hide now go. Entries not
+    /// judged (arrived since, judged as they were stored) are left as they are. Returns how many the
+    /// rules hide now.
+    @discardableResult
+    public func apply(_ verdicts: RuleVerdicts, account: Int64) throws(StoreError) -> Int {
+        guard !verdicts.judged.isEmpty else { return 0 }
+        return try database.transaction { () throws(StoreError) -> Int in
+            var values: [SQLValue] = [.integer(account)]
+            let judged = SQLValue.placeholders(for: verdicts.judged, appendingTo: &values)
+            var ruled: [Int64] = []
+            try database.statement("""
+                SELECT entry_id FROM entry_marks WHERE account_id = ?1 AND hidden = 1 AND by_rule = 1 AND entry_id IN (\(judged))
+                """).query(values) { ruled.append($0.int64(at: 0)) }
+            let hidden = Set(verdicts.hidden)
+            for entry in ruled where !hidden.contains(entry) {
+                try moveHiddenCount(entry, account: account, by: -1)
+                try database.statement("DELETE FROM entry_marks WHERE account_id = ?1 AND entry_id = ?2")
+                    .run([.integer(account), .integer(entry)])
+            }
+            var count = 0
+            for entry in verdicts.hidden where try hideByRule(entry, account: account) { count += 1 }
+            return count + ruled.filter(hidden.contains).count
+        }
+    }
+
+    /// Brings back every entry of the feed that rules hid from the account (it has none for the feed
+    /// now), in one short transaction.
+    public func forgetRuleHides(feed: Int64, account: Int64) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            var ruled: [Int64] = []
+            try database.statement("""
+                SELECT m.entry_id FROM entry_marks m
+                WHERE m.account_id = ?2 AND m.hidden = 1 AND m.by_rule = 1
+                  AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = m.entry_id AND s.feed_id = ?1)
+                """).query([.integer(feed), .integer(account)]) { ruled.append($0.int64(at: 0)) }
+            for entry in ruled {
+                try moveHiddenCount(entry, account: account, by: -1)
+                try database.statement("DELETE FROM entry_marks WHERE account_id = ?1 AND entry_id = ?2")
+                    .run([.integer(account), .integer(entry)])
+            }
+        }
+    }
+
+    /// Sets an account's filter rules for its subscription `id` ("" clears one; nil leaves it), without
+    /// judging the stored entries: the caller judges them again outside the writer (`apply`).
+    /// - Returns: the subscription's feed.
+    public func saveRules(subscription id: Int64, account: Int64, blocklist: String?, keeplist: String?) throws(StoreError) -> Int64 {
+        try database.transaction { () throws(StoreError) -> Int64 in
+            let feed = try feedID(ofSubscription: id, account: account)
+            if let blocklist { try setSubscription(id, "blocklist_rules", to: SQLValue(blocklist.isEmpty ? nil : blocklist)) }
+            if let keeplist { try setSubscription(id, "keeplist_rules", to: SQLValue(keeplist.isEmpty ? nil : keeplist)) }
+            return feed
+        }
     }
 }

@@ -8,7 +8,8 @@ public actor FeedStore {
     /// SQLite's log copier; PostgreSQL checkpoints by itself.
     private let checkpointer: Checkpointer?
     /// Judges entries by the accounts' filter rules as they arrive (none: rules are kept, not applied).
-    let entryRules: (any EntryRules)?
+    /// Judges arriving entries by their followers' rules (AggregatorCore's matcher).
+    nonisolated public let entryRules: (any EntryRules)?
     /// PostgreSQL: index documents of the entries an ingest inserted, sent at its end (`indexPendingDocuments`).
     var pendingDocuments: [SQLValue] = []
 
@@ -75,12 +76,27 @@ public actor FeedStore {
         }
     }
 
-    /// Subscribes the account to `feeds` in one transaction; a URL it already follows is skipped. A
-    /// feed another account follows is shared: it is fetched once for all, its entries stored once. A
-    /// feed with fetch settings of its own is the account's private copy (DESIGN §12).
+    /// What `subscribe` did: how many subscriptions were new, and the URLs left out because the account
+    /// reached its quota.
+    public struct Subscribed: Sendable, Equatable {
+        public var added = 0
+        public var overQuota: [String] = []
+    }
+
+    /// Subscribes the account to `feeds` in one transaction (`subscribe` without a quota).
     /// - Returns: how many subscriptions were new.
     @discardableResult
     public func addFeeds(_ feeds: [NewFeed], account: Int64, now: Date = Date()) throws(StoreError) -> Int {
+        try subscribe(feeds, account: account, maximumSubscriptions: nil, now: now).added
+    }
+
+    /// Subscribes the account to `feeds` in one transaction; a URL it already follows is skipped, and
+    /// once it follows `maximumSubscriptions` feeds the rest are left out (counted in the same
+    /// transaction, so two imports at once cannot pass it). A feed another account follows is shared:
+    /// it is fetched once for all, its entries stored once. A feed with fetch settings of its own is
+    /// the account's private copy (DESIGN §12).
+    public func subscribe(_ feeds: [NewFeed], account: Int64, maximumSubscriptions: Int?,
+                          now: Date = Date()) throws(StoreError) -> Subscribed {
         let insertFeed = try database.prepare("""
             INSERT INTO feeds(url, title, site_url, added_at) VALUES (?1, ?2, ?3, ?4)
             ON CONFLICT(url) WHERE owner_account_id IS NULL DO NOTHING
@@ -90,32 +106,43 @@ public actor FeedStore {
             SELECT ?1, id, ?3, ?4, ?5 FROM feeds WHERE url = ?2 AND owner_account_id IS NULL
             ON CONFLICT(account_id, feed_id) DO NOTHING
             """)
-        return try database.transaction { () throws(StoreError) -> Int in
-            var added = 0
+        return try database.transaction { () throws(StoreError) -> Subscribed in
+            var result = Subscribed()
+            var room = Int.max
+            if let maximumSubscriptions {
+                let followed = try database.integer("SELECT count(*) FROM subscriptions WHERE account_id = ?1",
+                                                    [.integer(account)]) ?? 0
+                room = maximumSubscriptions - Int(followed)
+            }
             for feed in feeds {
+                // A URL it follows already, through the shared feed or a private copy of its own.
+                let followed = try database.integer("""
+                    SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 AND f.url = ?2
+                    """, [.integer(account), .text(feed.url)]) != nil
+                guard followed || result.added < room else {
+                    result.overQuota.append(feed.url)
+                    continue
+                }
                 var categoryID: Int64?
                 if let category = feed.category {
                     categoryID = try self.categoryID(named: category, account: account, creating: true)
                 }
+                guard !followed else { continue }
                 let seconds = SQLValue.integer(Int64(now.timeIntervalSince1970))
-                // A URL it follows already, through the shared feed or a private copy of its own.
-                guard try database.integer("""
-                    SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 AND f.url = ?2
-                    """, [.integer(account), .text(feed.url)]) == nil else { continue }
                 if !feed.fetchSettings.isDefault {
                     let copy = try insertPrivateFeed(url: feed.url, title: feed.title, siteURL: feed.siteURL,
                                                      settings: feed.fetchSettings, account: account, now: seconds)
                     try database.statement("""
                         INSERT INTO subscriptions(account_id, feed_id, title, category_id, added_at) VALUES (?1, ?2, ?3, ?4, ?5)
                         """).run([.integer(account), .integer(copy), SQLValue(feed.title), SQLValue(categoryID), seconds])
-                    added += 1
+                    result.added += 1
                     continue
                 }
                 try insertFeed.run([.text(feed.url), SQLValue(feed.title), SQLValue(feed.siteURL), seconds])
                 let isNewFeed = try database.changes() == 1
                 try subscribe.run([.integer(account), .text(feed.url), SQLValue(feed.title), SQLValue(categoryID), seconds])
                 guard try database.changes() == 1 else { continue }
-                added += 1
+                result.added += 1
                 if !isNewFeed, let feedID = try database.integer("SELECT id FROM feeds WHERE url = ?1 AND owner_account_id IS NULL",
                                                                   [.text(feed.url)]) {
                     try showLatestDocumentOnly(feed: feedID, account: account, now: Int64(now.timeIntervalSince1970))
@@ -123,8 +150,8 @@ public actor FeedStore {
                     try updateFetching(feedID)
                 }
             }
-            if added > 0 { try Counters.recountStarredOrphans(account: account, database) }
-            return added
+            if result.added > 0 { try Counters.recountStarredOrphans(account: account, database) }
+            return result
         }
     }
 

@@ -642,6 +642,16 @@ enum Migrations {
         ALTER TABLE feeds DROP COLUMN latest_entries;
         ALTER TABLE feeds ADD COLUMN check_count bigint NOT NULL DEFAULT 0;
         """),
+        // 33: whether a kept page or a feed's icon came from a non-public address (DESIGN §17): then
+        // only accounts whose own fetches may reach one are shown it. What was kept before is taken as
+        // public (nothing recorded where it came from).
+        Step(sql: """
+        ALTER TABLE entry_pages ADD COLUMN non_public INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN icon_non_public INTEGER NOT NULL DEFAULT 0;
+        """, postgres: """
+        ALTER TABLE entry_pages ADD COLUMN non_public bigint NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN icon_non_public bigint NOT NULL DEFAULT 0;
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

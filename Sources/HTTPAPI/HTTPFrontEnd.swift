@@ -56,6 +56,23 @@ public struct HTTPFrontEnd: Sendable {
         return response
     }
 
+    /// The import routes' body limit, `max-import-bytes` (DESIGN §17, "Quotas"): an OPML file over it is
+    /// answered 413 naming the key before it is read. Nil for every other route (`HTTPLimits.bodyBytes`).
+    public func bodyLimit(method: String, path: String) -> (bytes: Int, refusal: HTTPResponse)? {
+        var path = path
+        while path.contains("//") { path = path.replacingOccurrences(of: "//", with: "/") }
+        guard method == "POST", let path = Self.path(path, under: basePath) else { return nil }
+        let imports = path == "/v1/import" || path == "/settings/import"
+            || GoogleReaderAPI.path(of: path) == "/reader/api/0/subscription/import"
+        guard imports else { return nil }
+        // Unlimited still has a bound: the body is held in memory while it is read.
+        let limit = service.quotas.importBytes ?? 1 << 30
+        // A web form's file comes wrapped in a multipart body.
+        let bytes = path == "/settings/import" ? limit + 64 << 10 : limit
+        return (bytes, Self.error("the OPML file is larger than max-import-bytes = \(limit) bytes "
+            + "(the largest import this server takes; ask an admin)", status: 413))
+    }
+
     /// The response, and the route it counts under.
     private func answer(_ request: HTTPRequest) async -> (String, HTTPResponse) {
         switch request.path {

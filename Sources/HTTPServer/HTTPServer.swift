@@ -24,8 +24,12 @@ public struct HTTPLimits: Sendable, Equatable {
 /// connection's thread waits for the response and sends it.
 public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    /// A route's own body limit, read from the request line before any body arrives: its largest
+    /// body, and the answer to one larger (sent with `Connection: close`). Nil: `HTTPLimits.bodyBytes`.
+    public typealias BodyLimit = @Sendable (_ method: String, _ path: String) -> (bytes: Int, refusal: HTTPResponse)?
 
     private let limits: HTTPLimits
+    private let bodyLimit: BodyLimit
     /// The running daemon's address (libmicrohttpd's opaque pointer, which is not Sendable), 0 once stopped.
     private let daemon = Mutex<UInt>(0)
     /// Requests read, waiting for one of `run`'s workers.
@@ -39,8 +43,10 @@ public final class HTTPServer: Sendable {
     /// Listens on `descriptor`, a listening TCP socket (see `HTTPListenAddress.listen`, or one systemd
     /// passed); requests wait for `run`. The server owns the socket from now on.
     /// - Throws: `HTTPServerError.cannotStart` when libmicrohttpd refuses to start.
-    public init(descriptor: Int32, limits: HTTPLimits = HTTPLimits()) throws(HTTPServerError) {
+    public init(descriptor: Int32, limits: HTTPLimits = HTTPLimits(),
+                bodyLimit: @escaping BodyLimit = { _, _ in nil }) throws(HTTPServerError) {
         self.limits = limits
+        self.bodyLimit = bodyLimit
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard let started = aggregator_mhd_start(descriptor, Self.access, context, Self.completed, limits.connections,
                                                  limits.connectionsPerAddress, limits.idleTimeoutSeconds,
@@ -109,9 +115,17 @@ public final class HTTPServer: Sendable {
         var body = Data()
         /// Bytes of a body over the limit, read and dropped.
         var dropped = 0
+        /// The largest body read, and the answer to a larger one.
+        let limit: Int
+        let tooLarge: HTTPResponse
 
-        init(method: String, path: String) {
+        init(method: String, path: String, server: HTTPServer) {
             (self.method, self.path) = (method, path)
+            let own = server.bodyLimit(method, path)
+            limit = own?.bytes ?? server.limits.bodyBytes
+            var refusal = own?.refusal ?? .text("request body larger than \(limit) bytes\n", status: 413)
+            refusal.headers.append(("Connection", "close"))
+            tooLarge = refusal
         }
     }
 
@@ -120,20 +134,20 @@ public final class HTTPServer: Sendable {
     private static let access: MHD_AccessHandlerCallback = { context, connection, url, method, _, upload, uploadSize, slot in
         guard let context, let connection, let slot, let uploadSize else { return .NO }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-        let limit = server.limits.bodyBytes
         guard let stored = slot.pointee else {
             let state = RequestState(method: method.map { String(cString: $0) } ?? "GET",
-                                     path: url.map { String(cString: $0) } ?? "/")
+                                     path: url.map { String(cString: $0) } ?? "/", server: server)
             slot.pointee = Unmanaged.passRetained(state).toOpaque()
             server.inProgress.withLock { $0 += 1 }  // until `completed`
             // A body declared too large is refused before it is sent (no 100 Continue).
             if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-               let length = Int(String(cString: declared)), length > limit {
-                return send(tooLarge(limit), on: connection)
+               let length = Int(String(cString: declared)), length > state.limit {
+                return send(state.tooLarge, on: connection)
             }
             return .YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
+        let limit = state.limit
         if uploadSize.pointee > 0 {
             let count = uploadSize.pointee
             uploadSize.pointee = 0
@@ -141,12 +155,12 @@ public final class HTTPServer: Sendable {
                 // Over the limit without saying so (chunked): read and dropped to answer 413 at its end,
                 // and past four times the limit answered at once, the connection closed under the client.
                 state.dropped += count
-                return state.dropped > 4 * limit ? send(tooLarge(limit), on: connection) : .YES
+                return state.dropped > 4 * limit ? send(state.tooLarge, on: connection) : .YES
             }
             if let upload { state.body.append(UnsafeRawPointer(upload).assumingMemoryBound(to: UInt8.self), count: count) }
             return .YES
         }
-        if state.dropped > 0 { return send(tooLarge(limit), on: connection) }
+        if state.dropped > 0 { return send(state.tooLarge, on: connection) }
         let pending = PendingRequest(HTTPRequest(method: state.method, path: state.path,
                                                   query: values(of: connection, kind: .GET_ARGUMENT_KIND),
                                                   headers: Dictionary(values(of: connection, kind: .HEADER_KIND).map {
@@ -169,12 +183,6 @@ public final class HTTPServer: Sendable {
         Unmanaged<RequestState>.fromOpaque(stored).release()
         slot.pointee = nil
         Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().inProgress.withLock { $0 -= 1 }
-    }
-
-    private static func tooLarge(_ limit: Int) -> HTTPResponse {
-        var response = HTTPResponse.text("request body larger than \(limit) bytes\n", status: 413)
-        response.headers.append(("Connection", "close"))
-        return response
     }
 
     private static func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

@@ -48,9 +48,9 @@ enum DaemonStartup {
             user == 0 || user == getuid() || socketMode & 0o070 != 0
         }
         let handler = ControlHandler(service: service)
-        let http = try startHTTP(configuration, logger: logger)
         let frontEnd = HTTPFrontEnd(service: service, logger: logger.component("http"), basePath: configuration.httpBasePath,
                                     trustedProxies: configuration.httpTrustedProxies)
+        let http = try startHTTP(configuration, logger: logger, bodyLimit: frontEnd.bodyLimit)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let memory = MemoryReturner()
         logger.info("Started", ["version": AggregatorVersion.current, "database": FeedStore.location(of: configuration.databasePath),
@@ -168,13 +168,14 @@ enum DaemonStartup {
 
     /// The HTTP server on `http-listen` (requests wait for its `run`), or nil when it is `none`.
     /// - Throws: `HTTPServerError` when the address cannot be listened on (in use, not ours).
-    private static func startHTTP(_ configuration: Configuration, logger: Logger) throws -> HTTPServer? {
+    private static func startHTTP(_ configuration: Configuration, logger: Logger,
+                                  bodyLimit: @escaping HTTPServer.BodyLimit) throws -> HTTPServer? {
         if let passed = PassedSockets(environment: ProcessInfo.processInfo.environment), let http = passed.http {
             logger.info("Using the HTTP socket systemd passed", ["fd": http])
-            return try HTTPServer(descriptor: http)
+            return try HTTPServer(descriptor: http, bodyLimit: bodyLimit)
         }
         guard let address = configuration.httpListen else { return nil }
-        let server = try HTTPServer(descriptor: try address.listen())
+        let server = try HTTPServer(descriptor: try address.listen(), bodyLimit: bodyLimit)
         let base = configuration.httpBasePath == "/" ? "" : configuration.httpBasePath
         logger.info("HTTP server listening", ["address": address.description, "web_page": "http://\(address)\(base)/",
                                               "healthcheck": "http://\(address)\(base)/healthcheck"])

@@ -98,7 +98,7 @@ import Testing
 }
 
 extension EntryRuleMatcherTests {
-    /// `(a+)+$` against a 100 KB title: bounded (well under a second), hides nothing, logged once.
+    /// Catastrophic rules against a 100 KB title: bounded (well under a second), hide nothing, logged once.
     @Test func aCatastrophicRuleOnAHugeTitleIsBoundedAndLoggedOnce() {
         let lines = Mutex<[String]>([])
         let logger = Logger(minimumLevel: .info, component: "rules", journald: false) { line in lines.withLock { $0.append(line) } }
@@ -108,7 +108,35 @@ extension EntryRuleMatcherTests {
         for _ in 0..<3 { #expect(!matcher.hides(huge, by: RuleSet(blocklist: "(a+)+$", blockFilters: "EntryTitle=(a|aa)*b"))) }
         #expect(ContinuousClock.now - start < .seconds(3))
         let logged = lines.withLock { $0 }
-        #expect(logged.count == 2 && logged.allSatisfy { $0.contains("gave up") }, "each pattern once: \(logged)")
+        // The block filter spends the judgment's whole budget (DESIGN §17): the blocklist is not tried.
+        #expect(logged.count == 1 && logged.allSatisfy { $0.contains("gave up") && $0.contains("(a|aa)*b") },
+                "the pattern that gave up, once: \(logged)")
     }
 
+}
+
+@Suite struct RegexBudgetTests {
+    /// A class test costs its size (DESIGN §17): 600 ranges tried at every position of a long text
+    /// are 600 steps each, not one, so the budget runs out.
+    @Test func aLargeClassCountsByItsSize() throws {
+        // The class [一-丁…]: 600 ranges of two CJK scalars each.
+        let scalars = (0..<600).map { i -> String in
+            let low = Unicode.Scalar(UInt32(0x4E00 + i * 2))!, high = Unicode.Scalar(UInt32(0x4E00 + i * 2 + 1))!
+            return "\(Character(low))-\(Character(high))"
+        }
+        let regex = try BoundedRegex("x[" + scalars.joined() + "]z")
+        let text = String(repeating: "x", count: 1_000)
+        #expect(regex.matches(text) == .gaveUp)
+        #expect(regex.matches(String(repeating: "x", count: 10)) == .noMatch, "a short text is within the budget")
+    }
+
+    /// Patterns judging one entry share one budget: the second gets what the first left.
+    @Test func patternsShareABudget() throws {
+        let slow = try BoundedRegex("(a+)+$")
+        let subject = BoundedRegex.Subject(String(repeating: "a", count: 40) + "b")
+        var remaining = BoundedRegex.defaultBudget
+        #expect(slow.matches(subject, remaining: &remaining) == .gaveUp)
+        #expect(remaining == 0)
+        #expect(try BoundedRegex("a").matches(subject, remaining: &remaining) == .gaveUp, "nothing left")
+    }
 }

@@ -53,7 +53,7 @@ import Testing
             answers.append("\(try reader.categories(account: account))")
             answers.append("\(try reader.totals(account: account))")
             answers.append("\(try reader.tokens(account: account))")
-            answers.append("\(try reader.icons(account: account))")
+            answers.append("\(try reader.icons(account: account, nonPublic: true))")
             answers.append("\(try reader.entryEdits(account: account, entryIDs: [1, 2, 3]).mapValues { "\($0)" }.sorted { $0.key < $1.key })")
         }
         answers.append("\(try reader.accounts())")

@@ -153,12 +153,17 @@ public struct AccountSettings: Sendable, Equatable {
 /// Miniflux's syntax of an account's filter rules: one rule a line, `Field=pattern`.
 enum FilterRuleSyntax {
     static let fieldNames = ["EntryTitle", "EntryURL", "EntryCommentsURL", "EntryContent", "EntryAuthor", "EntryTag", "EntryDate"]
+    /// At most this many rule lines (per account, and per subscription), of at most `maximumLineLength`
+    /// characters: every arriving entry is judged by them (DESIGN §17, "Rules").
+    static let maximumLines = 100
+    static let maximumLineLength = 500
 
     /// Why `rules` are refused (in Miniflux's words, `kind` "Block" or "Keep"), nil when they are
     /// accepted; empty rules are none.
     static func refusal(_ rules: String?, kind: String) -> String? {
         guard let rules else { return "Invalid \(kind) rule: the rules must be text" }
         guard !rules.isEmpty else { return nil }
+        if let limit = limitRefusal(rules) { return "Invalid \(kind) rule: \(limit)" }
         for (index, line) in rules.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
             guard let field = fieldNames.first(where: { line.hasPrefix($0) }) else {
@@ -174,6 +179,16 @@ enum FilterRuleSyntax {
             guard (try? BoundedRegex(pattern)) != nil else {
                 return "Invalid \(kind) rule: rule #\(number)'s pattern is not a valid regex"
             }
+        }
+        return nil
+    }
+
+    /// Why `rules` are over the limits on lines and their length, or nil.
+    static func limitRefusal(_ rules: String) -> String? {
+        let lines = rules.split(separator: "\n", omittingEmptySubsequences: false)
+        if lines.count > maximumLines { return "\(lines.count) rules, over the limit of \(maximumLines) (a rule a line)" }
+        if let long = lines.firstIndex(where: { $0.count > maximumLineLength }) {
+            return "rule #\(long + 1) is \(lines[long].count) characters long, over the limit of \(maximumLineLength)"
         }
         return nil
     }

@@ -9,10 +9,11 @@ struct ArticlePages: Sendable {
     let limits: FetchLimits
 
     /// The article at `url`: the elements `selector` picks when given, else what our readability
-    /// algorithm finds. `refusal` names the address rule a regular account's request obeys;
-    /// `credentials` are a private copy's, for a page on its feed's host.
+    /// algorithm finds; and whether the fetch reached a non-public address. `refusal` names the address
+    /// rule a regular account's request obeys; `credentials` are a private copy's, for a page on its
+    /// feed's host.
     func article(at url: String, selector: ContentSelector? = nil, refusal: String?, credentials: FetchCredentials? = nil,
-                 perHostLimit: Int? = nil) async throws(AggregatorError) -> String {
+                 perHostLimit: Int? = nil) async throws(AggregatorError) -> (html: String, nonPublic: Bool) {
         let response: FetchResponse
         do {
             response = try await fetcher.fetch(FetchRequest(url: url, limits: limits, perHostLimit: perHostLimit,
@@ -26,7 +27,7 @@ struct ArticlePages: Sendable {
             throw .failed(selector.map { _ in "the scraper rules select nothing on \(response.finalURL)" }
                 ?? "no article found on \(response.finalURL)")
         }
-        return article.html
+        return (article.html, response.reachedNonPublicAddress)
     }
 
     /// A private copy's credentials for a page, when the page is on the feed's own host: its cookie and

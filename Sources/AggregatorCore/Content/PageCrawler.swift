@@ -56,14 +56,20 @@ final class PageCrawler: Sendable {
     /// Fetches and keeps one entry's page (unless kept already) and shows it to the accounts that want it.
     private func crawl(_ candidate: CrawlCandidate, pages: ArticlePages, rule: String?) async -> Bool {
         do {
+            var accounts = candidate.accounts
             if !candidate.isKept {
                 let credentials = ArticlePages.credentials(candidate.settings?.credentials, page: candidate.pageURL,
                                                            feed: candidate.feedURL)
-                let content = try await pages.article(at: candidate.pageURL, refusal: candidate.isForAdminsOnly ? nil : rule,
-                                                      credentials: credentials, perHostLimit: 1)
-                guard try await store.keepPage(entryID: candidate.entryID, content: content) else { return false }
+                let page = try await pages.article(at: candidate.pageURL, refusal: candidate.isForAdminsOnly ? nil : rule,
+                                                   credentials: credentials, perHostLimit: 1)
+                guard try await store.keepPage(entryID: candidate.entryID, content: page.html, nonPublic: page.nonPublic)
+                else { return false }
+            } else if candidate.isKeptNonPublic, rule != nil {
+                // Kept from a non-public address for an admin: shown only to the admins among them (DESIGN §17).
+                accounts = candidate.admins
+                guard !accounts.isEmpty else { return false }
             }
-            try await store.showPage(entryID: candidate.entryID, accounts: candidate.accounts)
+            try await store.showPage(entryID: candidate.entryID, accounts: accounts)
             return true
         } catch {
             failed.withLock { _ = $0.insert(candidate.entryID) }

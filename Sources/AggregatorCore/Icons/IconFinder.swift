@@ -66,14 +66,14 @@ struct IconFinder: Sendable {
             // Marked looked-at as of the pass's start: a feed is never taken twice in one pass.
             try await store.setIcon(feedID: feed.feedID,
                                     image: image.map { ($0.data, $0.mimeType, SecretToken.hexDigest($0.data), $0.url) },
-                                    now: now)
+                                    nonPublic: image?.nonPublic ?? false, now: now)
         } catch {
             logger.warning("Cannot store a feed's icon", ["feed_id": feed.feedID, "error": error.description])
         }
         return image != nil
     }
 
-    func find(_ feed: IconCandidate) async -> (data: Data, mimeType: String, url: String)? {
+    func find(_ feed: IconCandidate) async -> (data: Data, mimeType: String, url: String, nonPublic: Bool)? {
         let refusal = feed.hasAdminFollower ? nil : regularAccountsRule
         if let known = feed.iconURL, let image = await image(at: known, refusal) { return image }
         if let imageURL = feed.imageURL, imageURL != feed.iconURL, let image = await image(at: imageURL, refusal) { return image }
@@ -88,10 +88,10 @@ struct IconFinder: Sendable {
         return await image(at: root + "/favicon.ico", refusal)
     }
 
-    private func image(at url: String, _ refusal: String?) async -> (data: Data, mimeType: String, url: String)? {
+    private func image(at url: String, _ refusal: String?) async -> (data: Data, mimeType: String, url: String, nonPublic: Bool)? {
         guard Self.isWeb(url), let response = try? await fetch(url, maximumBytes: IconImage.maximumBytes, refusal),
               let type = IconImage.mimeType(of: response.body) else { return nil }
-        return (response.body, type, url)
+        return (response.body, type, url, response.reachedNonPublicAddress)
     }
 
     /// A plain GET under the feeds' limits and the address rule (the fetcher's, and `refusal` for a

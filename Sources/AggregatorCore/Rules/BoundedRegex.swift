@@ -154,9 +154,19 @@ public struct BoundedRegex: Sendable {
         matches(Subject(text), budget: budget)
     }
 
-    /// Whether the pattern matches anywhere in `subject`, within `budget` steps in all. A
-    /// case-insensitive pattern (its literals lowercased) reads the text lowercased as it goes.
+    /// Whether the pattern matches anywhere in `subject`, within `budget` steps in all.
     public func matches(_ subject: Subject, budget: Int = defaultBudget) -> Outcome {
+        var remaining = budget
+        return matches(subject, remaining: &remaining)
+    }
+
+    /// Whether the pattern matches anywhere in `subject`, taking the steps it uses from `remaining`:
+    /// several patterns judging one entry share one budget (DESIGN §17, "Rules"). A case-insensitive
+    /// pattern (its literals lowercased) reads the text lowercased as it goes.
+    public func matches(_ subject: Subject, remaining: inout Int) -> Outcome {
+        let budget = remaining
+        var steps = 0
+        defer { remaining = max(0, budget - steps) }
         if let requiredBytes, !subject.contains(requiredBytes, folded: ignoresCase) { return .noMatch }
         let input = subject.scalars
         let folds = ignoresCase
@@ -164,7 +174,6 @@ public struct BoundedRegex: Sendable {
         let first = firstScalars
         let filtersStarts = first != nil
         let firstSet = first ?? ScalarSet()
-        var steps = 0
         var stack: [(pc: Int, position: Int)] = []
         for start in 0...input.count {
             if anchoredAtStart, start > 0 { break }
@@ -187,6 +196,9 @@ public struct BoundedRegex: Sendable {
                         pc += 1
                         position += 1
                     case .set(let set):
+                        // A class is tested range by range: it costs its size (2,000 ranges are not one step).
+                        steps += set.ranges.count
+                        if steps > budget { return .gaveUp }
                         guard position < input.count, set.contains(at(position)) else { break running }
                         pc += 1
                         position += 1

@@ -24,18 +24,20 @@ public final class EntryRuleMatcher: EntryRules {
     }
 
     public func hides(_ entry: RuledEntry, by rules: RuleSet) -> Bool {
-        // Each field made ready for matching once, whatever number of patterns ask of it.
+        // Each field made ready for matching once, whatever number of patterns ask of it; every
+        // pattern of the judgment draws on one budget, so 100 rule lines cost what one may.
         let subjects = Subjects(entry)
         let fields = [subjects.title, subjects.url, subjects.author].compactMap { $0 }
-        if let filters = rules.blockFilters, matchesAny(lines(filters), entry, subjects) { return true }
-        if let blocklist = rules.blocklist, !blocklist.isEmpty, fields.contains(where: { matches(blocklist, $0) }) {
+        var budget = BoundedRegex.defaultBudget
+        if let filters = rules.blockFilters, matchesAny(lines(filters), entry, subjects, &budget) { return true }
+        if let blocklist = rules.blocklist, !blocklist.isEmpty, fields.contains(where: { matches(blocklist, $0, &budget) }) {
             return true
         }
         if let filters = rules.keepFilters, case let keep = lines(filters), !keep.isEmpty {
-            return !matchesAny(keep, entry, subjects)
+            return !matchesAny(keep, entry, subjects, &budget)
         }
         if let keeplist = rules.keeplist, !keeplist.isEmpty, regex(keeplist) != nil {
-            return !fields.contains { matches(keeplist, $0) }
+            return !fields.contains { matches(keeplist, $0, &budget) }
         }
         return false
     }
@@ -54,10 +56,11 @@ public final class EntryRuleMatcher: EntryRules {
         }
     }
 
-    /// Whether `pattern` matches `subject`; one that runs out of steps does not, and is logged once.
-    private func matches(_ pattern: String, _ subject: BoundedRegex.Subject) -> Bool {
-        guard let regex = regex(pattern) else { return false }
-        switch regex.matches(subject) {
+    /// Whether `pattern` matches `subject` within what is left of `budget`; one that runs out of steps
+    /// does not, and is logged once.
+    private func matches(_ pattern: String, _ subject: BoundedRegex.Subject, _ budget: inout Int) -> Bool {
+        guard let regex = regex(pattern), budget > 0 else { return false }
+        switch regex.matches(subject, remaining: &budget) {
         case .match: return true
         case .noMatch: return false
         case .gaveUp:
@@ -84,7 +87,8 @@ public final class EntryRuleMatcher: EntryRules {
     }
 
     /// Whether any of the account's filter lines matches the entry.
-    private func matchesAny(_ lines: [(field: String, value: String)], _ entry: RuledEntry, _ subjects: Subjects) -> Bool {
+    private func matchesAny(_ lines: [(field: String, value: String)], _ entry: RuledEntry, _ subjects: Subjects,
+                            _ budget: inout Int) -> Bool {
         lines.contains { field, value in
             if field == "EntryDate" { return matchesDate(value, entry.date) }
             let subject: BoundedRegex.Subject? = switch field {
@@ -95,7 +99,7 @@ public final class EntryRuleMatcher: EntryRules {
             default: nil
             }
             guard let subject else { return false }
-            return matches(value, subject)
+            return matches(value, subject, &budget)
         }
     }
 

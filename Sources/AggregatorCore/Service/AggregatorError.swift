@@ -17,11 +17,13 @@ public enum AggregatorError: Error, Equatable, CustomStringConvertible {
     case forbidden(String)
     /// The store cannot be used now (locked, full, read-only, failing): not the user's doing.
     case unavailable(String)
+    /// Asked too often (a regular account's refreshes, DESIGN §17): may be asked again in `retryAfter` seconds.
+    case tooManyRequests(String, retryAfter: Int)
 
     public var description: String {
         switch self {
         case .notFound(let message), .alreadySubscribed(let message), .invalidArgument(let message),
-             .failed(let message), .forbidden(let message), .unavailable(let message):
+             .failed(let message), .forbidden(let message), .unavailable(let message), .tooManyRequests(let message, _):
             message
         }
     }

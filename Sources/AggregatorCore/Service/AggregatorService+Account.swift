@@ -33,6 +33,8 @@ public struct AccountSummary: Sendable, Equatable {
     /// Its feeds and their unread entries.
     public var feeds: Int
     public var unread: Int
+    /// Entries it imported (DESIGN §17, "Quotas": `usage`).
+    public var entriesImported = 0
     /// Its reading preferences (Miniflux's user settings).
     public var settings = AccountSettings()
 
@@ -80,9 +82,10 @@ extension AggregatorService {
     func summaries(only id: Int64?) async throws(AggregatorError) -> [AccountSummary] {
         let (stored, tokens, counts) = try await read { reader in
             let stored = try reader.accounts().filter { id == nil || $0.id == id }
-            var counts: [Int64: (feeds: Int, unread: Int)] = [:]
+            var counts: [Int64: (feeds: Int, unread: Int, imported: Int)] = [:]
             for account in stored {
-                counts[account.id] = (try reader.feedCounters(account: account.id).count, try reader.accountCounts(account.id).unread)
+                counts[account.id] = (try reader.feedCounters(account: account.id).count, try reader.accountCounts(account.id).unread,
+                                      try reader.importedEntryCount(account: account.id))
             }
             return (stored, try reader.tokenCounts(), counts)
         }
@@ -91,7 +94,8 @@ extension AggregatorService {
                            updatedAt: account.updatedAt, lastLoginAt: account.lastLoginAt,
                            hasPassword: account.hasPassword, feverEnabled: account.feverKey != nil,
                            tokens: tokens[account.id] ?? 0, feeds: counts[account.id]?.feeds ?? 0,
-                           unread: counts[account.id]?.unread ?? 0, settings: AccountSettings(stored: account.settings))
+                           unread: counts[account.id]?.unread ?? 0, entriesImported: counts[account.id]?.imported ?? 0,
+                           settings: AccountSettings(stored: account.settings))
         }
     }
 
@@ -194,7 +198,17 @@ extension AggregatorService {
 
     /// Makes a new API token for `account` labelled `label` (default `token-N`); the secret is in the
     /// result only.
+    /// How many API tokens `account` may hold (`max-tokens`, DESIGN §17); nil: no limit (admins).
+    public func tokenQuota(for account: AccountIdentity) async throws(AggregatorError) -> Int? {
+        guard let limit = quotas.tokens else { return nil }
+        return try await isAdmin(account) ? nil : limit
+    }
+
     public func createToken(for account: AccountIdentity, label: String? = nil) async throws(AggregatorError) -> NewToken {
+        if let limit = try await tokenQuota(for: account), try await tokens(for: account).count >= limit {
+            throw .invalidArgument("max-tokens = \(limit) reached: an account may hold at most that many API tokens "
+                + "(revoke one first, or ask an admin)")
+        }
         let secret = SecretToken.generate()
         let digest = SecretToken.digest(secret)
         if let label {

@@ -103,6 +103,23 @@ extension AggregatorService {
 
     // MARK: - Refresh
 
+    /// `refresh` asked by an account of the HTTP APIs or the web page (DESIGN §17): a regular account
+    /// may have each feed fetched at most once a minute and 60 times an hour in all (`RefreshLimiter`).
+    /// Asked too often, the refresh is refused (`tooManyRequests`, with when to ask again); with
+    /// `skippingLimited` (refresh-all), the feeds asked too often are left out instead. Admins are not
+    /// limited, nor is the fetch that comes with subscribing (which does not come through here).
+    public func refreshOnDemand(_ subscriptions: [Int64], skippingLimited: Bool = false,
+                                for account: AccountIdentity) async throws(AggregatorError) -> RefreshOutcome {
+        guard !subscriptions.isEmpty else { return .queued(feeds: 0) }
+        guard try await !isAdmin(account) else { return try await refresh(subscriptions.map { .id($0) }, wait: false, for: account) }
+        let (allowed, retryAfter) = refreshLimiter.admit(subscriptions, account: account.id)
+        if !skippingLimited, allowed.count < subscriptions.count, let retryAfter {
+            throw .tooManyRequests("refreshed too often: a feed at most once a minute and \(RefreshLimiter.perHour) refreshes "
+                + "an hour; retry in \(retryAfter) s", retryAfter: retryAfter)
+        }
+        return try await refresh(allowed.map { .id($0) }, wait: false, for: account)
+    }
+
     /// Fetches `feeds` (every feed when nil) now, due or not. Without `wait`, the scheduler's next
     /// round does it, starting at once, and this returns how many feeds it will fetch; with `wait`,
     /// the feeds are fetched here and `progress` hears of each as it finishes.

@@ -25,8 +25,8 @@ extension AggregatorService {
             credentials = ArticlePages.credentials(settings?.credentials, page: url, feed: feed.url)
         }
         if let rules = feed?.scraperRules, !rules.isEmpty {
-            let content = try await extractedArticle(at: try Self.pageURL(of: entry.article), rules: rules,
-                                                     credentials: credentials, for: account)
+            let content = try await extractedPage(at: try Self.pageURL(of: entry.article), rules: rules,
+                                                  credentials: credentials, for: account).html
             if update {
                 guard try await write({ try await $0.editEntry(id: id, title: nil, content: content, account: account.id) }) else {
                     throw .notFound("no entry with id \(id)")
@@ -35,11 +35,15 @@ extension AggregatorService {
             return content
         }
         let content: String
-        if let kept = try await read({ try $0.page(entryID: id) }) {
-            content = kept
+        // A page kept from a non-public address is fetched again for an account that may not reach one
+        // (where it is refused, or is public now and kept as such).
+        let mayReachPrivate = try await stricterAddressRule(for: account) == nil
+        if let kept = try await read({ try $0.page(entryID: id) }), !kept.nonPublic || mayReachPrivate {
+            content = kept.content
         } else {
-            content = try await extractedArticle(at: try Self.pageURL(of: entry.article), credentials: credentials, for: account)
-            guard try await write({ try await $0.keepPage(entryID: id, content: content) }) else {
+            let page = try await extractedPage(at: try Self.pageURL(of: entry.article), credentials: credentials, for: account)
+            content = page.html
+            guard try await write({ try await $0.keepPage(entryID: id, content: content, nonPublic: page.nonPublic) }) else {
                 throw .notFound("no entry with id \(id)")
             }
         }
@@ -57,8 +61,8 @@ extension AggregatorService {
 
     /// Fetches the page at `url` under the feeds' limits and the account's address rule, and extracts
     /// its article (the elements `rules` select, when given).
-    private func extractedArticle(at url: String, rules: String? = nil, credentials: FetchCredentials? = nil,
-                                  for account: AccountIdentity) async throws(AggregatorError) -> String {
+    private func extractedPage(at url: String, rules: String? = nil, credentials: FetchCredentials? = nil,
+                               for account: AccountIdentity) async throws(AggregatorError) -> (html: String, nonPublic: Bool) {
         var selector: ContentSelector?
         if let rules {
             do {

@@ -9,13 +9,15 @@ extension AggregatorService {
     /// The subscriptions, with their state and counts; only those of `category`, or only failing ones.
     public func feeds(category: String? = nil, failingOnly: Bool = false,
                       for account: AccountIdentity) async throws(AggregatorError) -> [FeedSummary] {
-        try await read { try $0.feeds(account: account.id, category: category, failingOnly: failingOnly) }
+        let icons = mayBeShownNonPublic(account)
+        return try await read { try $0.feeds(account: account.id, category: category, failingOnly: failingOnly, nonPublicIcons: icons) }
     }
 
     /// The subscriptions with these ids (those that exist).
     public func feeds(ids: Set<Int64>, for account: AccountIdentity) async throws(AggregatorError) -> [FeedSummary] {
         guard !ids.isEmpty else { return [] }
-        return try await read { try $0.feeds(account: account.id, ids: Array(ids)) }
+        let icons = mayBeShownNonPublic(account)
+        return try await read { try $0.feeds(account: account.id, ids: Array(ids), nonPublicIcons: icons) }
     }
 
     /// Each feed's id with its total and unread entries (the counters alone: cheap to poll).
@@ -27,7 +29,8 @@ extension AggregatorService {
     public func feed(_ reference: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> FeedSummary {
         // An id is looked up below with the account: checking it first too read it twice.
         let id = if case .id(let id) = reference { id } else { try await feedID(reference, for: account) }
-        guard let feed = try await read({ try $0.feeds(account: account.id, ids: [id]).first }) else {
+        let icons = mayBeShownNonPublic(account)
+        guard let feed = try await read({ try $0.feeds(account: account.id, ids: [id], nonPublicIcons: icons).first }) else {
             throw .notFound("no feed with id \(id)")
         }
         return feed
@@ -40,19 +43,17 @@ extension AggregatorService {
     public func addFeed(url: String, category: String? = nil, title: String? = nil,
                         fetchSettings: FeedFetchSettings = FeedFetchSettings(),
                         for account: AccountIdentity) async throws(AggregatorError) -> FeedAddition {
-        guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
-              components.host?.isEmpty == false else {
-            throw .invalidArgument("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
-        }
+        try await admit(url, for: account)
         try Self.checkFetchSettings(fetchSettings, for: account)
+        try await checkRoomForAnotherFeed(for: account)
         let found = try await discover(url, settings: fetchSettings, for: account)
+        if found.url != url { try await admit(found.url, for: account) }  // a feed the page links to
         guard try await write({ try await $0.feedID(url: found.url, account: account.id) }) == nil else {
             throw .alreadySubscribed("already subscribed to \(found.url)")
         }
-        _ = try await write {
-            try await $0.addFeeds([.init(url: found.url, title: title ?? found.title, category: category,
-                                         fetchSettings: fetchSettings)], account: account.id)
-        }
+        let subscribed = try await subscribe([.init(url: found.url, title: title ?? found.title, category: category,
+                                                    fetchSettings: fetchSettings)], for: account)
+        guard subscribed.overQuota.isEmpty else { throw .invalidArgument(quotaRefusal()) }
         scheduler.wakeEveryone()
         let feed = try await self.feed(.url(found.url), for: account)
         return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates)
@@ -86,26 +87,19 @@ extension AggregatorService {
         try Self.checkFeedSettings(scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist)
         try Self.checkFetchSettings(FeedFetchSettings().applying(fetchSettings), for: account)
         if let url {
-            guard let components = URLComponents(string: url), components.host?.isEmpty == false,
-                  ["http", "https"].contains(components.scheme?.lowercased() ?? "") else {
-                throw .invalidArgument("not an http(s) URL: \(url) (feeds are fetched over HTTP or HTTPS only)")
-            }
+            // An address the rule refuses is refused now, as when a feed is added; whatever the URL
+            // serves is the scheduler's to show on the feed.
+            try await admit(url, for: account)
             if let other = try await write({ try await $0.feedID(url: url, account: account.id) }), other != id {
                 throw .alreadySubscribed("already subscribed to \(url)")
             }
-            // An address the rule refuses is refused now, as when a feed is added (`discover` throws it);
-            // any other answer, a page or a failure, is the scheduler's to show on the feed.
-            do {
-                _ = try await discover(url, for: account)
-            } catch .invalidArgument(let message) {
-                throw .invalidArgument(message)
-            } catch {}
         }
         try await write { try await $0.updateFeed(id: id, account: account.id, title: title, category: category, url: url,
                                                   siteURL: siteURL, disabled: disabled, hideGlobally: hideGlobally,
                                                   scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist,
                                                   fetchSettings: fetchSettings, crawler: crawler) }
         if url != nil || disabled == false || !fetchSettings.isEmpty { scheduler.wakeEveryone() }
+        if blocklist != nil || keeplist != nil { await judgeAgain(account: account, subscriptions: [id]) }
         return try await feed(.id(id), for: account)
     }
 
@@ -142,6 +136,7 @@ extension AggregatorService {
         }
         for (name, pattern) in [("blocklist_rules", blocklist), ("keeplist_rules", keeplist)] {
             guard let pattern, !pattern.isEmpty else { continue }
+            if let limit = FilterRuleSyntax.limitRefusal(pattern) { throw .invalidArgument("\(name): \(limit)") }
             do {
                 _ = try BoundedRegex(pattern)
             } catch {
@@ -150,18 +145,40 @@ extension AggregatorService {
         }
     }
 
-    /// Subscribes to every feed of an OPML document (already subscribed ones are skipped).
+    /// Subscribes to every feed of an OPML document that the account may follow: already subscribed
+    /// ones are skipped, and each outline the address rule or the quota refuses is named with why
+    /// (DESIGN §17). A document over `max-import-bytes` is refused whole (regular accounts).
     public func importOPML(_ document: Data, for account: AccountIdentity) async throws(AggregatorError) -> ImportSummary {
+        try await checkImportSize(document.count, for: account)
         let outlines: [OPMLFeed]
         do {
             outlines = try OPMLReader.feeds(in: document)
         } catch {
             throw .failed(error.description)
         }
-        let valid = outlines.filter { ["http", "https"].contains(URLComponents(string: $0.url)?.scheme?.lowercased() ?? "") }
-        let added = try await write { try await $0.addFeeds(valid.map(\.newFeed), account: account.id) }
-        scheduler.wakeEveryone()
-        return ImportSummary(added: added, skipped: valid.count - added, invalid: outlines.count - valid.count)
+        let valid = outlines.filter { (try? Self.checkFeedURL($0.url)) != nil }
+        let refusedByRule = try await admissions(valid.map(\.url), for: account)
+        let admitted = valid.filter { refusedByRule[$0.url] == nil }
+        let subscribed = try await subscribe(admitted.map(\.newFeed), for: account)
+        if subscribed.added > 0 { scheduler.wakeEveryone() }
+        let refused = valid.compactMap { outline in refusedByRule[outline.url].map { RefusedFeed(url: outline.url, reason: $0) } }
+            + subscribed.overQuota.map { RefusedFeed(url: $0, reason: quotaRefusal()) }
+        return ImportSummary(added: subscribed.added, skipped: admitted.count - subscribed.added - subscribed.overQuota.count,
+                             invalid: outlines.count - valid.count, refused: refused)
+    }
+
+    /// Refuses a regular account's import larger than `max-import-bytes`, naming the key.
+    func checkImportSize(_ bytes: Int, for account: AccountIdentity) async throws(AggregatorError) {
+        guard let limit = quotaSettings.withLock({ $0.importBytes }), bytes > limit, try await !isAdmin(account) else { return }
+        throw .invalidArgument("the OPML file is \(bytes) bytes, over max-import-bytes = \(limit) (ask an admin)")
+    }
+
+    /// Refuses a new feed to a regular account that follows `max-subscriptions` already, before any
+    /// request is made for it (`subscribe` checks again as it writes).
+    private func checkRoomForAnotherFeed(for account: AccountIdentity) async throws(AggregatorError) {
+        guard let limit = quotaSettings.withLock({ $0.subscriptions }), try await !isAdmin(account) else { return }
+        let followed = try await read { try $0.feeds(account: account.id).count }
+        if followed >= limit { throw .invalidArgument(quotaRefusal()) }
     }
 
     /// Every subscription as an OPML document, by category.
@@ -189,10 +206,7 @@ extension AggregatorService {
 
     /// The feeds found at `url` (a feed itself, or a page linking to feeds), without subscribing.
     public func discoverFeeds(at url: String, for account: AccountIdentity) async throws(AggregatorError) -> [DiscoveredFeed] {
-        guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
-              components.host?.isEmpty == false else {
-            throw .invalidArgument("not an http(s) URL: \(url)")
-        }
+        try await admit(url, for: account)
         let found: (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?)
         do {
             found = try await discover(url, for: account)

@@ -18,7 +18,10 @@ extension AggregatorService {
     }
 
     public func icon(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> FeedIcon {
-        guard let icon = try await read({ try $0.icon(id: id, account: account.id) }) else { throw .notFound("no icon with id \(id)") }
+        let nonPublic = mayBeShownNonPublic(account)
+        guard let icon = try await read({ try $0.icon(id: id, account: account.id, nonPublic: nonPublic) }) else {
+            throw .notFound("no icon with id \(id)")
+        }
         return icon
     }
 
@@ -31,13 +34,17 @@ extension AggregatorService {
     /// The icon `feed` shows. - Throws: not found when there is no such feed, or it has no icon yet.
     public func icon(ofFeed feed: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> FeedIcon {
         let id = try await self.feed(feed, for: account).id
-        guard let icon = try await read({ try $0.icon(ofFeed: id, account: account.id) }) else { throw .notFound("feed \(id) has no icon") }
+        let nonPublic = mayBeShownNonPublic(account)
+        guard let icon = try await read({ try $0.icon(ofFeed: id, account: account.id, nonPublic: nonPublic) }) else {
+            throw .notFound("feed \(id) has no icon")
+        }
         return icon
     }
 
     /// Every icon a feed shows.
     public func icons(for account: AccountIdentity) async throws(AggregatorError) -> [FeedIcon] {
-        try await read { try $0.icons(account: account.id) }
+        let nonPublic = mayBeShownNonPublic(account)
+        return try await read { try $0.icons(account: account.id, nonPublic: nonPublic) }
     }
 
     /// The icon digests of `feedIDs` that have one (the web page's icons).
@@ -45,6 +52,13 @@ extension AggregatorService {
         -> [Int64: String] {
         guard !feedIDs.isEmpty else { return [:] }
         let ids = Array(feedIDs.prefix(10_000))
-        return try await read { try $0.feedIconDigests(feedIDs: ids, account: account.id) }
+        let nonPublic = mayBeShownNonPublic(account)
+        return try await read { try $0.feedIconDigests(feedIDs: ids, account: account.id, nonPublic: nonPublic) }
+    }
+
+    /// Whether `account` may be shown what a fetch brought from a non-public address (an icon): an
+    /// admin, or anyone when the rule is `all` (DESIGN §17, "Pages and icons").
+    func mayBeShownNonPublic(_ account: AccountIdentity) -> Bool {
+        account.isAdmin || pipeline.regularAccountsRule == nil
     }
 }

@@ -18,6 +18,7 @@ extension AggregatorService {
         let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
                                   retention: configuration.retention, findsIcons: configuration.feedIcons, cluster: cluster)
         self.init(store: store, scheduler: scheduler, pipeline: pipeline)
+        quotaSettings.withLock { $0 = configuration.quotas }
     }
 
     /// Refreshes on schedule until the calling task is cancelled (the daemon's stop signals).
@@ -42,7 +43,7 @@ extension AggregatorService {
     }
 
     /// Applies what a running daemon can change of `configuration` (SIGHUP): fetch limits and
-    /// bounds, the refresh policy, the address policy, retention and feed icons.
+    /// bounds, the refresh policy, the address policy, retention, feed icons and quotas.
     public func apply(_ configuration: Configuration) async {
         pipeline.fetcher.setAddressPolicy(configuration.privateNetworks.addressPolicy)
         pipeline.setRegularAccountsRule(configuration.privateNetworks.refusalForRegularAccounts)
@@ -51,6 +52,7 @@ extension AggregatorService {
         pipeline.setPolicy(configuration.refreshPolicy)
         await scheduler.setRetention(configuration.retention)
         await scheduler.setFindsIcons(configuration.feedIcons)
+        quotaSettings.withLock { $0 = configuration.quotas }
     }
 
     /// Ends every fetch in flight and the fetcher's thread; the service fetches nothing after it.

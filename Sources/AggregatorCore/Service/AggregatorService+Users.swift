@@ -91,7 +91,7 @@ extension AggregatorService {
             // New filter rules judge the account's stored entries again (DESIGN §15).
             let rules = ["block_filter_entry_rules", "keep_filter_entry_rules"]
             if rules.contains(where: { settings[$0] != target.settings[$0] }) {
-                try await write { try await $0.rejudge(account: id) }
+                await judgeAgain(account: target.identity)
             }
         }
         return try await accountSummary(target.identity)

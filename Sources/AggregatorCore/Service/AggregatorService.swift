@@ -1,6 +1,7 @@
 import ControlProtocol
 import FeedStore
 import Foundation
+import Synchronization
 
 /// Everything a user can do, in one place, for every front end (the control socket now; the HTTP
 /// APIs and the web page next): typed calls, typed results, and `AggregatorError` for what went
@@ -17,6 +18,12 @@ public final class AggregatorService: Sendable {
     let started: Date
     /// Verified logins remembered, failures throttled, token uses pending.
     let authenticator = Authenticator()
+    /// What a regular account may hold (`max-subscriptions`, …), as the configuration last said.
+    let quotaSettings = Mutex(Quotas())
+    /// Accounts' stored entries being judged again by their new rules.
+    let ruleJudging = RuleJudging()
+    /// Regular accounts' refreshes on demand, bounded.
+    let refreshLimiter = RefreshLimiter()
 
     public init(store: FeedStore, scheduler: Scheduler, pipeline: RefreshPipeline, started: Date = Date()) {
         self.store = store

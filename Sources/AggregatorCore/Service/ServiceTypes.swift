@@ -53,6 +53,14 @@ public struct ImportSummary: Sendable, Equatable {
     public var skipped: Int
     /// Outlines without an http(s) feed URL.
     public var invalid: Int
+    /// Outlines the account may not follow (the address rule, the quota), each with why.
+    public var refused: [RefusedFeed] = []
+}
+
+/// A feed URL an account was not subscribed to, and why (DESIGN §17, "Subscribing").
+public struct RefusedFeed: Sendable, Equatable {
+    public var url: String
+    public var reason: String
 }
 
 /// One feed of a refresh finished.

@@ -157,8 +157,8 @@ struct GoogleReaderAPI: Sendable {
             return .text("Error=BadAuthentication\n", status: 401)
         }
         do {
-            let made = try await service.createToken(for: account, label: try await loginLabel(account))
             try await pruneLogins(account)
+            let made = try await service.createToken(for: account, label: try await loginLabel(account))
             if value("output") == "json" {
                 return MinifluxJSON.response(["SID": .string(made.secret), "LSID": "null", "Auth": .string(made.secret)])
             }
@@ -185,11 +185,17 @@ struct GoogleReaderAPI: Sendable {
 
     /// Revokes the ClientLogin tokens unused for `loginLifetime`, and the least recently used beyond
     /// `keptLogins`: apps log in again and again, and each login makes a token.
+    /// Before a login makes its token: the oldest logins past `keptLogins`, past their lifetime, or
+    /// past what leaves room for one more under `max-tokens` (a client that logs in again and again
+    /// must not lock its account out).
     private func pruneLogins(_ account: AccountIdentity, now: Date = Date()) async throws {
-        let logins = try await service.tokens(for: account).filter { $0.label.hasPrefix(Self.loginLabel) }
+        let tokens = try await service.tokens(for: account)
+        let logins = tokens.filter { $0.label.hasPrefix(Self.loginLabel) }
             .sorted { ($0.lastUsedAt ?? $0.createdAt) > ($1.lastUsedAt ?? $1.createdAt) }
+        var kept = Self.keptLogins - 1
+        if let quota = try await service.tokenQuota(for: account) { kept = min(kept, quota - 1 - (tokens.count - logins.count)) }
         for (rank, login) in logins.enumerated()
-        where rank >= Self.keptLogins || now.timeIntervalSince(login.lastUsedAt ?? login.createdAt) > Self.loginLifetime {
+        where rank >= kept || now.timeIntervalSince(login.lastUsedAt ?? login.createdAt) > Self.loginLifetime {
             _ = try await service.revokeToken(String(login.id), for: account)
         }
     }
@@ -460,9 +466,10 @@ struct GoogleReaderAPI: Sendable {
     }
 
     /// An OPML document as the body (NetNewsWire's and RSS Guard's import): subscribes to its feeds.
+    /// "OK" as FreshRSS answers, then a line for each outline refused to the account.
     private func importSubscriptions(_ request: ReaderRequest) async throws -> HTTPResponse {
-        _ = try await service.importOPML(request.http.body, for: request.account)
-        return .text("OK")
+        let summary = try await service.importOPML(request.http.body, for: request.account)
+        return .text((["OK"] + summary.refused.map(\.reason)).joined(separator: "\n"))
     }
 
     /// Every subscription as OPML (RSS Guard's export).

@@ -94,7 +94,7 @@ extension MinifluxAPI {
     func refreshCategory(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try await categoryID(request)
         let feeds = try await service.feeds(for: request.account).filter { ($0.categoryID ?? MinifluxJSON.uncategorizedID) == id }
-        if !feeds.isEmpty { _ = try await service.refresh(feeds.map { .id($0.id) }, wait: false, for: request.account) }
+        _ = try await service.refreshOnDemand(feeds.map(\.id), skippingLimited: true, for: request.account)
         return MinifluxJSON.noContent
     }
 

@@ -146,15 +146,18 @@ extension MinifluxAPI {
         return MinifluxJSON.noContent
     }
 
+    /// 204, or 429 with Retry-After when the account asked for this feed too often (DESIGN §17).
     func refreshFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        _ = try await service.refresh([.id(try await service.feed(.id(try request.id("feedID")), for: request.account).id)], wait: false, for: request.account)
+        let feed = try await service.feed(.id(try request.id("feedID")), for: request.account)
+        _ = try await service.refreshOnDemand([feed.id], for: request.account)
         return MinifluxJSON.noContent
     }
 
+    /// 204; feeds asked for too often are left out.
     func refreshAll(_ request: MinifluxRequest) async throws -> HTTPResponse {
         // The account's feeds (nil would be the whole server's, which the control socket may ask).
         let feeds = try await service.feeds(for: request.account)
-        if !feeds.isEmpty { _ = try await service.refresh(feeds.map { .id($0.id) }, wait: false, for: request.account) }
+        _ = try await service.refreshOnDemand(feeds.map(\.id), skippingLimited: true, for: request.account)
         return MinifluxJSON.noContent
     }
 
@@ -208,10 +211,17 @@ extension MinifluxAPI {
                      body: Data(try await service.exportOPML(for: request.account).utf8))
     }
 
+    /// Miniflux's answer (201, `message`), with each outline refused to the account named in
+    /// `error_message` and listed in `refused`; 400 when all it would have added were refused.
     func importOPML(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let summary = try await service.importOPML(request.http.body, for: request.account)
-        return MinifluxJSON.response(["message": .string("Feeds imported successfully (\(summary.added) added, "
-            + "\(summary.skipped) already subscribed, \(summary.invalid) not http(s))")], status: 201)
+        var answer: [String: JSONValue] = ["message": .string("Feeds imported successfully (\(summary.added) added, "
+            + "\(summary.skipped) already subscribed, \(summary.invalid) not http(s), \(summary.refused.count) refused)")]
+        guard !summary.refused.isEmpty else { return MinifluxJSON.response(.object(answer), status: 201) }
+        answer["error_message"] = .string("\(summary.refused.count) feeds refused: "
+            + summary.refused.map(\.reason).joined(separator: "; "))
+        answer["refused"] = .array(summary.refused.map { ["url": .string($0.url), "reason": .string($0.reason)] })
+        return MinifluxJSON.response(.object(answer), status: summary.added == 0 && summary.skipped == 0 ? 400 : 201)
     }
 
     /// `{"url"}`: the feeds found there, without subscribing.

@@ -116,7 +116,7 @@ struct MinifluxAPI: Sendable {
             } catch let error as MinifluxError {
                 return (pattern, HTTPFrontEnd.error(error.message, status: error.status))
             } catch let error as AggregatorError {
-                return (pattern, HTTPFrontEnd.error(error.description, status: Self.status(of: error)))
+                return (pattern, Self.response(to: error))
             } catch {
                 return (pattern, HTTPFrontEnd.error(String(describing: error), status: 500))
             }
@@ -150,6 +150,13 @@ struct MinifluxAPI: Sendable {
         return await service.authenticate(.password(name: basic.name, password: basic.password), from: request.clientAddress)
     }
 
+    /// The answer to one of the service's errors: its status, and when to ask again after a 429.
+    static func response(to error: AggregatorError) -> HTTPResponse {
+        var response = HTTPFrontEnd.error(error.description, status: status(of: error))
+        if case .tooManyRequests(_, let seconds) = error { response.headers.append(("Retry-After", String(seconds))) }
+        return response
+    }
+
     /// The HTTP status of each of the service's errors.
     static func status(of error: AggregatorError) -> Int {
         switch error {
@@ -158,6 +165,7 @@ struct MinifluxAPI: Sendable {
         case .invalidArgument, .failed: 400
         case .forbidden: 403
         case .unavailable: 503
+        case .tooManyRequests: 429
         }
     }
 

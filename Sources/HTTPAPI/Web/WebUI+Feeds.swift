@@ -200,7 +200,8 @@ extension WebUI {
     }
 
     func refreshFeed(_ request: WebRequest) async throws -> HTTPResponse {
-        _ = try await service.refresh([.id(try request.id())], wait: false, for: request.account)
+        _ = try await service.refreshOnDemand([try await service.feed(.id(try request.id()), for: request.account).id],
+                                              for: request.account)
         return redirect(to: "/feeds?notice=refreshing", request.http)
     }
 

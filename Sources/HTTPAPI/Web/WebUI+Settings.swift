@@ -119,8 +119,11 @@ extension WebUI {
         } catch {
             return try await feedsPage(request, error: "That file could not be imported: \(error.description)", status: 400)
         }
-        return try await feedsPage(request, notice: "Imported: \(summary.added) feeds added, \(summary.skipped) already "
-                                   + "subscribed, \(summary.invalid) without a usable address.")
+        let notice = "Imported: \(summary.added) feeds added, \(summary.skipped) already subscribed, \(summary.invalid) "
+            + "without a usable address."
+        guard !summary.refused.isEmpty else { return try await feedsPage(request, notice: notice) }
+        return try await feedsPage(request, error: notice + " Refused: " + summary.refused.map(\.reason).joined(separator: "; "),
+                                   status: 200)
     }
 
     func exportOPML(_ request: WebRequest) async throws -> HTTPResponse {

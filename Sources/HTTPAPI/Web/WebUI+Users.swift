@@ -21,7 +21,7 @@ extension WebUI {
             main += "<p class=\"notice\" role=\"status\">\(escaped(notice))</p>"
         }
         if let error { main += "<p class=\"notice error\" role=\"alert\">\(escaped(error))</p>" }
-        main += "<table><thead><tr><th>Name</th><th>Role</th><th>Feeds</th><th>Unread</th><th>Last login</th>"
+        main += "<table><thead><tr><th>Name</th><th>Role</th><th>Feeds</th><th>Unread</th><th>Tokens</th><th>Imported</th><th>Last login</th>"
             + "<th>Password</th><th></th></tr></thead><tbody>"
         for user in users {
             let role = user.isAdmin ? "admin" : "regular"
@@ -32,7 +32,7 @@ extension WebUI {
                 : page.button("Remove", action: "/users/\(user.id)/remove", fields: [], kind: "danger")
             main += """
                 <tr><td>\(escaped(user.name))</td><td>\(role) \(toggle)</td><td>\(user.feeds)</td><td>\(user.unread)</td>
-                <td>\(login)</td><td><form class="toolbar" method="post" action="\(link("/users/\(user.id)/password"))">\(page.csrfField)
+                <td>\(user.tokens)</td><td>\(user.entriesImported)</td><td>\(login)</td><td><form class="toolbar" method="post" action="\(link("/users/\(user.id)/password"))">\(page.csrfField)
                 <label class="hidden" for="password-\(user.id)">New password of \(escaped(user.name))</label>
                 <input id="password-\(user.id)" name="password" type="password" autocomplete="new-password" required
                  minlength="\(AggregatorService.minimumPasswordLength)" maxlength="1024"><button>Set</button></form></td>

@@ -35,6 +35,7 @@ struct HumanOutput {
         case "backup": "Backed up the database to \(result["path"]?.string ?? "") (\(bytes(result["bytes"]?.number ?? 0)))\n"
         case "import": "Imported \(count(result["added"], "feed")) (\(number(result["skipped"])) already subscribed, "
             + "\(number(result["invalid"])) not http(s))\n"
+            + (result["refused"]?.array ?? []).map { "Refused \($0["url"]?.string ?? ""): \($0["reason"]?.string ?? "")\n" }.joined()
         case "export": result["opml"]?.string ?? ""
         case "refresh":
             if let queued = result["queued"] { "Refresh of \(count(queued, "feed")) started (add --wait to wait for it)\n" }
@@ -61,6 +62,8 @@ struct HumanOutput {
         return "User \(bold(name))\(user["admin"]?.bool == true ? " (admin)" : ""): created \(relative(user["created_at"]?.string)), "
             + "changed \(relative(user["updated_at"]?.string)), last login \(lastLogin(user)), "
             + "\(count(user["tokens"], "API token")), Fever \(user["fever"]?.bool == true ? "on" : "off")\(password)\n"
+            + "  Usage: \(count(user["usage"]?["subscriptions"], "subscription")), "
+            + "\(count(user["usage"]?["tokens"], "token")), \(count(user["usage"]?["entries_imported"], "entry imported", "entries imported"))\n"
     }
 
     private func users(_ users: [JSONValue]) -> String {
