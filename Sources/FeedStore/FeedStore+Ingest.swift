@@ -25,7 +25,8 @@ extension FeedStore {
 
     func ingestOne(_ feed: IncomingFeed, seenAt: Int64, counters: inout CounterChanges) throws(StoreError) -> IngestCounts {
         let find = try database.statement("""
-            SELECT e.id, e.fingerprint, st.removed
+            SELECT e.id, e.fingerprint, st.removed, st.feed_id,
+                   (SELECT v.fingerprint FROM entry_versions v WHERE v.entry_id = e.id AND v.feed_id = ?2)
             FROM entries e JOIN entry_state st ON st.entry_id = e.id WHERE e.key = ?1
             """)
         let addSource = try database.statement(
@@ -49,9 +50,10 @@ extension FeedStore {
                 counts.new += 1
                 continue
             }
-            var found: (id: Int64, fingerprint: Int64, isRemoved: Bool)?
-            try find.query([.text(key)]) { row in
-                found = (row.int64(at: 0), row.int64(at: 1), row.int64(at: 2) != 0)
+            var found: StoredText?
+            try find.query([.text(key), .integer(feed.feedID)]) { row in
+                found = StoredText(id: row.int64(at: 0), fingerprint: row.int64(at: 1), isRemoved: row.int64(at: 2) != 0,
+                                   primaryFeed: row.optionalInt64(at: 3), versionFingerprint: row.optionalInt64(at: 4))
             }
             guard let existing = found else { continue }
             if !existing.isRemoved { documentEntries.append(existing.id) }
@@ -62,13 +64,15 @@ extension FeedStore {
                 if !existing.isRemoved {
                     try counters.sourceAdded(existing.id, feed: feed.feedID)
                     arrived.append((existing.id, entry))
+                    _ = try keepText(of: entry, fingerprint: fingerprint, for: existing, feed: feed.feedID, seenAt: seenAt)
                 }
                 counts.seenInAnotherFeed += 1
-            } else if existing.isRemoved || existing.fingerprint == fingerprint {
+            } else if existing.isRemoved {
                 counts.unchanged += 1
-            } else {
-                try update(existing.id, with: entry, fingerprint: fingerprint, seenAt: seenAt)
+            } else if try keepText(of: entry, fingerprint: fingerprint, for: existing, feed: feed.feedID, seenAt: seenAt) {
                 counts.updated += 1
+            } else {
+                counts.unchanged += 1
             }
         }
         if !arrived.isEmpty { try applyRules(feed: feed.feedID, to: arrived) }
@@ -179,6 +183,66 @@ extension FeedStore {
             .run([.integer(id), .integer(feedID), .integer(published ?? seenAt)])
         try indexText(id, entry.title, entry.searchText, entry.author)
         return id
+    }
+
+    /// What the store holds of a known entry, as one feed's document meets it.
+    struct StoredText {
+        var id: Int64
+        var fingerprint: Int64
+        var isRemoved: Bool
+        /// The feed whose text the entry's row holds (the first to store it); nil once that feed is gone.
+        var primaryFeed: Int64?
+        /// The fingerprint of this feed's own version, when it has one.
+        var versionFingerprint: Int64?
+    }
+
+    /// Keeps the text `feed` delivers for a known entry (DESIGN §17, "Text versions"): the primary feed's
+    /// in the entry's row (the other sources first keep the text they had, as versions), another
+    /// feed's as its own version while it differs from the row. A feed never changes the text read
+    /// through another. - Returns: whether the feed's text changed.
+    private func keepText(of entry: IncomingEntry, fingerprint: Int64, for stored: StoredText, feed: Int64,
+                          seenAt: Int64) throws(StoreError) -> Bool {
+        let values: [SQLValue] = [.integer(stored.id), .integer(feed)]
+        if stored.primaryFeed == feed || stored.primaryFeed == nil {
+            if stored.primaryFeed == nil {
+                try database.statement("UPDATE entry_state SET feed_id = ?2 WHERE entry_id = ?1").run(values)
+            }
+            if stored.versionFingerprint != nil {
+                try database.statement("DELETE FROM entry_versions WHERE entry_id = ?1 AND feed_id = ?2").run(values)
+            }
+            guard stored.fingerprint != fingerprint else { return stored.versionFingerprint != nil }
+            try database.statement("""
+                INSERT INTO entry_versions(entry_id, feed_id, fingerprint, title, summary, content, author, published_at,
+                                           updated_at, image_url, enclosures)
+                SELECT e.id, s.feed_id, e.fingerprint, e.title, e.summary, e.content, e.author, e.published_at, e.updated_at,
+                       e.image_url, e.enclosures
+                FROM entries e JOIN entry_sources s ON s.entry_id = e.id WHERE e.id = ?1 AND s.feed_id != ?2
+                ON CONFLICT(entry_id, feed_id) DO NOTHING
+                """).run(values)
+            try update(stored.id, with: entry, fingerprint: fingerprint, seenAt: seenAt)
+            return true
+        }
+        if fingerprint == stored.fingerprint {
+            guard stored.versionFingerprint != nil else { return false }
+            try database.statement("DELETE FROM entry_versions WHERE entry_id = ?1 AND feed_id = ?2").run(values)
+            return true
+        }
+        guard stored.versionFingerprint != fingerprint else { return false }
+        try database.statement("""
+            INSERT INTO entry_versions(entry_id, feed_id, fingerprint, title, summary, content, author, published_at,
+                                       updated_at, image_url, enclosures)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+            ON CONFLICT(entry_id, feed_id) DO UPDATE SET fingerprint = excluded.fingerprint, title = excluded.title,
+                summary = excluded.summary, content = excluded.content, author = excluded.author,
+                published_at = excluded.published_at, updated_at = excluded.updated_at, image_url = excluded.image_url,
+                enclosures = excluded.enclosures
+            """).run(values + [
+                .integer(fingerprint), SQLValue(entry.title), SQLValue(entry.summary), SQLValue(entry.content),
+                SQLValue(entry.author), SQLValue(Self.clamped(entry.published, seenAt: seenAt)),
+                SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), SQLValue(entry.imageURL),
+                SQLValue(ArticleEnclosure.columnText(entry.enclosures)),
+            ])
+        return true
     }
 
     /// The sort date follows the date shown (`published_at`, else when first seen): an update that

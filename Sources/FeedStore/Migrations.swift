@@ -652,6 +652,42 @@ enum Migrations {
         ALTER TABLE entry_pages ADD COLUMN non_public bigint NOT NULL DEFAULT 0;
         ALTER TABLE feeds ADD COLUMN icon_non_public bigint NOT NULL DEFAULT 0;
         """),
+        // 34: text versions (DESIGN §17): an entry's row holds the text of its primary feed (the one
+        // that stored it first); another feed that delivers the same URL with other text has its own
+        // version here, read by that feed's followers. Kept only while the texts differ.
+        Step(sql: """
+        CREATE TABLE entry_versions (
+            entry_id     INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            feed_id      INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            fingerprint  INTEGER NOT NULL,
+            title        TEXT,
+            summary      TEXT,
+            content      TEXT,
+            author       TEXT,
+            published_at INTEGER,
+            updated_at   INTEGER,
+            image_url    TEXT,
+            enclosures   TEXT,
+            PRIMARY KEY (entry_id, feed_id)
+        );
+        CREATE INDEX entry_versions_by_feed ON entry_versions(feed_id);
+        """, postgres: """
+        CREATE TABLE entry_versions (
+            entry_id     bigint NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            feed_id      bigint NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            fingerprint  bigint NOT NULL,
+            title        text,
+            summary      text,
+            content      text,
+            author       text,
+            published_at bigint,
+            updated_at   bigint,
+            image_url    text,
+            enclosures   text,
+            PRIMARY KEY (entry_id, feed_id)
+        );
+        CREATE INDEX entry_versions_by_feed ON entry_versions(feed_id);
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

@@ -92,6 +92,10 @@ extension StoreReader {
                 let position = Dictionary(uniqueKeysWithValues: walked.enumerated().map { ($1, $0) })
                 entries.sort { position[$0.article.id, default: 0] < position[$1.article.id, default: 0] }
             }
+            var articles = entries.map(\.article)
+            try readVersions(of: &articles, account: listing.filter.account, subscription: listing.filter.feedID,
+                             withContent: true)
+            for index in entries.indices { entries[index].article = articles[index] }
             return (entries, total)
         }
     }

@@ -93,6 +93,7 @@ public final class StoreReader {
             articles.removeLast()
             nextCursor = positions[articles.count - 1].encoded
         }
+        try readVersions(of: &articles, account: filter.account, subscription: filter.feedID, withContent: false)
         return ArticlePage(articles: articles, nextCursor: nextCursor)
     }
 
@@ -230,7 +231,10 @@ public final class StoreReader {
             article.enclosures = ArticleEnclosure.decoding(columnText: row.text(at: 14))
             found = article
         }
-        return found
+        guard let found else { return nil }
+        var read = [found]
+        try readVersions(of: &read, account: account, subscription: nil, withContent: true)
+        return read[0]
     }
 
     /// The id of the newest stored entry (0 when there is none): where `watch` starts.

@@ -225,4 +225,34 @@ import Testing
         #expect(refused.status == 400 && refused.body.contains("private-networks = admins") && !refused.body.contains("Paragraph 1"),
                 "\(refused.status) \(refused.body.prefix(300))")
     }
+
+    /// Two feeds carry the same link with different text (many.xml's item 2 has a body, crosspost.xml's
+    /// none): each account reads its own feed's text through the API, whichever feed was fetched last
+    /// (DESIGN §17, "Text versions").
+    @Test func aFeedNeverRewritesWhatAnotherFeedsFollowersRead() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"])
+        defer { daemon.stop() }
+        let alice = ["-H", "X-Auth-Token: \(try daemon.createAccount(name: "alice", password: password))"]
+        #expect(try daemon.ctl(["user", "add", "bob"], input: password + "\n").status == 0)
+        let bob = ["-H", "X-Auth-Token: \(try daemon.ctl(["--user", "bob", "token", "create"]).output.trimmingCharacters(in: .newlines))"]
+        func item2(_ auth: [String]) throws -> [String: Any]? {
+            let page = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/entries?limit=1000", auth).body.utf8))
+            return ((page as? [String: Any])?["entries"] as? [[String: Any]])?.first { $0["url"] as? String == "http://example.org/many/2" }
+        }
+        #expect(try daemon.ctl(["--user", "alice", "add", server.url("/many.xml")]).status == 0)
+        #expect(try daemon.ctl(["--user", "bob", "add", server.url("/crosspost.xml")]).status == 0)
+        let fetches = [("alice", "/many.xml"), ("bob", "/crosspost.xml")]
+        for order in [fetches, fetches.reversed()] {
+            // Each feed fetched in this order: the last one used to set the text everyone read.
+            for (user, path) in order {
+                #expect(try daemon.ctl(["--user", user, "refresh", "--wait", server.url(path)]).status == 0)
+            }
+            let alices = try #require(try item2(alice)), bobs = try #require(try item2(bob))
+            #expect((alices["content"] as? String)?.contains("Body of item 2") == true, "\(order): \(alices["content"] ?? "")")
+            #expect((bobs["content"] as? String)?.contains("Body of item 2") != true, "\(order): \(bobs["content"] ?? "")")
+            #expect(alices["id"] as? Int == bobs["id"] as? Int, "one entry for the link")
+        }
+    }
 }

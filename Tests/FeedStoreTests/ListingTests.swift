@@ -117,9 +117,10 @@ import Testing
         #expect(try reader.entries(listing).total == 9, "never marked: their first-seen time, long ago")
     }
 
-    /// Issue 29: an entry first stored without a date (sorted by when it was seen), then updated by a
-    /// second feed carrying it with its own date and text, showed that date but kept its place in date order.
-    /// An update moves it, in `entries` and in the state the searches sort by.
+    /// Issue 29: an entry first stored without a date (sorted by when it was seen), then updated by its
+    /// feed with a date, showed that date but kept its place in date order. An update moves it, in
+    /// `entries` and in the state the searches sort by. A second feed carrying it with its own date and
+    /// text changes neither (DESIGN §17, "Text versions"): its version is read in that feed's list only.
     @Test func dateOrderFollowsTheDateShownAfterUpdatesAndCrossPosts() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.feed("https://a.example/feed")
@@ -130,7 +131,8 @@ import Testing
             entry("https://shared.example/post", title: "Shared"),  // no date: sorted by now
             entry("https://a.example/mid", title: "Mid", published: base + 2 * day),
         ])], now: now)
-        // The second feed's first poll makes it a source; its next one, still differing, updates the entry.
+        // The second feed's polls make it a source with a version of its own; the first feed's next poll
+        // updates the entry with a date.
         for poll in 1...2 {
             try await fixture.store.ingest([IncomingFeed(feedID: second, entries: [
                 entry("https://shared.example/post", title: "Shared, edited", published: base + day),
@@ -139,12 +141,17 @@ import Testing
         let reader = try fixture.reader()
         var listing = EntryListing(account: 1)
         (listing.order, listing.ascending) = (.publishedAt, true)
+        #expect(try reader.entries(listing).entries.map { $0.article.title ?? "" } == ["Old", "Mid", "Shared"],
+                "the first feed's text and place: the second feed changes neither")
+        try await fixture.store.ingest([IncomingFeed(feedID: first, entries: [
+            entry("https://shared.example/post", title: "Shared, dated", published: base + day),
+        ])], now: now.addingTimeInterval(180))
         let listed = try reader.entries(listing).entries
-        #expect(listed.map { $0.article.title ?? "" } == ["Old", "Shared, edited", "Mid"])
+        #expect(listed.map { $0.article.title ?? "" } == ["Old", "Shared, dated", "Mid"])
         let dates = listed.map { $0.article.published ?? $0.createdAt }
         #expect(dates == dates.sorted())
         listing.filter.search = "shared OR old OR mid"
-        #expect(try reader.entries(listing).entries.map { $0.article.title ?? "" } == ["Old", "Shared, edited", "Mid"],
+        #expect(try reader.entries(listing).entries.map { $0.article.title ?? "" } == ["Old", "Shared, dated", "Mid"],
                 "searches sort by the same date")
     }
 

@@ -37,6 +37,8 @@ extension AggregatorService {
 
     private func judgeEverything(account: Int64, subscriptions: [Int64]?) async {
         guard let matcher = store.entryRules else { return }
+        let started = ContinuousClock.now
+        var judged = 0
         do {
             for (feed, rules) in try await read({ try $0.ruleSets(account: account, subscriptions: subscriptions) }) {
                 try Task.checkCancellation()
@@ -53,8 +55,12 @@ extension AggregatorService {
                     let verdicts = await Self.judge(chunk, feed: feed, by: rules, with: matcher)
                     try await write { try await $0.apply(verdicts, account: account) }
                     after = last.id
+                    judged += chunk.count
                 }
             }
+            let (seconds, attoseconds) = (ContinuousClock.now - started).components
+            pipeline.logger.info("Rules judged again", ["account_id": account, "entries": judged,
+                                                        "ms": Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)])
         } catch {
             // Cancelled by a newer judging, or the store failed: the rules are saved, and entries
             // arriving are judged by them; a later change judges again.
