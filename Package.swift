@@ -52,7 +52,7 @@ let package = Package(
                           path: "bench/StoreBench"),
 
         // What several test suites share: the misbehaving feed server, running the built executables.
-        .target(name: "TestSupport", path: "Tests/TestSupport", resources: [.copy("test_server.py")]),
+        .target(name: "TestSupport", path: "Tests/TestSupport", resources: [.copy("test_server.py"), .copy("test_proxy.py")]),
 
         .testTarget(name: "FeedParserTests", dependencies: ["FeedParser"], resources: [.copy("Fixtures")]),
         .testTarget(name: "FeedFetcherTests", dependencies: ["FeedFetcher", "TestSupport"]),

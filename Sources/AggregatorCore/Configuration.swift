@@ -38,6 +38,8 @@ public struct Configuration: Sendable, Equatable {
     public var claimLease: TimeInterval = 60
     /// What a regular account may hold (DESIGN §17).
     public var quotas = Quotas()
+    /// The proxy every fetch goes through (DESIGN §17); nil: none (environment proxies are ignored).
+    public var proxy: String?
 
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
@@ -65,6 +67,8 @@ public struct Configuration: Sendable, Equatable {
         ("feed-icons", "look for each feed's icon on its site after rounds, every two weeks: true or false (default true)"),
         ("node-name", "this daemon's name among several sharing a PostgreSQL database (default: host name and pid)"),
         ("claim-lease", "how long a feed a daemon claimed stays its own without a renewal, on PostgreSQL (default 60s)"),
+        ("proxy", "URL of a proxy every fetch goes through (http://, https://, socks5h://…); the daemon checks each "
+            + "target's address itself first (default: none; proxy environment variables are ignored)"),
     ] + Quotas.keys
 
     /// Keys read once at start: the database and sockets stay open, the seed list is for a first start.
@@ -114,7 +118,7 @@ public struct Configuration: Sendable, Equatable {
          "max-interval": Self.durationText(.seconds(refreshPolicy.maximumInterval)),
          "http-listen": httpListen?.description ?? "none", "http-base-path": httpBasePath,
          "http-trusted-proxies": httpTrustedProxies.description, "node-name": nodeName ?? "",
-         "claim-lease": Self.durationText(.milliseconds(Int64(claimLease * 1000)))]
+         "claim-lease": Self.durationText(.milliseconds(Int64(claimLease * 1000))), "proxy": proxy ?? ""]
             .merging(quotas.settingValues) { $1 }
     }
 
@@ -182,6 +186,7 @@ public struct Configuration: Sendable, Equatable {
         configuration.claimLease = Self.seconds(try duration("claim-lease", values, default: .seconds(60),
                                                              in: 3_000...3_600_000, examples: "30s, 60s or 5m"))
         configuration.quotas = try Quotas.resolve(values)
+        configuration.proxy = try proxy(values["proxy"])
         configuration.maximumConnections = try positive("max-connections", values, default: 16)
         configuration.maximumConnectionsPerHost = try positive("per-host-connections", values, default: 2)
         let days = try whole("retention-days", values, default: 90, in: 0...36_500)
@@ -299,6 +304,18 @@ public struct Configuration: Sendable, Equatable {
             values[key] = value
         }
         return values
+    }
+
+    /// The `proxy` key: a URL with a scheme curl speaks to proxies and a host; "" is none.
+    private static func proxy(_ text: String?) throws(ConfigurationError) -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        let schemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), schemes.contains(scheme),
+              url.host?.isEmpty == false, !text.contains(where: { $0.isWhitespace }) else {
+            throw .invalidValue(key: "proxy", value: text, expected: "a URL such as http://proxy.lan:3128 or socks5h://127.0.0.1:1080 "
+                + "(\(schemes.joined(separator: ", "))), or nothing")
+        }
+        return text
     }
 
     private static func nonEmpty(_ value: String?) -> String? {

@@ -23,8 +23,49 @@ public final class FeedFetcher: Sendable {
         guard let scheme = request.url.split(separator: ":").first?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .unsupportedURL(request.url)
         }
+        if let proxy = loop.proxy.withLock({ $0 }) { return try await fetch(request, through: proxy) }
         let result = await loop.run(request)
         return try result.get()
+    }
+
+    /// Through the `proxy` an admin set (DESIGN §17): the proxy connects, so the address rule is
+    /// applied here, to what the target's name resolves to, before each request (redirects are
+    /// followed here for that, one hop a request, a private copy's credentials on its own host only).
+    private func fetch(_ request: FetchRequest, through proxy: String) async throws(FetchError) -> FetchResponse {
+        let policy = loop.policy(for: request)
+        var hop = request
+        var statuses: [Int] = []
+        var reachedNonPublic = false
+        while true {
+            let host = FetchRequest.host(of: hop.url)
+            guard let addresses = await HostResolver.addresses(of: host, timeout: request.limits.connectTimeout),
+                  !addresses.isEmpty else {
+                throw .transport("cannot resolve \(host)")
+            }
+            for address in addresses {
+                if let refusal = policy.refusal(forAddress: address) { throw .refusedAddress(refusal) }
+                if !AddressPolicy.isPublic(address) { reachedNonPublic = true }
+            }
+            var response = try await loop.run(hop, proxy: proxy).get()
+            guard let location = response.redirectLocation else {
+                response.reachedNonPublicAddress = reachedNonPublic
+                let permanent = !statuses.isEmpty && statuses.allSatisfy { $0 == 301 || $0 == 308 }
+                response.permanentRedirect = permanent ? response.finalURL : nil
+                return response
+            }
+            statuses.append(response.status)
+            guard statuses.count <= request.limits.maximumRedirects else {
+                throw .transport("more than \(request.limits.maximumRedirects) redirects")
+            }
+            guard let next = URL(string: location, relativeTo: URL(string: hop.url))?.absoluteString,
+                  let scheme = next.split(separator: ":").first?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw .unsupportedURL(location)
+            }
+            if FetchRequest.host(of: next) != request.host, hop.credentials != nil {
+                hop.credentials = FetchCredentials(userAgent: hop.credentials?.userAgent)  // its cookie and password stay home
+            }
+            hop.url = next
+        }
     }
 
     /// The policy fetches start with (before a request's own `refusingPrivateNetworks`).
@@ -35,6 +76,12 @@ public final class FeedFetcher: Sendable {
     /// Applies `policy` to fetches started from now on (a configuration reload).
     public func setAddressPolicy(_ policy: AddressPolicy) {
         loop.addressPolicy.withLock { $0 = policy }
+    }
+
+    /// Sends fetches started from now on through `proxy` (a URL curl takes: `http://host:port`,
+    /// `socks5h://…`), or directly with nil. Proxy environment variables are never used.
+    public func setProxy(_ proxy: String?) {
+        loop.proxy.withLock { $0 = proxy }
     }
 
     /// Stops the loop: transfers in flight end with `.cancelled`.
@@ -63,6 +110,8 @@ private final class CurlLoop: @unchecked Sendable {
     private let userAgent: String
     /// Read as each transfer starts, so a change applies to the next fetches.
     let addressPolicy: Mutex<AddressPolicy>
+    /// The proxy fetches go through (`FeedFetcher.setProxy`), nil: none.
+    let proxy = Mutex<String?>(nil)
     private let finished = DispatchSemaphore(value: 0)
 
     private static let globalInit: Void = { _ = aggregator_curl_global_init() }()
@@ -77,7 +126,19 @@ private final class CurlLoop: @unchecked Sendable {
         thread.start()
     }
 
-    func run(_ request: FetchRequest) async -> Result<FetchResponse, FetchError> {
+    /// The policy a request's connections obey: the fetcher's, refusing private networks too when
+    /// the request asks (`FetchRequest.refusingPrivateNetworks`).
+    func policy(for request: FetchRequest) -> AddressPolicy {
+        var policy = addressPolicy.withLock { $0 }
+        if let reason = request.refusingPrivateNetworks, !policy.denyPrivateNetworks {
+            policy = AddressPolicy(denyPrivateNetworks: true, reason: reason)
+        }
+        return policy
+    }
+
+    /// Runs one transfer. Through `proxy`, one request: redirects are answered, not followed, and
+    /// the connection (to the proxy) is not checked; the caller checked the target's addresses.
+    func run(_ request: FetchRequest, proxy: String? = nil) async -> Result<FetchResponse, FetchError> {
         let id = inbox.withLock { inbox -> Int in
             inbox.nextID += 1
             return inbox.nextID
@@ -85,11 +146,8 @@ private final class CurlLoop: @unchecked Sendable {
         guard let transfer = Transfer(id: id, request: request) else {
             return .failure(.transport("cannot create a curl handle"))
         }
-        var policy = addressPolicy.withLock { $0 }
-        if let reason = request.refusingPrivateNetworks, !policy.denyPrivateNetworks {
-            policy = AddressPolicy(denyPrivateNetworks: true, reason: reason)
-        }
-        transfer.addressPolicy = policy
+        transfer.addressPolicy = policy(for: request)
+        transfer.proxy = proxy
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 transfer.wait(with: continuation)
@@ -243,6 +301,12 @@ private final class CurlLoop: @unchecked Sendable {
         aggregator_curl_getinfo_string(transfer.easy, CURLINFO_EFFECTIVE_URL, &effective)
         let finalURL = effective.map { String(cString: $0) } ?? transfer.request.url
         let headers = transfer.headers
+        if transfer.proxy != nil, (300..<400).contains(status), status != 304, let location = headers["location"] {
+            var redirect = FetchResponse(status: status, body: Data(), finalURL: finalURL, etag: nil, lastModified: nil,
+                                         contentType: nil, freshFor: nil)
+            redirect.redirectLocation = location
+            return .success(redirect)
+        }
         guard status == 304 || (200..<300).contains(status) else {
             let retryAfter = (status == 429 || status == 503) ? headers["retry-after"].flatMap { HTTPDate.delay($0) } : nil
             return .failure(.httpStatus(status, retryAfter: retryAfter))

@@ -107,6 +107,8 @@ public struct FetchResponse: Sendable, Equatable {
     /// Whether some connection of the fetch (redirects included) was to a non-public address: what it
     /// brought may be shown only to accounts whose own fetches may reach such addresses (DESIGN §17).
     public var reachedNonPublicAddress = false
+    /// Through a proxy, a redirect is answered rather than followed: where it points.
+    var redirectLocation: String?
 
     public var isNotModified: Bool { status == 304 }
 }

@@ -74,11 +74,12 @@ final class Transfer: @unchecked Sendable {
         }
         check(aggregator_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         // "" turns off the proxy libcurl would take from http_proxy, https_proxy and ALL_PROXY: through a
-        // proxy the address check would see the proxy, not the feed's host (docs/SECURITY.md).
-        check(aggregator_curl_setopt_string(easy, CURLOPT_PROXY, ""), "PROXY")
+        // proxy the address check would see the proxy, not the feed's host (docs/SECURITY.md). The
+        // admin's `proxy` is used, one request a transfer (`FeedFetcher.fetch(_:through:)`).
+        check(aggregator_curl_setopt_string(easy, CURLOPT_PROXY, proxy ?? ""), "PROXY")
         check(aggregator_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
         check(aggregator_curl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
-        check(aggregator_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1), "FOLLOWLOCATION")
+        check(aggregator_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, proxy == nil ? 1 : 0), "FOLLOWLOCATION")
         check(aggregator_curl_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maximumRedirects), "MAXREDIRS")
         // "": every encoding curl decodes.
         check(aggregator_curl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
@@ -145,10 +146,13 @@ final class Transfer: @unchecked Sendable {
     var addressPolicy = AddressPolicy()
     /// Some connection was to a non-public address (`FetchResponse.reachedNonPublicAddress`).
     var reachedNonPublic = false
+    /// The admin's proxy this transfer goes through; its connection is to the proxy, not checked.
+    var proxy: String?
 
     /// Whether the policy refuses the numeric `address` (a C string); records the refusal as the failure,
     /// and a non-public address it lets through.
     private func refuses(address: UnsafePointer<CChar>) -> Bool {
+        guard proxy == nil else { return false }
         let text = String(cString: address)
         if !AddressPolicy.isPublic(text) { reachedNonPublic = true }
         guard let refusal = addressPolicy.refusal(forAddress: text) else { return false }

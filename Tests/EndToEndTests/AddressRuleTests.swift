@@ -96,6 +96,43 @@ import Testing
         #expect(proxy.pendingConnections() == 0, "nothing went through the proxy")
     }
 
+    /// With `proxy = URL` every fetch goes through the admin's proxy, and the address rule still holds:
+    /// the daemon resolves each target and checks it before the request, and follows redirects itself
+    /// to check each hop (DESIGN §17). A feed only a regular account follows, on this machine, never
+    /// reaches the proxy.
+    @Test func throughTheProxyTheAddressRuleStillHolds() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let proxy = try FeedTestServer(script: "test_proxy")
+        defer { proxy.stop() }
+        let daemon = try await ServedDaemon(extraArguments: ["--proxy", "http://127.0.0.1:\(proxy.port)"])  // admins
+        defer { daemon.stop() }
+        try await offThePool {
+            _ = try daemon.createAccount(name: "alice")
+            #expect(try daemon.ctl(["user", "add", "bob"], input: "bobs password\n").status == 0)
+            // Alice's feed moved for good: both hops go through the proxy, and the subscription follows.
+            #expect(try daemon.ctl(["add", server.url("/moved")]).status == 0)
+            // Bob's (added while he was an admin, fetched then): refused at every fetch now, before the proxy.
+            #expect(try daemon.ctl(["user", "admin", "bob", "on"]).status == 0)
+            #expect(try daemon.ctl(["--user", "bob", "add", server.url("/other.xml")]).status == 0)
+            #expect(try daemon.ctl(["refresh", "--wait"]).status == 0)
+            #expect(try daemon.ctl(["user", "admin", "bob", "off"]).status == 0)
+            func forwarded() throws -> [String] {
+                try Binary(url: URL(fileURLWithPath: "/usr/bin/curl")).run(["-s", proxy.url("/requests")]).output
+                    .split(separator: "\n").map(String.init)
+            }
+            let before = try forwarded().filter { $0.hasSuffix("/other.xml") }.count
+            let refreshed = try daemon.ctl(["refresh", "--wait"])
+            #expect(refreshed.output.contains("1 failed"), "\(refreshed.output)")
+            let seen = try forwarded()
+            #expect(seen.contains(server.url("/moved")) && seen.contains(server.url("/feed.xml")), "\(seen)")
+            #expect(seen.filter { $0.hasSuffix("/other.xml") }.count == before, "the refused feed never reached the proxy: \(seen)")
+            let feeds = try daemon.ctl(["--user", "bob", "feeds"]).output
+            #expect(feeds.contains("private-networks = admins"), "\(feeds)")
+            #expect(try daemon.ctl(["--json", "feeds"]).output.contains(server.url("/feed.xml")), "the 301 moved it")
+        }
+    }
+
     /// A listening socket that never accepts: connections made to it wait in its queue, to be counted.
     private struct Listener {
         let socket: Int32

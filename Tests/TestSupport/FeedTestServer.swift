@@ -8,9 +8,11 @@ public final class FeedTestServer: @unchecked Sendable {  // immutable after ini
     private let process = Process()
     private let input = Pipe()
 
-    public init() throws {
-        guard let script = Bundle.module.url(forResource: "test_server", withExtension: "py") else {
-            throw TestSupportError("test_server.py is missing from TestSupport's resources")
+    /// Starts `test_server.py`, or another script of TestSupport's that prints its port first
+    /// (`test_proxy.py`: a plain HTTP proxy that lists what it forwarded at `/requests`).
+    public init(script name: String = "test_server") throws {
+        guard let script = Bundle.module.url(forResource: name, withExtension: "py") else {
+            throw TestSupportError("\(name).py is missing from TestSupport's resources")
         }
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -15,6 +15,7 @@ extension AggregatorService {
                                        perHost: configuration.maximumConnectionsPerHost,
                                        limits: configuration.fetchLimits, policy: configuration.refreshPolicy)
         pipeline.setRegularAccountsRule(configuration.privateNetworks.refusalForRegularAccounts)
+        fetcher.setProxy(configuration.proxy)
         let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
                                   retention: configuration.retention, findsIcons: configuration.feedIcons, cluster: cluster)
         self.init(store: store, scheduler: scheduler, pipeline: pipeline)
@@ -43,9 +44,10 @@ extension AggregatorService {
     }
 
     /// Applies what a running daemon can change of `configuration` (SIGHUP): fetch limits and
-    /// bounds, the refresh policy, the address policy, retention, feed icons and quotas.
+    /// bounds, the refresh policy, the address policy and proxy, retention, feed icons and quotas.
     public func apply(_ configuration: Configuration) async {
         pipeline.fetcher.setAddressPolicy(configuration.privateNetworks.addressPolicy)
+        pipeline.fetcher.setProxy(configuration.proxy)
         pipeline.setRegularAccountsRule(configuration.privateNetworks.refusalForRegularAccounts)
         pipeline.setBounds(width: configuration.maximumConnections, perHost: configuration.maximumConnectionsPerHost)
         pipeline.setLimits(configuration.fetchLimits)
