@@ -354,9 +354,12 @@ public final class RefreshPipeline: Sendable {
             updateFrequency: parsed.updateFrequency)].compactMap { $0 }
         let interval = policy.jittered(
             policy.interval(entryDates: parsed.entries.compactMap { $0.published ?? $0.updated }, hints: hints), random: random)
+        var document = EntryMapper.incoming(parsed, feedID: feed.id, isPrivate: feed.settings != nil,
+                                            makingSearchDocuments: makesSearchDocuments)
+        // Reached for an admin where regular accounts may not reach (DESIGN §17): theirs to read only.
+        document.onlyForAdmins = response.reachedNonPublicAddress && rule != nil && feed.hasAdminFollower
         return FeedRefresh(
-            feedID: feed.id, document: EntryMapper.incoming(parsed, feedID: feed.id, isPrivate: feed.settings != nil,
-                                                  makingSearchDocuments: makesSearchDocuments),
+            feedID: feed.id, document: document,
             record: .success(etag: response.etag, lastModified: response.lastModified, newURL: movedURL(feed, response),
                              title: parsed.title, siteURL: parsed.link, imageURL: parsed.image),
             checkedAt: checkedAt, nextCheckAt: checkedAt.addingTimeInterval(interval), intervalSeconds: Int(interval))

@@ -6,7 +6,8 @@ import Foundation
 public enum DatabaseCopy {
     /// The tables, parents before children (foreign keys hold at every row).
     static let tables = ["accounts", "icons", "feeds", "feed_latest", "categories", "entries", "entry_state", "entry_sources",
-                         "subscriptions", "entry_marks", "entry_edits", "entry_pages", "page_readers", "media_progress",
+                         "entry_versions", "subscriptions", "entry_marks", "entry_edits", "entry_pages", "page_readers",
+                         "media_progress",
                          "api_tokens", "web_sessions", "store_totals"]
     /// Those whose ids come from a sequence that never gives an id out twice.
     static let sequencedTables = ["accounts", "api_tokens", "web_sessions", "icons", "entries", "categories", "feeds",

@@ -262,11 +262,9 @@ extension StoreReader {
 
 extension StoreReader {
     /// How many tokens each account has (accounts without any are absent).
-    /// How many entries `account` imported (`POST /v1/feeds/{id}/entries/import`): their keys start
-    /// with `import:ACCOUNT:` (`FeedStore.importEntry`), a range of the key index.
+    /// How many entries `account` imported (`POST /v1/feeds/{id}/entries/import`).
     public func importedEntryCount(account: Int64) throws(StoreError) -> Int {
-        Int(try database.integer("SELECT count(*) FROM entries WHERE key >= ?1 AND key < ?2",
-                                 [.text("import:\(account):"), .text("import:\(account);")]) ?? 0)
+        Int(try database.integer("SELECT count(*) FROM entries WHERE imported_by = ?1", [.integer(account)]) ?? 0)
     }
 
     public func tokenCounts() throws(StoreError) -> [Int64: Int] {

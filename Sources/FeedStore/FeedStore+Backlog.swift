@@ -45,14 +45,13 @@ extension FeedStore {
     }
 
     /// Hides from `account` the feed's entries other accounts imported (DESIGN §17: imported entries
-    /// are the importer's alone). Their keys start with `import:ACCOUNT:` (`importEntry`): a range of
-    /// the key, the account's own left out.
+    /// are the importer's alone; `entries.imported_by`).
     private func hideOthersImports(feed: Int64, account: Int64, now: Int64) throws(StoreError) {
         try database.prepare("""
             INSERT INTO entry_marks(account_id, entry_id, hidden, changed_at)
             SELECT ?2, s.entry_id, 1, ?3 FROM entry_sources s JOIN entries e ON e.id = s.entry_id
-            WHERE s.feed_id = ?1 AND e.key >= 'import:' AND e.key < 'import;' AND NOT (e.key >= ?4 AND e.key < ?5)
+            WHERE s.feed_id = ?1 AND e.imported_by IS NOT NULL AND e.imported_by <> ?2
               AND NOT EXISTS (SELECT 1 FROM entry_marks m WHERE m.account_id = ?2 AND m.entry_id = s.entry_id)
-            """).run([.integer(feed), .integer(account), .integer(now), .text("import:\(account):"), .text("import:\(account);")])
+            """).run([.integer(feed), .integer(account), .integer(now)])
     }
 }

@@ -528,3 +528,26 @@ extension FeedStore {
                                     [.integer(account), .text(name)])
     }
 }
+
+extension StoreReader {
+    /// Those of `urls` whose shared feed's last document came from a non-public address only admins
+    /// may reach (`IncomingFeed.onlyForAdmins`), at most the first 10,000 asked.
+    public func feedsOnlyForAdmins(among urls: [String]) throws(StoreError) -> Set<String> {
+        var found: Set<String> = []
+        var start = 0
+        let asked = Array(urls.prefix(10_000))
+        while start < asked.count {
+            let end = min(start + 500, asked.count)
+            var values: [SQLValue] = []
+            let placeholders = asked[start..<end].map { url -> String in
+                values.append(.text(url))
+                return "?\(values.count)"
+            }.joined(separator: ",")
+            try database.statement("""
+                SELECT url FROM feeds WHERE only_for_admins = 1 AND owner_account_id IS NULL AND url IN (\(placeholders))
+                """).query(values) { row in if let url = row.text(at: 0) { found.insert(url) } }
+            start = end
+        }
+        return found
+    }
+}

@@ -148,11 +148,15 @@ extension FeedStore {
                 // A permanent redirect moves the subscription, unless another feed (shared, or the same
                 // account's private copies) already has that URL. Written for both backends: SQLite's
                 // `UPDATE OR IGNORE` failed the whole group commit on PostgreSQL.
+                // What the feed showed came from the old URL (DESIGN §17): its title, site and image are
+                // the new document's from now on, and its icon is looked for again there.
                 try database.statement("""
-                    UPDATE feeds SET url = ?2 WHERE id = ?1 AND NOT EXISTS (
+                    UPDATE feeds SET url = ?2, title = coalesce(?3, title), site_url = ?4, image_url = ?5, icon_id = NULL,
+                        icon_url = NULL, icon_checked_at = NULL, icon_non_public = 0
+                    WHERE id = ?1 AND url <> ?2 AND NOT EXISTS (
                         SELECT 1 FROM feeds o WHERE o.url = ?2 AND o.id != ?1
                           AND coalesce(o.owner_account_id, 0) = coalesce(feeds.owner_account_id, 0))
-                    """).run([.integer(feedID), .text(newURL)])
+                    """).run([.integer(feedID), .text(newURL), SQLValue(title), SQLValue(siteURL), SQLValue(imageURL)])
             }
         case .failure(let reason), .gone(let reason):
             let status: FeedStatus = if case .gone = record { .disabled } else { .failing }

@@ -38,6 +38,7 @@ extension FeedStore {
                     throw StoreError(.sqlite, message: "the imported entry could not be stored")
                 }
                 (id, isNew) = (inserted, true)
+                try database.statement("UPDATE entries SET imported_by = ?2 WHERE id = ?1").run([.integer(id), .integer(account)])
                 try database.statement("INSERT INTO entry_sources(feed_id, entry_id, guid) VALUES (?1, ?2, ?3)")
                     .run([.integer(feed), .integer(id), SQLValue(entry.guid)])
                 var counters = CounterChanges(database: database)

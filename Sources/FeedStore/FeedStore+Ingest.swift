@@ -76,6 +76,9 @@ extension FeedStore {
             }
         }
         if !arrived.isEmpty { try applyRules(feed: feed.feedID, to: arrived) }
+        try database.statement("UPDATE feeds SET only_for_admins = ?2 WHERE id = ?1 AND only_for_admins <> ?2")
+            .run([.integer(feed.feedID), SQLValue(feed.onlyForAdmins)])
+        if feed.onlyForAdmins, !arrived.isEmpty { try hideFromRegularFollowers(arrived.map(\.id), feed: feed.feedID) }
         try database.statement("""
             INSERT INTO feed_latest(feed_id, entries) VALUES (?1, ?2)
             ON CONFLICT(feed_id) DO UPDATE SET entries = excluded.entries
@@ -185,6 +188,18 @@ extension FeedStore {
         return id
     }
 
+    /// Hides entries a document from a non-public address brought from the feed's regular followers
+    /// (`IncomingFeed.onlyForAdmins`): what an admin's fetch may reach is the admins' to read.
+    private func hideFromRegularFollowers(_ entries: [Int64], feed: Int64) throws(StoreError) {
+        var regular: [Int64] = []
+        try database.statement("""
+            SELECT u.account_id FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = ?1 AND a.admin = 0
+            """).query([.integer(feed)]) { regular.append($0.int64(at: 0)) }
+        for account in regular {
+            for entry in entries { try hide(entry, from: account, byRule: false) }
+        }
+    }
+
     /// What the store holds of a known entry, as one feed's document meets it.
     struct StoredText {
         var id: Int64
@@ -222,11 +237,14 @@ extension FeedStore {
             try update(stored.id, with: entry, fingerprint: fingerprint, seenAt: seenAt)
             return true
         }
-        if fingerprint == stored.fingerprint {
+        // The fingerprint that decides updates leaves out author, image, enclosures and the published
+        // date: a feed whose text differs in those alone keeps a version too (a podcast's enclosure).
+        if fingerprint == stored.fingerprint, try sameExtras(entry, as: stored.id, seenAt: seenAt) {
             guard stored.versionFingerprint != nil else { return false }
             try database.statement("DELETE FROM entry_versions WHERE entry_id = ?1 AND feed_id = ?2").run(values)
             return true
         }
+        let fingerprint = Self.versionFingerprint(of: entry, seenAt: seenAt)
         guard stored.versionFingerprint != fingerprint else { return false }
         try database.statement("""
             INSERT INTO entry_versions(entry_id, feed_id, fingerprint, title, summary, content, author, published_at,
@@ -243,6 +261,25 @@ extension FeedStore {
                 SQLValue(ArticleEnclosure.columnText(entry.enclosures)),
             ])
         return true
+    }
+
+    /// Whether the entry's row has `entry`'s author, image, enclosures and published date.
+    private func sameExtras(_ entry: IncomingEntry, as id: Int64, seenAt: Int64) throws(StoreError) -> Bool {
+        var same = false
+        try database.statement("SELECT author, image_url, enclosures, published_at FROM entries WHERE id = ?1")
+            .query([.integer(id)]) { row in
+                same = row.text(at: 0) == entry.author && row.text(at: 1) == entry.imageURL
+                    && row.text(at: 2) == ArticleEnclosure.columnText(entry.enclosures)
+                    && row.optionalInt64(at: 3) == Self.clamped(entry.published, seenAt: seenAt)
+            }
+        return same
+    }
+
+    /// What decides that a feed's version changed: its whole text, the fields `fingerprint` leaves out too.
+    static func versionFingerprint(of entry: IncomingEntry, seenAt: Int64) -> Int64 {
+        fnv1a([entry.title ?? "", entry.summary ?? "", entry.content ?? "", entry.updated.map { String($0.timeIntervalSince1970) } ?? "",
+               entry.author ?? "", entry.imageURL ?? "", ArticleEnclosure.columnText(entry.enclosures) ?? "",
+               clamped(entry.published, seenAt: seenAt).map(String.init) ?? ""])
     }
 
     /// The sort date follows the date shown (`published_at`, else when first seen): an update that

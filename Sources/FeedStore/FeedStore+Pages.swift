@@ -41,13 +41,14 @@ extension StoreReader {
         return page
     }
 
-    /// The pages `account` asked to see instead of the feeds' content, of those of `entryIDs` that have one.
-    public func pages(account: Int64, entryIDs: [Int64]) throws(StoreError) -> [Int64: String] {
+    /// The pages `account` asked to see instead of the feeds' content, of those of `entryIDs` that have
+    /// one; a page kept from a non-public address only with `nonPublic` (the rule may have changed).
+    public func pages(account: Int64, entryIDs: [Int64], nonPublic: Bool) throws(StoreError) -> [Int64: String] {
         var pages: [Int64: String] = [:]
         try queryRows(of: account, entryIDs: entryIDs) { ids in
             """
             SELECT p.entry_id, p.content FROM page_readers r JOIN entry_pages p ON p.entry_id = r.entry_id
-            WHERE r.account_id = ?1 AND r.entry_id IN (\(ids))
+            WHERE r.account_id = ?1 AND r.entry_id IN (\(ids)) AND (p.non_public = 0 OR \(nonPublic ? "1" : "0") = 1)
             """
         } row: { row in pages[row.int64(at: 0)] = row.text(at: 1) ?? "" }
         return pages

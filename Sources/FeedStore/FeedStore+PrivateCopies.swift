@@ -63,13 +63,15 @@ extension FeedStore {
 
     /// Points the account's subscription at another feed of the same URL, as leaving one and following
     /// the other would: its marks on what only the old feed carried go, the new feed shows its latest
-    /// document, and the old feed goes when nobody follows it any more.
+    /// document, and the old feed goes when nobody follows it any more. Its rules are not applied to
+    /// the new feed's entries here: the caller judges them again after the commit.
     func moveSubscription(_ id: Int64, account: Int64, from old: Int64, to new: Int64, now: Int64) throws(StoreError) {
         try dropMarks(feed: old, account: account)
         try database.statement("UPDATE subscriptions SET feed_id = ?2, read_count = 0, hidden_count = 0 WHERE id = ?1")
             .run([.integer(id), .integer(new)])
         try showLatestDocumentOnly(feed: new, account: account, now: now)
-        _ = try judgeAgain(feed: new, account: account)  // its filter rules, over the other feed's entries
+        // Its filter rules over the other feed's entries: judged after the commit, outside the writer
+        // (the caller: `AggregatorService.judgeAgain(account:subscriptions:)`).
         if try followers(of: old) == 0 {
             try removeUnfollowedFeed(old)
         } else {

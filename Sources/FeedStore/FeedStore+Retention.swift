@@ -74,6 +74,7 @@ extension FeedStore {
                 try counters.entryChanged(id, primaryFeed: state.feedID, sources: state.sources, by: -1)
                 try Counters.forgetMarks(ofExpiring: id, database)
                 try database.statement("DELETE FROM entry_pages WHERE entry_id = ?1").run([.integer(id)])
+                try database.statement("DELETE FROM entry_versions WHERE entry_id = ?1").run([.integer(id)])
                 try database.statement("DELETE FROM page_readers WHERE entry_id = ?1").run([.integer(id)])
                 try database.statement("""
                     UPDATE entries SET title = NULL, summary = NULL, content = NULL, author = NULL,

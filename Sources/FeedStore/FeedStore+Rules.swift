@@ -138,6 +138,12 @@ extension FeedStore {
     /// mark gives way (a hidden entry is neither read nor unread). Returns whether it hid it.
     @discardableResult
     private func hideByRule(_ entry: Int64, account: Int64) throws(StoreError) -> Bool {
+        try hide(entry, from: account, byRule: true)
+    }
+
+    /// `hideByRule`, or (`byRule` false) a hiding no rule change takes back.
+    @discardableResult
+    func hide(_ entry: Int64, from account: Int64, byRule: Bool) throws(StoreError) -> Bool {
         var mark: (read: Bool, starred: Bool, hidden: Bool)?
         try database.statement("SELECT read, starred, hidden FROM entry_marks WHERE account_id = ?1 AND entry_id = ?2")
             .query([.integer(account), .integer(entry)]) { row in
@@ -151,9 +157,9 @@ extension FeedStore {
                 """).run([.integer(account), .integer(entry)])
         }
         try database.statement("""
-            INSERT INTO entry_marks(account_id, entry_id, hidden, by_rule, changed_at) VALUES (?1, ?2, 1, 1, unixepoch())
-            ON CONFLICT(account_id, entry_id) DO UPDATE SET read = 0, hidden = 1, by_rule = 1, changed_at = unixepoch()
-            """).run([.integer(account), .integer(entry)])
+            INSERT INTO entry_marks(account_id, entry_id, hidden, by_rule, changed_at) VALUES (?1, ?2, 1, ?3, unixepoch())
+            ON CONFLICT(account_id, entry_id) DO UPDATE SET read = 0, hidden = 1, by_rule = ?3, changed_at = unixepoch()
+            """).run([.integer(account), .integer(entry), SQLValue(byRule)])
         try moveHiddenCount(entry, account: account, by: 1)
         return true
     }

@@ -12,6 +12,10 @@ public struct IncomingFeed: Sendable {
     /// Each entry's PostgreSQL index document (`SearchText.document`), made there too when asked for:
     /// on the writer's connection it was a serial eighth of a cold round. SQLite's FTS5 needs none.
     let searchDocuments: [String]?
+    /// The document came from a non-public address that only admins may reach (an admin follows the
+    /// feed, `private-networks = admins`): its new entries are hidden from the regular followers, and
+    /// regular accounts may not follow the feed from now on (DESIGN §17).
+    public var onlyForAdmins = false
 
     /// - Parameter isPrivate: the feed is an account's private copy (DESIGN §12): its entries are keyed
     ///   apart, never merged with an entry another feed carries at the same URL.

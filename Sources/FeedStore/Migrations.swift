@@ -688,6 +688,23 @@ enum Migrations {
         );
         CREATE INDEX entry_versions_by_feed ON entry_versions(feed_id);
         """),
+        // 35: who imported an entry (`importEntry`; its key says so too, `import:ACCOUNT:…`, but a range
+        // of keys follows the database's collation on PostgreSQL, where ':' and ';' need not be
+        // neighbours): other accounts' imports are hidden by it, and an account's usage counts it.
+        // And whether a feed's last document came from a non-public address only admins may reach
+        // (`IncomingFeed.onlyForAdmins`): regular accounts may not follow it then.
+        Step(sql: """
+        ALTER TABLE entries ADD COLUMN imported_by INTEGER;
+        UPDATE entries SET imported_by = CAST(substr(key, 8, instr(substr(key, 8), ':') - 1) AS INTEGER)
+        WHERE substr(key, 1, 7) = 'import:';
+        CREATE INDEX entries_imported ON entries(imported_by) WHERE imported_by IS NOT NULL;
+        ALTER TABLE feeds ADD COLUMN only_for_admins INTEGER NOT NULL DEFAULT 0;
+        """, postgres: """
+        ALTER TABLE entries ADD COLUMN imported_by bigint;
+        UPDATE entries SET imported_by = split_part(key, ':', 2)::bigint WHERE substr(key, 1, 7) = 'import:';
+        CREATE INDEX entries_imported ON entries(imported_by) WHERE imported_by IS NOT NULL;
+        ALTER TABLE feeds ADD COLUMN only_for_admins bigint NOT NULL DEFAULT 0;
+        """),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

@@ -84,6 +84,20 @@ import Testing
         }
     }
 
+    /// Every table the schema makes is copied, but the search index (rebuilt in the target's own form)
+    /// and what only a running server means (failed logins, the daemons alive): a table a new step
+    /// adds cannot be forgotten.
+    @Test func everyTableOfTheSchemaIsCopied() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tables-\(UUID().uuidString).db").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        _ = try FeedStore(path: file)
+        var tables: Set<String> = []
+        try StoreReader(path: file).database.statement("SELECT name FROM sqlite_master WHERE type = 'table'").query { row in
+            if let name = row.text(at: 0), !name.hasPrefix("entries_fts"), !name.hasPrefix("sqlite_") { tables.insert(name) }
+        }
+        #expect(tables.subtracting(["login_failures", "nodes"]) == Set(DatabaseCopy.tables), "\(tables.symmetricDifference(DatabaseCopy.tables))")
+    }
+
     @Test func aTargetThatHoldsAnythingIsRefusedAndLeftAsItWas() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("copy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -76,6 +76,21 @@ import Testing
         #expect(try reader.database.integer("SELECT count(*) FROM entry_versions") == 0)
     }
 
+    /// Texts that differ only in an enclosure (a podcast's audio) are versions too.
+    @Test func anEnclosureAloneMakesAVersion() async throws {
+        let (fixture, bea, a, b) = try await strangers()
+        var real = story("Episode 1", "notes"), planted = real
+        real.enclosures = [ArticleEnclosure(url: "https://podcast.example/1.mp3", type: "audio/mpeg", length: 1)]
+        planted.enclosures = [ArticleEnclosure(url: "https://attacker.example/1.mp3", type: "audio/mpeg", length: 1)]
+        try await fixture.store.ingest([IncomingFeed(feedID: b, entries: [planted]), IncomingFeed(feedID: a, entries: [real])], now: now)
+        let reader = try fixture.reader()
+        func audio(_ account: Int64) throws -> String? {
+            try reader.entries(EntryListing(account: account)).entries.first?.article.enclosures.first?.url
+        }
+        #expect(try audio(ann) == "https://podcast.example/1.mp3")
+        #expect(try audio(bea) == "https://attacker.example/1.mp3")
+    }
+
     /// The primary feed (whose text the entry's row holds) changing its text leaves the others' text
     /// as they last delivered it; when it is gone, the next feed carries on with its own text.
     @Test func thePrimaryFeedsEditsAndDepartureChangeNobodyElsesText() async throws {

@@ -117,6 +117,8 @@ extension AggregatorService {
             throw .tooManyRequests("refreshed too often: a feed at most once a minute and \(RefreshLimiter.perHour) refreshes "
                 + "an hour; retry in \(retryAfter) s", retryAfter: retryAfter)
         }
+        // Nothing left: `refresh` with no feeds named would fetch the whole server's.
+        guard !allowed.isEmpty else { return .queued(feeds: 0) }
         return try await refresh(allowed.map { .id($0) }, wait: false, for: account)
     }
 

@@ -38,10 +38,11 @@ extension AggregatorService {
         guard !entries.isEmpty else { return entries }
         let ids = entries.map(\.article.id)
         let withEnclosures = entries.filter { !$0.article.enclosures.isEmpty }.map(\.article.id)
+        let nonPublic = mayBeShownNonPublic(account)
         let (edits, positions, pages) = try await read { reader in
             (try reader.entryEdits(account: account.id, entryIDs: ids),
              try reader.mediaProgressions(account: account.id, entryIDs: withEnclosures),
-             try reader.pages(account: account.id, entryIDs: ids))
+             try reader.pages(account: account.id, entryIDs: ids, nonPublic: nonPublic))
         }
         guard !edits.isEmpty || !positions.isEmpty || !pages.isEmpty else { return entries }
         return entries.map { entry in
@@ -60,8 +61,9 @@ extension AggregatorService {
     func seen(by account: AccountIdentity, _ articles: [Article]) async throws(AggregatorError) -> [Article] {
         guard !articles.isEmpty else { return articles }
         let ids = articles.map(\.id)
+        let nonPublic = mayBeShownNonPublic(account)
         let (edits, pages) = try await read { reader in
-            (try reader.entryEdits(account: account.id, entryIDs: ids), try reader.pages(account: account.id, entryIDs: ids))
+            (try reader.entryEdits(account: account.id, entryIDs: ids), try reader.pages(account: account.id, entryIDs: ids, nonPublic: nonPublic))
         }
         guard !edits.isEmpty || !pages.isEmpty else { return articles }
         return articles.map { article in

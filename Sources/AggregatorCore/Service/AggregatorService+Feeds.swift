@@ -99,7 +99,11 @@ extension AggregatorService {
                                                   scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist,
                                                   fetchSettings: fetchSettings, crawler: crawler) }
         if url != nil || disabled == false || !fetchSettings.isEmpty { scheduler.wakeEveryone() }
-        if blocklist != nil || keeplist != nil { await judgeAgain(account: account, subscriptions: [id]) }
+        // New rules, or another feed under the subscription (a new URL, fetch settings of its own or none):
+        // its stored entries judged again, outside the writer.
+        if blocklist != nil || keeplist != nil || url != nil || !fetchSettings.isEmpty {
+            await judgeAgain(account: account, subscriptions: [id])
+        }
         return try await feed(.id(id), for: account)
     }
 
@@ -157,14 +161,39 @@ extension AggregatorService {
             throw .failed(error.description)
         }
         let valid = outlines.filter { (try? Self.checkFeedURL($0.url)) != nil }
-        let refusedByRule = try await admissions(valid.map(\.url), for: account)
-        let admitted = valid.filter { refusedByRule[$0.url] == nil }
+        // Past the quota, outlines are refused without a lookup: a 5 MiB file names 50,000 hosts.
+        let (checked, overQuota) = try await withinQuota(valid, for: account)
+        let refusedByRule = try await admissions(checked.map(\.url), for: account)
+        let admitted = checked.filter { refusedByRule[$0.url] == nil }
         let subscribed = try await subscribe(admitted.map(\.newFeed), for: account)
         if subscribed.added > 0 { scheduler.wakeEveryone() }
-        let refused = valid.compactMap { outline in refusedByRule[outline.url].map { RefusedFeed(url: outline.url, reason: $0) } }
-            + subscribed.overQuota.map { RefusedFeed(url: $0, reason: quotaRefusal()) }
+        let refused = checked.compactMap { outline in refusedByRule[outline.url].map { RefusedFeed(url: outline.url, reason: $0) } }
+            + (overQuota.map(\.url) + subscribed.overQuota).map { RefusedFeed(url: $0, reason: quotaRefusal()) }
         return ImportSummary(added: subscribed.added, skipped: admitted.count - subscribed.added - subscribed.overQuota.count,
                              invalid: outlines.count - valid.count, refused: refused)
+    }
+
+    /// `outlines` split into those a regular account has room for under `max-subscriptions` (the URLs
+    /// it follows already among them, which take no room) and the rest.
+    private func withinQuota(_ outlines: [OPMLFeed], for account: AccountIdentity) async throws(AggregatorError)
+        -> (within: [OPMLFeed], over: [OPMLFeed]) {
+        guard let limit = quotaSettings.withLock({ $0.subscriptions }), try await !isAdmin(account) else { return (outlines, []) }
+        let followed = Set(try await read { try $0.feeds(account: account.id) }.map(\.url))
+        var room = limit - followed.count
+        var seen: Set<String> = []
+        var (within, over): ([OPMLFeed], [OPMLFeed]) = ([], [])
+        for outline in outlines {
+            if followed.contains(outline.url) || seen.contains(outline.url) {
+                within.append(outline)  // takes no room
+            } else if room > 0 {
+                room -= 1
+                seen.insert(outline.url)
+                within.append(outline)
+            } else {
+                over.append(outline)
+            }
+        }
+        return (within, over)
     }
 
     /// Refuses a regular account's import larger than `max-import-bytes`, naming the key.

@@ -56,9 +56,10 @@ extension AggregatorService {
         return try await read { try $0.feedIconDigests(feedIDs: ids, account: account.id, nonPublic: nonPublic) }
     }
 
-    /// Whether `account` may be shown what a fetch brought from a non-public address (an icon): an
-    /// admin, or anyone when the rule is `all` (DESIGN §17, "Pages and icons").
+    /// Whether `account` may be shown what a fetch brought from a non-public address (an icon, a
+    /// page): nobody under `none`; an admin under `admins`; anyone under `all` (DESIGN §17).
     func mayBeShownNonPublic(_ account: AccountIdentity) -> Bool {
-        account.isAdmin || pipeline.regularAccountsRule == nil
+        guard !pipeline.fetcher.addressPolicy.denyPrivateNetworks else { return false }
+        return account.isAdmin || pipeline.regularAccountsRule == nil
     }
 }

@@ -28,9 +28,15 @@ extension AggregatorService {
         guard let rule = try await stricterAddressRule(for: account) else { return [:] }
         let policy = AddressPolicy(denyPrivateNetworks: true, reason: rule)
         let refusedHosts = await Self.refusedHosts(Set(urls.map(FetchRequest.host(of:))), policy: policy)
+        // A feed an admin's fetches reach at a non-public address, whatever its name resolves to here.
+        let adminsOnly = try await read { try $0.feedsOnlyForAdmins(among: urls) }
         var refused: [String: String] = [:]
         for url in urls {
-            if let reason = refusedHosts[FetchRequest.host(of: url)] { refused[url] = "cannot subscribe to \(url): \(reason)" }
+            if let reason = refusedHosts[FetchRequest.host(of: url)] {
+                refused[url] = "cannot subscribe to \(url): \(reason)"
+            } else if adminsOnly.contains(url) {
+                refused[url] = "cannot subscribe to \(url): it is fetched from a non-public address (refused: \(rule))"
+            }
         }
         return refused
     }
@@ -50,6 +56,9 @@ extension AggregatorService {
             + "an account may follow at most that many feeds (ask an admin)"
     }
 
+    /// How long one subscription or import may spend looking names up.
+    static let lookupTime: Duration = .seconds(30)
+
     /// The rule that keeps `account`'s fetches from non-public addresses, worded as refusals name it
     /// (`private-networks = none` for everyone, `admins` for a regular account); nil when none does.
     func stricterAddressRule(for account: AccountIdentity) async throws(AggregatorError) -> String? {
@@ -58,13 +67,16 @@ extension AggregatorService {
         return try await addressRefusal(for: account)
     }
 
-    /// The hosts `policy` refuses, with the refusal of the first address refused; looked up 16 at a time.
+    /// The hosts `policy` refuses, with the refusal of the first address refused; looked up 16 at a
+    /// time, none started after `lookupTime` (the rest are let through as names that did not resolve:
+    /// their fetches check every address).
     private static func refusedHosts(_ hosts: Set<String>, policy: AddressPolicy) async -> [String: String] {
         var refused: [String: String] = [:]
         var waiting = hosts.makeIterator()
+        let deadline = ContinuousClock.now + lookupTime
         await withTaskGroup(of: (String, String?).self) { group in
             func startNext() {
-                guard let host = waiting.next() else { return }
+                guard ContinuousClock.now < deadline, let host = waiting.next() else { return }
                 group.addTask {
                     let addresses = await HostResolver.addresses(of: host) ?? []
                     return (host, addresses.lazy.compactMap { policy.refusal(forAddress: $0) }.first)
