@@ -128,6 +128,10 @@ public final class RefreshPipeline: Sendable {
         let started = Date()
         var summary = RefreshSummary()
         let (width, perHost) = settings.withLock { ($0.width, $0.perHost) }
+        // The followers' filter rules, read once a round: each document is judged by them in its fetch
+        // task, and the store's writer only applies the verdicts (DESIGN §17: no regex in a write
+        // transaction). A change of rules meanwhile is judged again by its own background pass.
+        let rules = (try? await store.rulesByFeed()) ?? [:]
         // The store commits as results come in, never waiting for a batch to fill, while fetching and
         // parsing go on (committing inside this loop left the store idle half of a cold round). At most
         // 32 parsed documents wait: the 1,000-feed farm's cold round peaks at 50 MB (64: 56 MB, no faster).
@@ -144,7 +148,7 @@ public final class RefreshPipeline: Sendable {
                         inFlight += 1
                         summary.feeds += 1
                         feedURLs[feed.id] = feed.url
-                        group.addTask { await self.refreshOne(feed, perHost: perHost) }
+                        group.addTask { await self.refreshOne(feed, perHost: perHost, rules: rules[feed.id] ?? []) }
                     case .later: return
                     case .end: isExhausted = true
                     }
@@ -284,9 +288,19 @@ public final class RefreshPipeline: Sendable {
 
     /// One feed, within its host's bound; a feed already being fetched is joined, not fetched twice
     /// (the joiner resumes once the owner's round has stored it: `storeAsTheyArrive`).
-    func refreshOne(_ feed: FeedFetchState, perHost: Int) async -> (FeedRefresh, owned: Bool) {
+    func refreshOne(_ feed: FeedFetchState, perHost: Int, rules: [FollowerRules] = []) async -> (FeedRefresh, owned: Bool) {
         if let joined = await inFlight.join(feed.id) { return (joined, false) }
-        return (await fetchAndParse(feed, perHost: perHost), true)
+        return (await fetchAndParse(feed, perHost: perHost, rules: rules), true)
+    }
+
+    /// Which entries (by their index in the document) each follower's rules hide. Judged here, in the
+    /// feed's fetch task: the store's writer applies the verdicts to the entries that are new.
+    static func verdicts(on entries: [IncomingEntry], by rules: [FollowerRules],
+                         with matcher: (any EntryRules)?) -> [(account: Int64, hidden: Set<Int>)] {
+        guard let matcher else { return [] }
+        return rules.map { follower in
+            (follower.account, Set(entries.indices.filter { matcher.hides(RuledEntry(entries[$0]), by: follower.rules) }))
+        }
     }
 
     /// Where a permanent redirect moves the feed. A private copy does not move to another host: its
@@ -297,8 +311,9 @@ public final class RefreshPipeline: Sendable {
         return target
     }
 
-    /// Fetches and parses one feed; never throws: failures become the feed's recorded error.
-    func fetchAndParse(_ feed: FeedFetchState, perHost: Int) async -> FeedRefresh {
+    /// Fetches and parses one feed, and judges its document by its followers' `rules`; never throws:
+    /// failures become the feed's recorded error.
+    func fetchAndParse(_ feed: FeedFetchState, perHost: Int, rules: [FollowerRules] = []) async -> FeedRefresh {
         let (limits, rule) = settings.withLock { ($0.limits, $0.regularAccountsRule) }
         let fetched: Result<FetchResponse, FetchError>
         do {
@@ -358,6 +373,7 @@ public final class RefreshPipeline: Sendable {
                                             makingSearchDocuments: makesSearchDocuments)
         // Reached for an admin where regular accounts may not reach (DESIGN §17): theirs to read only.
         document.onlyForAdmins = response.reachedNonPublicAddress && rule != nil && feed.hasAdminFollower
+        document.ruleVerdicts = Self.verdicts(on: document.entries, by: rules, with: store.entryRules)
         return FeedRefresh(
             feedID: feed.id, document: document,
             record: .success(etag: response.etag, lastModified: response.lastModified, newURL: movedURL(feed, response),

@@ -36,8 +36,8 @@ extension FeedStore {
         var counts = IngestCounts()
         // The live entries of this document, for whoever subscribes next (DESIGN §12: the latest document).
         var documentEntries: [Int64] = []
-        // Entries new to this feed, for its followers' filter rules.
-        var arrived: [(id: Int64, entry: IncomingEntry)] = []
+        // Entries new to this feed (and their index in the document), for its followers' filter rules.
+        var arrived: [(id: Int64, index: Int)] = []
         // Most entries of a cold poll are new: the inserts are tried first, a lookup made only on a conflict.
         let inserted = try insertNew(feed, seenAt: seenAt)
         for (index, entry) in feed.entries.enumerated() {
@@ -46,7 +46,7 @@ extension FeedStore {
                 try addSource.run([.integer(feed.feedID), .integer(id), SQLValue(entry.guid)])
                 try counters.entryChanged(id, primaryFeed: feed.feedID, sources: 1, by: 1)
                 documentEntries.append(id)
-                arrived.append((id, entry))
+                arrived.append((id, index))
                 counts.new += 1
                 continue
             }
@@ -63,7 +63,7 @@ extension FeedStore {
                 try countSource.run([.integer(existing.id), .integer(feed.feedID)])
                 if !existing.isRemoved {
                     try counters.sourceAdded(existing.id, feed: feed.feedID)
-                    arrived.append((existing.id, entry))
+                    arrived.append((existing.id, index))
                     _ = try keepText(of: entry, fingerprint: fingerprint, for: existing, feed: feed.feedID, seenAt: seenAt)
                 }
                 counts.seenInAnotherFeed += 1
@@ -75,7 +75,7 @@ extension FeedStore {
                 counts.unchanged += 1
             }
         }
-        if !arrived.isEmpty { try applyRules(feed: feed.feedID, to: arrived) }
+        if !arrived.isEmpty { try applyRules(feed, to: arrived) }
         try database.statement("UPDATE feeds SET only_for_admins = ?2 WHERE id = ?1 AND only_for_admins <> ?2")
             .run([.integer(feed.feedID), SQLValue(feed.onlyForAdmins)])
         if feed.onlyForAdmins, !arrived.isEmpty { try hideFromRegularFollowers(arrived.map(\.id), feed: feed.feedID) }

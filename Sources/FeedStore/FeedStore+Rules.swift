@@ -13,6 +13,18 @@ public struct RuledEntry: Sendable {
     public init(title: String?, url: String?, author: String?, content: String?, date: Date?) {
         (self.title, self.url, self.author, self.content, self.date) = (title, url, author, content, date)
     }
+
+    /// An arriving entry as rules see it (its date: published, else now).
+    public init(_ entry: IncomingEntry) {
+        self.init(title: entry.title, url: entry.url, author: entry.author, content: entry.content ?? entry.summary,
+                  date: entry.published ?? Date())
+    }
+}
+
+/// One follower's rules for a feed (`FeedStore.rulesByFeed`).
+public struct FollowerRules: Sendable {
+    public var account: Int64
+    public var rules: RuleSet
 }
 
 /// One account's rules for one feed (DESIGN §15): the feed's `blocklist`/`keeplist` (a pattern each)
@@ -37,38 +49,72 @@ public protocol EntryRules: Sendable {
     func hides(_ entry: RuledEntry, by rules: RuleSet) -> Bool
 }
 
+/// The SQL of a subscription's rules (`u`) and its account's filters (`a`), written once for the
+/// queries that read them.
+enum RuleColumns {
+    /// The four columns `ruleSet(_:at:)` reads.
+    static func select(_ dialect: SQLDialect) -> String {
+        """
+        u.blocklist_rules, u.keeplist_rules, \(dialect.jsonField("a.settings", "block_filter_entry_rules")),
+        \(dialect.jsonField("a.settings", "keep_filter_entry_rules"))
+        """
+    }
+
+    /// The subscription or its account has some (a cheap test; empty ones are left out by `RuleSet.isEmpty`).
+    static let present = "(u.blocklist_rules IS NOT NULL OR u.keeplist_rules IS NOT NULL OR a.settings LIKE '%filter_entry_rules%')"
+
+    static func ruleSet(_ row: Statement, at first: Int32) -> RuleSet {
+        RuleSet(blocklist: row.text(at: first), keeplist: row.text(at: first + 1), blockFilters: row.text(at: first + 2),
+                keepFilters: row.text(at: first + 3))
+    }
+}
+
 extension FeedStore {
     /// The rules of the subscriptions to `feed` that have any (the feed's or their account's).
     private func subscriptionRules(feed: Int64, account: Int64? = nil) throws(StoreError) -> [(account: Int64, rules: RuleSet)] {
         var rules: [(account: Int64, rules: RuleSet)] = []
         try database.statement("""
-            SELECT u.account_id, u.blocklist_rules, u.keeplist_rules,
-                   \(database.dialect.jsonField("a.settings", "block_filter_entry_rules")),
-                   \(database.dialect.jsonField("a.settings", "keep_filter_entry_rules"))
+            SELECT u.account_id, \(RuleColumns.select(database.dialect))
             FROM subscriptions u JOIN accounts a ON a.id = u.account_id
-            WHERE u.feed_id = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR u.account_id = ?2)
-              AND (u.blocklist_rules IS NOT NULL OR u.keeplist_rules IS NOT NULL OR a.settings LIKE '%filter_entry_rules%')
+            WHERE u.feed_id = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR u.account_id = ?2) AND \(RuleColumns.present)
             """).query([.integer(feed), SQLValue(account)]) { row in
-            let set = RuleSet(blocklist: row.text(at: 1), keeplist: row.text(at: 2), blockFilters: row.text(at: 3),
-                              keepFilters: row.text(at: 4))
+            let set = RuleColumns.ruleSet(row, at: 1)
             if !set.isEmpty { rules.append((row.int64(at: 0), set)) }
         }
         return rules
     }
 
-    /// Hides from each follower with rules the arrived entries its rules hide (inside the ingest's
-    /// transaction: an entry is never seen before its rules judged it).
-    func applyRules(feed: Int64, to arrived: [(id: Int64, entry: IncomingEntry)]) throws(StoreError) {
+    /// Hides from each follower with rules the arrived entries its rules hide, in the ingest's
+    /// transaction: an entry is never seen before its rules judged it. With verdicts made before the
+    /// writer (`IncomingFeed.ruleVerdicts`: the daemon's rounds) no regex runs here; without, the
+    /// entries are judged here.
+    func applyRules(_ feed: IncomingFeed, to arrived: [(id: Int64, index: Int)]) throws(StoreError) {
+        if let verdicts = feed.ruleVerdicts {
+            for (account, hidden) in verdicts where !hidden.isEmpty {
+                for (id, index) in arrived where hidden.contains(index) { try hideByRule(id, account: account) }
+            }
+            return
+        }
         guard let entryRules else { return }
-        let followers = try subscriptionRules(feed: feed)
-        guard !followers.isEmpty else { return }
-        for (account, rules) in followers {
-            for (id, entry) in arrived {
-                let ruled = RuledEntry(title: entry.title, url: entry.url, author: entry.author,
-                                       content: entry.content ?? entry.summary, date: entry.published ?? Date())
-                if entryRules.hides(ruled, by: rules) { try hideByRule(id, account: account) }
+        for (account, rules) in try subscriptionRules(feed: feed.feedID) {
+            for (id, index) in arrived where entryRules.hides(RuledEntry(feed.entries[index]), by: rules) {
+                try hideByRule(id, account: account)
             }
         }
+    }
+
+    /// Every feed's followers that have rules (their subscription's, or their account's filters), for a
+    /// round to judge its documents by before they reach the writer.
+    public func rulesByFeed() throws(StoreError) -> [Int64: [FollowerRules]] {
+        var rules: [Int64: [FollowerRules]] = [:]
+        try database.statement("""
+            SELECT u.feed_id, u.account_id, \(RuleColumns.select(database.dialect))
+            FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE \(RuleColumns.present)
+            """).query { row in
+            let set = RuleColumns.ruleSet(row, at: 2)
+            if !set.isEmpty { rules[row.int64(at: 0), default: []].append(FollowerRules(account: row.int64(at: 1), rules: set)) }
+        }
+        return rules
     }
 
     /// Judges again every feed the account follows, by its rules as they are now (its filter rules
@@ -195,14 +241,9 @@ extension StoreReader {
         let only = subscriptions.map { " AND u.id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
         var sets: [(feed: Int64, rules: RuleSet)] = []
         try database.statement("""
-            SELECT u.feed_id, u.blocklist_rules, u.keeplist_rules,
-                   \(database.dialect.jsonField("a.settings", "block_filter_entry_rules")),
-                   \(database.dialect.jsonField("a.settings", "keep_filter_entry_rules"))
+            SELECT u.feed_id, \(RuleColumns.select(database.dialect))
             FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.account_id = ?1\(only) ORDER BY u.feed_id
-            """).query(values) { row in
-            sets.append((row.int64(at: 0), RuleSet(blocklist: row.text(at: 1), keeplist: row.text(at: 2),
-                                                   blockFilters: row.text(at: 3), keepFilters: row.text(at: 4))))
-        }
+            """).query(values) { row in sets.append((row.int64(at: 0), RuleColumns.ruleSet(row, at: 1))) }
         return sets
     }
 

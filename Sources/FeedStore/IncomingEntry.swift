@@ -16,6 +16,9 @@ public struct IncomingFeed: Sendable {
     /// feed, `private-networks = admins`): its new entries are hidden from the regular followers, and
     /// regular accounts may not follow the feed from now on (DESIGN §17).
     public var onlyForAdmins = false
+    /// Which entries each follower's filter rules hide, by index, when the document was judged before
+    /// it reached the writer (the refresh pipeline does, DESIGN §17); nil: the ingest judges them.
+    public var ruleVerdicts: [(account: Int64, hidden: Set<Int>)]?
 
     /// - Parameter isPrivate: the feed is an account's private copy (DESIGN §12): its entries are keyed
     ///   apart, never merged with an entry another feed carries at the same URL.

@@ -15,10 +15,10 @@ import Testing
         let directory: URL
         let service: AggregatorService
 
-        init() throws {
+        init(entryRules: (any EntryRules)? = nil) throws {
             server = try FeedTestServer()
             directory = try temporaryDirectory()
-            let store = try FeedStore(path: directory.appendingPathComponent("service.db").path)
+            let store = try FeedStore(path: directory.appendingPathComponent("service.db").path, entryRules: entryRules)
             let logger = Logger(minimumLevel: .error, component: "test", journald: false) { _ in }
             let pipeline = RefreshPipeline(store: store, fetcher: FeedFetcher(userAgent: "aggregatord-test"), logger: logger)
             let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger)
@@ -55,6 +55,18 @@ import Testing
             try await service.articles(ArticleQuery(), limit: 0, for: try await service.account(named: nil))
         }
         await #expect(throws: AggregatorError.self) { try await service.backup(to: "relative/path.db") }
+    }
+
+    /// A round judges each document by its followers' rules in the feed's fetch task and hands the
+    /// writer the verdicts (DESIGN §17): arriving entries are hidden as the rules say.
+    @Test func aRoundJudgesArrivingEntriesBeforeTheWriter() async throws {
+        let fixture = try Fixture(entryRules: EntryRuleMatcher())
+        let service = fixture.service
+        let added = try await service.addFeed(url: fixture.server.url("/many.xml"), for: owner)
+        _ = try await service.updateFeed(.id(added.feed.id), title: nil, category: nil, blocklist: "^Item 1\\d$", for: owner)
+        _ = try await service.refresh(nil, wait: true, for: owner)
+        let titles = try await service.articles(ArticleQuery(), limit: 1000, for: owner).articles.compactMap(\.title)
+        #expect(titles.count == 240 && !titles.contains("Item 12") && titles.contains("Item 2"), "\(titles.count)")
     }
 
     @Test func aWaitedRefreshStoresReportsAndBroadcasts() async throws {

@@ -52,4 +52,34 @@ import Testing
         try await store.recountCounters()
         #expect(try [reader.accountCounts(bea), reader.accountCounts(1)] == kept, "kept = counted")
     }
+
+    /// Rules that must not run: the writer applies verdicts made before it (DESIGN §17).
+    struct NoRegexInTheWriter: EntryRules {
+        func hides(_ entry: RuledEntry, by rules: RuleSet) -> Bool {
+            Issue.record("a rule judged \(entry.title ?? "") inside the writer")
+            return false
+        }
+    }
+
+    /// A document judged before it reaches the writer (`IncomingFeed.ruleVerdicts`, as the daemon's
+    /// rounds make them): its new entries are hidden as the verdicts say, and no rule runs in the ingest.
+    @Test func verdictsMadeBeforeTheWriterAreApplied() async throws {
+        let fixture = try StoreFixture(entryRules: NoRegexInTheWriter())
+        let store = fixture.store
+        let bea = try #require(try await store.addAccount(name: "Bea", passwordHash: "", isAdmin: false, now: now))
+        let url = "https://a.example/feed"
+        try await store.addFeeds([.init(url: url)], account: 1)
+        try await store.addFeeds([.init(url: url)], account: bea)
+        let beasFeed = try #require(try await store.feedID(url: url, account: bea))
+        _ = try await store.saveRules(subscription: beasFeed, account: bea, blocklist: "Sponsored", keeplist: nil)
+        #expect(try await store.rulesByFeed().values.flatMap { $0 }.map(\.account) == [bea])
+        let feed = try #require(try fixture.reader().database.integer("SELECT id FROM feeds WHERE url = ?1", [.text(url)]))
+        var document = IncomingFeed(feedID: feed, entries: [entry("https://news.example/1", title: "News"),
+                                                            entry("https://news.example/2", title: "Sponsored: soap")])
+        document.ruleVerdicts = [(account: bea, hidden: [1])]
+        try await store.ingest([document], now: now)
+        let reader = try fixture.reader()
+        #expect(try reader.articles(ArticleFilter(account: bea)).articles.map(\.title) == ["News"])
+        #expect(try reader.articles(ArticleFilter(account: 1), sort: .oldest).articles.map(\.title) == ["News", "Sponsored: soap"])
+    }
 }
