@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The claim step of several daemons on one PostgreSQL (DESIGN §14), without fetching: a throwaway
+# The claim step of several daemons on one PostgreSQL (docs/ARCHITECTURE.md), without fetching: a throwaway
 # local cluster (Unix socket, fsync on), a feeds table of 1,000 and one of FEEDS (1,000,000) feeds
 # on 50,000 hosts, all due. Measures the claim transaction alone at both sizes (median of REPEATS),
 # then feeds claimed and completed per second (claim 100, a stand-in fetch that answers 304 at once,

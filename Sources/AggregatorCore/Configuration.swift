@@ -13,7 +13,7 @@ public struct Configuration: Sendable, Equatable {
     /// OPML imported on the first start with an empty database; nil for none.
     public var seedOPMLPath: String?
     public var logLevel: Logger.Level
-    /// Who may make the server fetch loopback and private addresses (DESIGN §12; `AddressPolicy`).
+    /// Who may make the server fetch loopback and private addresses (docs/ARCHITECTURE.md; `AddressPolicy`).
     public var privateNetworks = PrivateNetworkRule.admins
     /// Fetches in flight at once, in all and per host.
     public var maximumConnections = 16
@@ -30,15 +30,15 @@ public struct Configuration: Sendable, Equatable {
     public var httpBasePath = "/"
     /// Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
     public var httpTrustedProxies = TrustedProxies.loopback
-    /// Whether feeds' icons are looked for after rounds (DESIGN §15).
+    /// Whether feeds' icons are looked for after rounds (docs/ARCHITECTURE.md).
     public var feedIcons = true
-    /// This daemon's name among several sharing a PostgreSQL database (DESIGN §14); nil: host name and pid.
+    /// This daemon's name among several sharing a PostgreSQL database (docs/ARCHITECTURE.md); nil: host name and pid.
     public var nodeName: String?
-    /// How long a claimed feed stays this daemon's without a renewal (DESIGN §14).
+    /// How long a claimed feed stays this daemon's without a renewal (docs/ARCHITECTURE.md).
     public var claimLease: TimeInterval = 60
-    /// What a regular account may hold (DESIGN §17).
+    /// What a regular account may hold (docs/SECURITY.md).
     public var quotas = Quotas()
-    /// The proxy every fetch goes through (DESIGN §17); nil: none (environment proxies are ignored).
+    /// The proxy every fetch goes through (docs/SECURITY.md); nil: none (environment proxies are ignored).
     public var proxy: String?
 
     /// Every key a file, the environment or a flag may set, with what it means.

@@ -95,7 +95,7 @@ public struct ControlHandler: Sendable {
             let (title, category, scraper) = (try text("title"), try text("category"), try text("scraper_rules"))
             let (disabled, hidden) = (try flag("disabled"), try flag("hide_globally"))
             let (block, keep) = (try text("blocklist_rules"), try text("keeplist_rules"))
-            // Fetch settings ("" clears one; DESIGN §15): the secrets are never answered back.
+            // Fetch settings ("" clears one; docs/ARCHITECTURE.md): the secrets are never answered back.
             let fetch = FetchSettingsChange(userAgent: try text("user_agent"), cookie: try text("cookie"),
                                             username: try text("username"), password: try text("password"),
                                             ignoresHTTPCache: try flag("ignore_http_cache"),
@@ -198,7 +198,7 @@ public struct ControlHandler: Sendable {
         }
     }
 
-    /// Whom a request acts for: the account its `user` param names, else the first admin (DESIGN §12).
+    /// Whom a request acts for: the account its `user` param names, else the first admin (docs/ARCHITECTURE.md).
     private func actingAccount(_ params: Parameters) async throws -> AccountIdentity {
         try await service.account(named: params.string("user"))
     }
@@ -277,7 +277,7 @@ public struct ControlHandler: Sendable {
         return .object(json)
     }
 
-    /// An account: `user show`'s fields, and `user list`'s (`created`, `last_login`, as DESIGN §12 names them).
+    /// An account: `user show`'s fields, and `user list`'s (`created`, `last_login`, as the README lists them).
     static func json(_ account: AccountSummary) -> JSONValue {
         let created = JSONValue.string(timestamp(account.createdAt))
         let lastLogin = JSONValue.from(account.lastLoginAt.map(timestamp))
@@ -304,7 +304,7 @@ public struct ControlHandler: Sendable {
          "category": .from(feed.category), "status": .string(feed.status.rawValue), "last_error": .from(feed.lastError),
          "error_count": .from(feed.errorCount), "unread": .from(feed.unread), "total": .from(feed.total),
          "checked_at": .from(feed.checkedAt.map(timestamp)), "next_check_at": .from(feed.nextCheckAt.map(timestamp)),
-         // The fetch settings without the secrets (DESIGN §15): a private copy's (§12).
+         // The fetch settings without the secrets (docs/ARCHITECTURE.md): a private copy's (§12).
          "private": .bool(feed.isPrivateCopy), "user_agent": .from(feed.fetchSettings.userAgent),
          "username": .from(feed.fetchSettings.username), "ignore_http_cache": .bool(feed.fetchSettings.ignoresHTTPCache),
          "crawler": .bool(feed.crawler)]

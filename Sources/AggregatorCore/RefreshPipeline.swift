@@ -129,7 +129,7 @@ public final class RefreshPipeline: Sendable {
         var summary = RefreshSummary()
         let (width, perHost) = settings.withLock { ($0.width, $0.perHost) }
         // The followers' filter rules, read once a round: each document is judged by them in its fetch
-        // task, and the store's writer only applies the verdicts (DESIGN §17: no regex in a write
+        // task, and the store's writer only applies the verdicts (docs/SECURITY.md: no regex in a write
         // transaction). A change of rules meanwhile is judged again by its own background pass.
         let rules = (try? await store.rulesByFeed()) ?? [:]
         // The store commits as results come in, never waiting for a batch to fill, while fetching and
@@ -317,7 +317,7 @@ public final class RefreshPipeline: Sendable {
         let (limits, rule) = settings.withLock { ($0.limits, $0.regularAccountsRule) }
         let fetched: Result<FetchResponse, FetchError>
         do {
-            // A private copy's own settings (DESIGN §15); ignoring the HTTP cache sends no validators.
+            // A private copy's own settings (docs/ARCHITECTURE.md); ignoring the HTTP cache sends no validators.
             let ignoresCache = feed.settings?.ignoresHTTPCache == true
             fetched = .success(try await fetcher.fetch(FetchRequest(
                 url: feed.url, etag: ignoresCache ? nil : feed.etag, lastModified: ignoresCache ? nil : feed.lastModified,
@@ -371,7 +371,7 @@ public final class RefreshPipeline: Sendable {
             policy.interval(entryDates: parsed.entries.compactMap { $0.published ?? $0.updated }, hints: hints), random: random)
         var document = EntryMapper.incoming(parsed, feedID: feed.id, isPrivate: feed.settings != nil,
                                             makingSearchDocuments: makesSearchDocuments)
-        // Reached for an admin where regular accounts may not reach (DESIGN §17): theirs to read only.
+        // Reached for an admin where regular accounts may not reach (docs/SECURITY.md): theirs to read only.
         document.onlyForAdmins = response.reachedNonPublicAddress && rule != nil && feed.hasAdminFollower
         document.ruleVerdicts = Self.verdicts(on: document.entries, by: rules, with: store.entryRules)
         return FeedRefresh(

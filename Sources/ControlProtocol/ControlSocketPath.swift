@@ -22,7 +22,7 @@ public enum ControlSocketPath {
 
     /// Why the socket at `path` must not be used, when it lies in the fallback directory and that is
     /// not a directory of the user's own with mode 0700: another local user who made it first could
-    /// listen there and receive the passwords `user set` sends (DESIGN §17, "Local socket").
+    /// listen there and receive the passwords `user set` sends (docs/SECURITY.md, "Local socket").
     public static func unsafeFallback(socket path: String, userID: UInt32 = getuid()) -> String? {
         let directory = fallbackDirectory(userID: userID)
         guard FilePath.directory(of: path) == directory else { return nil }

@@ -28,7 +28,7 @@ public final class FeedFetcher: Sendable {
         return try result.get()
     }
 
-    /// Through the `proxy` an admin set (DESIGN §17): the proxy connects, so the address rule is
+    /// Through the `proxy` an admin set (docs/SECURITY.md): the proxy connects, so the address rule is
     /// applied here, to what the target's name resolves to, before each request (redirects are
     /// followed here for that, one hop a request, a private copy's credentials on its own host only).
     private func fetch(_ request: FetchRequest, through proxy: String) async throws(FetchError) -> FetchResponse {

@@ -29,7 +29,7 @@ public struct FetchRequest: Sendable, Equatable {
     /// policy, and this names the rule in the refusal (a regular account's fetch under
     /// `private-networks = admins`).
     public var refusingPrivateNetworks: String?
-    /// What a feed's own fetch settings send (DESIGN §15); nil: nothing but the defaults.
+    /// What a feed's own fetch settings send (docs/ARCHITECTURE.md); nil: nothing but the defaults.
     public var credentials: FetchCredentials?
 
     public init(url: String, etag: String? = nil, lastModified: String? = nil, limits: FetchLimits = FetchLimits(),
@@ -105,7 +105,7 @@ public struct FetchResponse: Sendable, Equatable {
     /// Seconds from Cache-Control max-age, or from Expires.
     public var freshFor: TimeInterval?
     /// Whether some connection of the fetch (redirects included) was to a non-public address: what it
-    /// brought may be shown only to accounts whose own fetches may reach such addresses (DESIGN §17).
+    /// brought may be shown only to accounts whose own fetches may reach such addresses (docs/SECURITY.md).
     public var reachedNonPublicAddress = false
     /// Through a proxy, a redirect is answered rather than followed: where it points.
     var redirectLocation: String?

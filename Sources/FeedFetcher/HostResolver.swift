@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 
 /// Looks names up as the fetcher's connections will (getaddrinfo), for checks made before any
-/// request: whether an account may subscribe to a URL (DESIGN §17, "Subscribing").
+/// request: whether an account may subscribe to a URL (docs/SECURITY.md, "One gate for subscriptions").
 public enum HostResolver {
     /// The numeric addresses `host` stands for: itself when it is an address (`[::1]` too), else what
     /// DNS answers; nil when the name does not resolve within `timeout` (the lookup itself, which

@@ -1,4 +1,4 @@
-/// The SQL that limits a query to one account's view of the shared entries (DESIGN §12): the
+/// The SQL that limits a query to one account's view of the shared entries (docs/ARCHITECTURE.md): the
 /// entries its subscribed feeds carry, plus those it starred; its marks; its subscription and
 /// category for each entry. `account` is the placeholder (`?N`) its id is bound to; `state` the alias
 /// of the entry's `entry_state` row. Fixed text only: every value is bound by the caller.
@@ -22,7 +22,7 @@ enum AccountScope {
         """
     }
 
-    /// The entry is not hidden from the account (a backlog it did not subscribe to: DESIGN §12). The
+    /// The entry is not hidden from the account (a backlog it did not subscribe to: docs/ARCHITECTURE.md). The
     /// hidden marks have a partial index of their own: for most accounts it is empty, and the check is
     /// one probe of an empty tree.
     static func notHidden(account: String, state st: String = "st") -> String {

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// What several daemons sharing one PostgreSQL database agree on through it (DESIGN §14): which
+/// What several daemons sharing one PostgreSQL database agree on through it (docs/ARCHITECTURE.md): which
 /// daemon fetches which feed (claims), who is alive (the `nodes` heartbeats), and the wake-ups and
 /// events they send each other. It has a connection of its own: a claim is committed at once,
 /// never held in the writer's group commit, and never waits behind one.

@@ -2,7 +2,7 @@
 /// accounts read them instead of counting rows (which took a second at 1M entries): each feed's live
 /// entries, the server's, and per subscription how many of its feed's live entries the account read.
 /// A subscription's unread count is then its feed's count minus its read count: an arriving entry
-/// writes its feed's counter once, however many accounts follow the feed (DESIGN §12).
+/// writes its feed's counter once, however many accounts follow the feed (docs/ARCHITECTURE.md).
 ///
 /// A transaction collects its changes here and applies them once before it commits.
 struct CounterChanges {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `aggregatord copy-database`: a whole database copied into an empty one, SQLite or PostgreSQL
-/// either way (DESIGN §13), with its ids and id sequences (apps cache ids). The source is read in
+/// either way (docs/ARCHITECTURE.md), with its ids and id sequences (apps cache ids). The source is read in
 /// one snapshot, the target written in one transaction: a copy is whole or not made.
 public enum DatabaseCopy {
     /// The tables, parents before children (foreign keys hold at every row).
@@ -24,7 +24,7 @@ public enum DatabaseCopy {
     public struct Counts: Sendable {
         public var rows: [String: Int] = [:]
 
-        /// The counts DESIGN §13 names, as a line to print.
+        /// The counts, as a line to print.
         public var summary: String {
             [("accounts", "accounts"), ("feeds", "feeds"), ("subscriptions", "subscriptions"), ("entries", "entries"),
              ("entry_marks", "marks"), ("api_tokens", "tokens")]

@@ -43,7 +43,7 @@ extension FeedStore {
         }
     }
 
-    /// Creates an account with its first category, "All" (as Miniflux gives every new user, DESIGN §12).
+    /// Creates an account with its first category, "All" (as Miniflux gives every new user, docs/ARCHITECTURE.md).
     /// - Returns: its id, or nil when another account has the name (whatever its case).
     public func addAccount(name: String, passwordHash: String, isAdmin: Bool, now: Date = Date()) throws(StoreError) -> Int64? {
         try database.transaction { () throws(StoreError) -> Int64? in

@@ -1,6 +1,6 @@
 extension FeedStore {
     /// A new subscription to a feed already stored shows, unread, the entries of the feed's latest
-    /// document, as subscribing alone would have (DESIGN §12); the older backlog others accumulated is
+    /// document, as subscribing alone would have (docs/ARCHITECTURE.md); the older backlog others accumulated is
     /// hidden from the account. An entry it sees through another of its feeds, or marked (starred),
     /// stays; one this document carries that it had hidden comes back. Then the subscription's read
     /// and hidden counts are counted once, here: entries it read through another feed count as read.
@@ -44,7 +44,7 @@ extension FeedStore {
             """).run(values)
     }
 
-    /// Hides from `account` the feed's entries other accounts imported (DESIGN §17: imported entries
+    /// Hides from `account` the feed's entries other accounts imported (docs/SECURITY.md: imported entries
     /// are the importer's alone; `entries.imported_by`).
     private func hideOthersImports(feed: Int64, account: Int64, now: Int64) throws(StoreError) {
         try database.prepare("""

@@ -1,6 +1,6 @@
 import Foundation
 
-/// An entry whose page the crawler is to extract (DESIGN §15), and for whom.
+/// An entry whose page the crawler is to extract (docs/ARCHITECTURE.md), and for whom.
 public struct CrawlCandidate: Sendable, Equatable {
     public var entryID: Int64
     public var pageURL: String
@@ -10,14 +10,14 @@ public struct CrawlCandidate: Sendable, Equatable {
     /// The page is kept already (another account asked for it): only shown to `accounts`, not fetched.
     public var isKept: Bool
     /// The page kept came from a non-public address: only admins may be shown it under
-    /// `private-networks = admins` (DESIGN §17).
+    /// `private-networks = admins` (docs/SECURITY.md).
     public var isKeptNonPublic = false
     /// The admins among `accounts`.
     public var admins: [Int64] = []
     /// A private copy's fetch settings, sent with the page's request when it is on the feed's host.
     public var settings: FeedFetchSettings?
     /// Whether every account in `accounts` is an admin: only then may the page be on a private address
-    /// under `private-networks = admins` (it is fetched for them; DESIGN §12).
+    /// under `private-networks = admins` (it is fetched for them; docs/ARCHITECTURE.md).
     public var isForAdminsOnly: Bool
 }
 

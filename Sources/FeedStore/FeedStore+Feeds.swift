@@ -43,7 +43,7 @@ public struct FeedSummary: Sendable, Equatable {
     /// The account's filter rules for the feed (Miniflux's `blocklist_rules`, `keeplist_rules`), if any.
     public var blocklistRules: String?
     public var keeplistRules: String?
-    /// Whether the feed is the account's own copy, fetched with its own settings (DESIGN §12).
+    /// Whether the feed is the account's own copy, fetched with its own settings (docs/ARCHITECTURE.md).
     public var isPrivateCopy = false
     /// Its fetch settings; the secrets (`cookie`, `password`) are never read back: "" when set.
     public var fetchSettings = FeedFetchSettings()
@@ -94,7 +94,7 @@ public struct EntryCounts: Sendable, Equatable {
 
 extension StoreReader {
     /// Feeds per status and stored entries, and `account`'s unread entries: the server's feeds and
-    /// entries when `serverWide` (an admin's view), else the account's own (DESIGN §17, "Counts").
+    /// entries when `serverWide` (an admin's view), else the account's own (docs/SECURITY.md, "Counts").
     public func totals(account: Int64, serverWide: Bool = true) throws(StoreError) -> StoreTotals {
         var totals = StoreTotals(feedsByStatus: [:], entries: 0, unread: 0)
         let own = try accountCounts(account)
@@ -120,7 +120,7 @@ extension StoreReader {
 
     /// The account's subscriptions (optionally one category's, only failing ones, or those with `ids`)
     /// with their unread and total counts. A subscription's id is the feed's id for the account. An
-    /// icon fetched from a non-public address is left out unless `nonPublicIcons` (DESIGN §17).
+    /// icon fetched from a non-public address is left out unless `nonPublicIcons` (docs/SECURITY.md).
     public func feeds(account: Int64, category: String? = nil, failingOnly: Bool = false,
                       ids: [Int64]? = nil, nonPublicIcons: Bool = false) throws(StoreError) -> [FeedSummary] {
         var values: [SQLValue] = [.integer(account), SQLValue(nonPublicIcons)]
@@ -408,7 +408,7 @@ extension FeedStore {
     }
 
     /// Whether a new URL for the feed `feedID` moves its follower to the shared feed at that URL
-    /// rather than changing this one: always for a shared feed (DESIGN §17): what was fetched at the
+    /// rather than changing this one: always for a shared feed (docs/SECURITY.md): what was fetched at the
     /// old URL (entries, icon, latest document) stays with it, and the next account to follow the new
     /// URL must not be shown it. A private copy is its owner's alone and changes in place.
     private func movesToAnotherFeed(_ feedID: Int64, url: String) throws(StoreError) -> Bool {
@@ -423,7 +423,7 @@ extension FeedStore {
 
     /// The shared feed at `url`, made (due at once) when there is none. Nothing of another feed is
     /// copied to it: a title or site URL fetched elsewhere (a private copy's, or another URL's) would be
-    /// shown to the next account that follows `url` (DESIGN §17).
+    /// shown to the next account that follows `url` (docs/SECURITY.md).
     func sharedFeed(url: String, now: Int64) throws(StoreError) -> Int64 {
         try database.statement("""
             INSERT INTO feeds(url, added_at) VALUES (?1, ?2) ON CONFLICT(url) WHERE owner_account_id IS NULL DO NOTHING

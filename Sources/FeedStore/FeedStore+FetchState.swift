@@ -12,11 +12,11 @@ public struct FeedFetchState: Sendable, Equatable {
     public var intervalSeconds: Int?
     /// Whether an admin follows it (`private-networks = admins`: else it may not reach private addresses).
     public var hasAdminFollower = true
-    /// A private copy's own fetch settings (DESIGN §12); nil for a shared feed, fetched with the defaults.
+    /// A private copy's own fetch settings (docs/ARCHITECTURE.md); nil for a shared feed, fetched with the defaults.
     public var settings: FeedFetchSettings?
 }
 
-/// A feed's own fetch settings (DESIGN §15), Miniflux's `user_agent`, `cookie`, `username`,
+/// A feed's own fetch settings (docs/ARCHITECTURE.md), Miniflux's `user_agent`, `cookie`, `username`,
 /// `password`, `ignore_http_cache` and `allow_self_signed_certificates`. Any value but the defaults
 /// makes the feed its account's private copy.
 public struct FeedFetchSettings: Sendable, Equatable {
@@ -148,7 +148,7 @@ extension FeedStore {
                 // A permanent redirect moves the subscription, unless another feed (shared, or the same
                 // account's private copies) already has that URL. Written for both backends: SQLite's
                 // `UPDATE OR IGNORE` failed the whole group commit on PostgreSQL.
-                // What the feed showed came from the old URL (DESIGN §17): its title, site and image are
+                // What the feed showed came from the old URL (docs/SECURITY.md): its title, site and image are
                 // the new document's from now on, and its icon is looked for again there.
                 try database.statement("""
                     UPDATE feeds SET url = ?2, title = coalesce(?3, title), site_url = ?4, image_url = ?5, icon_id = NULL,

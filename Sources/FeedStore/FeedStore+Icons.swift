@@ -65,7 +65,7 @@ extension FeedStore {
 
 extension StoreReader {
     /// The icon with this id, if one of the account's feeds shows it (another account's is not found).
-    /// An icon fetched from a non-public address only with `nonPublic` (DESIGN §17), here and below.
+    /// An icon fetched from a non-public address only with `nonPublic` (docs/SECURITY.md), here and below.
     public func icon(id: Int64, account: Int64, nonPublic: Bool) throws(StoreError) -> FeedIcon? {
         try icon(where: """
             id = ?1 AND EXISTS (SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id

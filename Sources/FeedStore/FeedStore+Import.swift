@@ -11,7 +11,7 @@ extension FeedStore {
     /// Adds an entry an app hands over to the account's subscription `subscription` (Miniflux's entry
     /// import), with the account's read and starred marks, in one transaction.
     ///
-    /// The import is the importing account's alone (DESIGN §12): it is keyed apart, by account and
+    /// The import is the importing account's alone (docs/ARCHITECTURE.md): it is keyed apart, by account and
     /// feed (then by its URL, else `guid`, as a fetched entry is), so it never merges with an entry a
     /// feed brings, nor another account's import: nothing an import says reaches anyone else, and
     /// nothing stored for others is shown through it. Importing it again into the same feed answers

@@ -34,7 +34,7 @@ extension FeedStore {
         let countSource = try database.statement(
             "UPDATE entry_state SET sources = sources + 1, feed_id = coalesce(feed_id, ?2) WHERE entry_id = ?1")
         var counts = IngestCounts()
-        // The live entries of this document, for whoever subscribes next (DESIGN §12: the latest document).
+        // The live entries of this document, for whoever subscribes next (docs/ARCHITECTURE.md: the latest document).
         var documentEntries: [Int64] = []
         // Entries new to this feed (and their index in the document), for its followers' filter rules.
         var arrived: [(id: Int64, index: Int)] = []
@@ -211,7 +211,7 @@ extension FeedStore {
         var versionFingerprint: Int64?
     }
 
-    /// Keeps the text `feed` delivers for a known entry (DESIGN §17, "Text versions"): the primary feed's
+    /// Keeps the text `feed` delivers for a known entry (docs/SECURITY.md, "Text versions"): the primary feed's
     /// in the entry's row (the other sources first keep the text they had, as versions), another
     /// feed's as its own version while it differs from the row. A feed never changes the text read
     /// through another. - Returns: whether the feed's text changed.

@@ -25,7 +25,7 @@ extension FeedStore {
 }
 
 /// An article kept from an entry's page, and whether its fetch reached a non-public address: then
-/// it is shown only to accounts whose own fetches may reach one (DESIGN §17, "Pages and icons").
+/// it is shown only to accounts whose own fetches may reach one (docs/SECURITY.md, "Pages and icons").
 public struct KeptPage: Sendable, Equatable {
     public var content: String
     public var nonPublic: Bool

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Private copies of feeds (DESIGN §12): a feed with fetch settings of its own (a cookie, credentials,
+/// Private copies of feeds (docs/ARCHITECTURE.md): a feed with fetch settings of its own (a cookie, credentials,
 /// another user agent, …) is its account's alone, fetched with them, and its entries are keyed apart
 /// (`IncomingFeed(isPrivate:)`), so what a cookie fetched is never shown to anyone else. The
 /// account's subscription keeps its id when its feed is split into a private copy or joins the

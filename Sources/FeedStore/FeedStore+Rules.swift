@@ -27,7 +27,7 @@ public struct FollowerRules: Sendable {
     public var rules: RuleSet
 }
 
-/// One account's rules for one feed (DESIGN §15): the feed's `blocklist`/`keeplist` (a pattern each)
+/// One account's rules for one feed (docs/ARCHITECTURE.md): the feed's `blocklist`/`keeplist` (a pattern each)
 /// and the account's own `blockFilters`/`keepFilters` (Miniflux's `Field=pattern` lines).
 public struct RuleSet: Sendable, Equatable {
     public var blocklist: String?
@@ -219,7 +219,7 @@ extension FeedStore {
     }
 }
 
-// MARK: - Judging again, outside the writer (DESIGN §17, "Rules")
+// MARK: - Judging again, outside the writer (docs/SECURITY.md, "Filter rules")
 
 /// One chunk of a feed's entries judged by an account's rules, outside any transaction.
 public struct RuleVerdicts: Sendable {

@@ -63,7 +63,7 @@ public actor FeedStore {
         public var title: String?
         public var siteURL: String?
         public var category: String?
-        /// Anything but the defaults makes the feed the account's private copy (DESIGN §12).
+        /// Anything but the defaults makes the feed the account's private copy (docs/ARCHITECTURE.md).
         public var fetchSettings = FeedFetchSettings()
 
         public init(url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil,
@@ -94,7 +94,7 @@ public actor FeedStore {
     /// once it follows `maximumSubscriptions` feeds the rest are left out (counted in the same
     /// transaction, so two imports at once cannot pass it). A feed another account follows is shared:
     /// it is fetched once for all, its entries stored once. A feed with fetch settings of its own is
-    /// the account's private copy (DESIGN §12).
+    /// the account's private copy (docs/ARCHITECTURE.md).
     public func subscribe(_ feeds: [NewFeed], account: Int64, maximumSubscriptions: Int?,
                           now: Date = Date()) throws(StoreError) -> Subscribed {
         let insertFeed = try database.prepare("""

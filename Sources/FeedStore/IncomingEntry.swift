@@ -14,13 +14,13 @@ public struct IncomingFeed: Sendable {
     let searchDocuments: [String]?
     /// The document came from a non-public address that only admins may reach (an admin follows the
     /// feed, `private-networks = admins`): its new entries are hidden from the regular followers, and
-    /// regular accounts may not follow the feed from now on (DESIGN §17).
+    /// regular accounts may not follow the feed from now on (docs/SECURITY.md).
     public var onlyForAdmins = false
     /// Which entries each follower's filter rules hide, by index, when the document was judged before
-    /// it reached the writer (the refresh pipeline does, DESIGN §17); nil: the ingest judges them.
+    /// it reached the writer (the refresh pipeline does, docs/SECURITY.md); nil: the ingest judges them.
     public var ruleVerdicts: [(account: Int64, hidden: Set<Int>)]?
 
-    /// - Parameter isPrivate: the feed is an account's private copy (DESIGN §12): its entries are keyed
+    /// - Parameter isPrivate: the feed is an account's private copy (docs/ARCHITECTURE.md): its entries are keyed
     ///   apart, never merged with an entry another feed carries at the same URL.
     /// - Parameter makingSearchDocuments: the store is on PostgreSQL (`FeedStore.isPostgres`).
     public init(feedID: Int64, entries: [IncomingEntry], isPrivate: Bool = false, makingSearchDocuments: Bool = false) {

@@ -225,7 +225,7 @@ enum Migrations {
         UPDATE feeds SET newest_entry_at = (
             SELECT max(e.first_seen_at) FROM entry_sources s JOIN entries e ON e.id = s.entry_id WHERE s.feed_id = feeds.id);
         """),
-        // 14: many accounts (DESIGN §12). The owner becomes account 1, an admin; a database without
+        // 14: many accounts (docs/ARCHITECTURE.md). The owner becomes account 1, an admin; a database without
         // one gets account 1 named "admin" with no password (it cannot log in until `user set` gives
         // it one), so that everything always belongs to an account. Tokens and sessions belong to
         // one. AUTOINCREMENT: an account's, token's or session's id is never given out again.
@@ -273,7 +273,7 @@ enum Migrations {
         ALTER TABLE web_sessions_v14 RENAME TO web_sessions;
         CREATE INDEX web_sessions_by_account ON web_sessions(account_id);
         """, rebuildsTables: true),
-        // 15: feed icons (DESIGN §15), kept once per distinct image (by SHA-256) however many feeds show
+        // 15: feed icons (docs/ARCHITECTURE.md), kept once per distinct image (by SHA-256) however many feeds show
         // it; each feed's icon, when it was last looked for, and the image its document names.
         Step(sql: """
         CREATE TABLE icons (
@@ -346,7 +346,7 @@ enum Migrations {
             PRIMARY KEY (account_id, entry_id)
         ) WITHOUT ROWID;
         """),
-        // 20: each account's own view of the shared feeds (DESIGN §12). A feed is one fetch identity;
+        // 20: each account's own view of the shared feeds (docs/ARCHITECTURE.md). A feed is one fetch identity;
         // a subscription holds what is an account's (its title, category, `disabled`) and how many of
         // the feed's live entries it has read, so its unread count is the feed's total minus that, with
         // no write per follower when an entry arrives. Categories belong to an account; read and
@@ -444,7 +444,7 @@ enum Migrations {
         CREATE INDEX entry_state_crossposted ON entry_state(entry_id) WHERE sources > 1 AND removed = 0;
         ALTER TABLE store_totals DROP COLUMN unread;
         """, rebuildsTables: true),
-        // 21: full article content (DESIGN §15). The article extracted from an entry's page is the
+        // 21: full article content (docs/ARCHITECTURE.md). The article extracted from an entry's page is the
         // page's text, whoever asked: kept once per entry. It is shown instead of the feed's content
         // only to the accounts that asked for that (`update_content=true`, the web page's button).
         Step(sql: """
@@ -460,7 +460,7 @@ enum Migrations {
         ) WITHOUT ROWID;
         CREATE INDEX page_readers_by_entry ON page_readers(entry_id);
         """),
-        // 22: entries hidden from one account (DESIGN §12): the backlog of a stored feed older than its
+        // 22: entries hidden from one account (docs/ARCHITECTURE.md): the backlog of a stored feed older than its
         // latest document, when the account subscribes (what it would have got subscribing alone). A
         // hidden mark is neither read nor unread; `hidden_count` keeps it out of the subscription's
         // counts as `read_count` does for reads. `latest_entries` (a JSON array of entry ids) is the
@@ -488,18 +488,18 @@ enum Migrations {
         Step(sql: """
         ALTER TABLE subscriptions ADD COLUMN hide_globally INTEGER NOT NULL DEFAULT 0;
         """),
-        // 26: an account's selector of a feed's article content (Miniflux's `scraper_rules`, DESIGN §15).
+        // 26: an account's selector of a feed's article content (Miniflux's `scraper_rules`, docs/ARCHITECTURE.md).
         Step(sql: """
         ALTER TABLE subscriptions ADD COLUMN scraper_rules TEXT;
         """),
         // 27: an account's filter rules for a feed (Miniflux's `blocklist_rules`, `keeplist_rules`,
-        // DESIGN §15); what they hide is a hidden mark `by_rule`, which a change of the rules takes back.
+        // docs/ARCHITECTURE.md); what they hide is a hidden mark `by_rule`, which a change of the rules takes back.
         Step(sql: """
         ALTER TABLE subscriptions ADD COLUMN blocklist_rules TEXT;
         ALTER TABLE subscriptions ADD COLUMN keeplist_rules TEXT;
         ALTER TABLE entry_marks ADD COLUMN by_rule INTEGER NOT NULL DEFAULT 0;
         """),
-        // 28: several daemons on one database (DESIGN §14). `claimed_by` names the daemon fetching a
+        // 28: several daemons on one database (docs/ARCHITECTURE.md). `claimed_by` names the daemon fetching a
         // feed now (its lease is the feed's `next_check_at`); `nodes` holds each daemon's heartbeat,
         // and the host it waits for when every due feed's host is another daemon's (`ClusterStore`);
         // `login_failures` is the password-guessing throttle every daemon consults (`LoginThrottle`).
@@ -531,7 +531,7 @@ enum Migrations {
             waiting_since      bigint);
         CREATE TABLE login_failures (address text PRIMARY KEY, failures bigint NOT NULL, last_at bigint NOT NULL);
         """),
-        // 29: private copies of feeds (DESIGN §12, §15). A feed with fetch settings of its own (a user
+        // 29: private copies of feeds (docs/ARCHITECTURE.md, §15). A feed with fetch settings of its own (a user
         // agent, a cookie, HTTP Basic credentials, ignoring the HTTP cache, accepting a self-signed
         // certificate) belongs to one account (`owner_account_id`, the account's subscription the only
         // one), its entries keyed apart from everyone else's: URLs are unique among shared feeds, and
@@ -612,7 +612,7 @@ enum Migrations {
               AND NOT EXISTS (SELECT 1 FROM entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
                               WHERE s.entry_id = m.entry_id AND u.account_id = accounts.id));
         """),
-        // 31: the crawler (DESIGN §15): since when the account has every new entry of the feed
+        // 31: the crawler (docs/ARCHITECTURE.md): since when the account has every new entry of the feed
         // extracted from its page (NULL: not; else when the subscription began, so that a backlog
         // others had is left alone).
         Step(sql: """
@@ -642,7 +642,7 @@ enum Migrations {
         ALTER TABLE feeds DROP COLUMN latest_entries;
         ALTER TABLE feeds ADD COLUMN check_count bigint NOT NULL DEFAULT 0;
         """),
-        // 33: whether a kept page or a feed's icon came from a non-public address (DESIGN §17): then
+        // 33: whether a kept page or a feed's icon came from a non-public address (docs/SECURITY.md): then
         // only accounts whose own fetches may reach one are shown it. What was kept before is taken as
         // public (nothing recorded where it came from).
         Step(sql: """
@@ -652,7 +652,7 @@ enum Migrations {
         ALTER TABLE entry_pages ADD COLUMN non_public bigint NOT NULL DEFAULT 0;
         ALTER TABLE feeds ADD COLUMN icon_non_public bigint NOT NULL DEFAULT 0;
         """),
-        // 34: text versions (DESIGN §17): an entry's row holds the text of its primary feed (the one
+        // 34: text versions (docs/SECURITY.md): an entry's row holds the text of its primary feed (the one
         // that stored it first); another feed that delivers the same URL with other text has its own
         // version here, read by that feed's followers. Kept only while the texts differ.
         Step(sql: """

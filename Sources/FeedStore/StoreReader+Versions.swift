@@ -1,7 +1,7 @@
 import Foundation
 
 extension StoreReader {
-    /// Puts each article in the text its account reads (DESIGN §17, "Text versions"): an entry's row
+    /// Puts each article in the text its account reads (docs/SECURITY.md, "Text versions"): an entry's row
     /// holds its primary feed's text, and another feed that delivered other text has a version of its
     /// own (`FeedStore.keepText`). In a feed's own list (`subscription`) that feed's text is read;
     /// elsewhere the text of the account's oldest subscription that carries the entry. Most pages hold

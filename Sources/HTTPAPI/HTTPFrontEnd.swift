@@ -56,7 +56,7 @@ public struct HTTPFrontEnd: Sendable {
         return response
     }
 
-    /// The import routes' body limit, `max-import-bytes` (DESIGN §17, "Quotas"): an OPML file over it is
+    /// The import routes' body limit, `max-import-bytes` (docs/SECURITY.md, "Quotas"): an OPML file over it is
     /// answered 413 naming the key before it is read. Nil for every other route (`HTTPLimits.bodyBytes`).
     public func bodyLimit(method: String, path: String) -> (bytes: Int, refusal: HTTPResponse)? {
         var path = path
@@ -78,7 +78,7 @@ public struct HTTPFrontEnd: Sendable {
         switch request.path {
         case "/healthcheck":
             guard request.method == "GET" || request.method == "HEAD" else { return ("/healthcheck", notAllowed(request)) }
-            // Among daemons sharing PostgreSQL: unhealthy while the database does not answer (DESIGN §14).
+            // Among daemons sharing PostgreSQL: unhealthy while the database does not answer (docs/ARCHITECTURE.md).
             if let cluster = service.cluster, let reason = await cluster.checkDatabase() {
                 return ("/healthcheck", .text("database unreachable: \(reason)", status: 503))
             }
@@ -86,7 +86,7 @@ public struct HTTPFrontEnd: Sendable {
         case "/metrics":
             guard request.method == "GET" || request.method == "HEAD" else { return ("/metrics", notAllowed(request)) }
             // This machine's monitors read it freely; others need an admin's API token (X-Auth-Token or
-            // a bearer): the figures are the server's (DESIGN §17, "Counts").
+            // a bearer): the figures are the server's (docs/SECURITY.md, "Counts").
             if !Metrics.isLoopback(request.clientAddress) {
                 guard let token = Self.token(in: request) else {
                     return ("/metrics", Self.error("metrics are served to this machine, or with an admin's API token "

@@ -36,7 +36,7 @@ enum Login {
     }
 
     /// A 401 without `WWW-Authenticate: Basic`: a browser would ask for a name and password, then keep
-    /// sending them with every request, also with those another site's page makes (DESIGN §17).
+    /// sending them with every request, also with those another site's page makes (docs/SECURITY.md).
     static func unauthorized(_ message: String) -> HTTPResponse {
         HTTPFrontEnd.error(message, status: 401)
     }

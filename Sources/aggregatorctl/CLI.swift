@@ -94,7 +94,8 @@ struct CLI {
                 params["settings"] = .object(settings)
                 daemonCommand.params = .object(params)
             }
-            // Whom the command acts for (DESIGN §12); the daemon ignores it where the server as a whole is meant.
+            // Whom the command acts for (docs/ARCHITECTURE.md, "The service"); the daemon ignores it where
+            // the server as a whole is meant.
             if let user, case .object(var params) = daemonCommand.params {
                 params["user"] = .string(user)
                 daemonCommand.params = .object(params)

@@ -7,7 +7,7 @@ enum DaemonOptions: Equatable {
     case help
     case version
     case run(configFile: String?, once: Bool, settings: [String: String])
-    /// `aggregatord copy-database SOURCE TARGET` (DESIGN §13).
+    /// `aggregatord copy-database SOURCE TARGET` (docs/ARCHITECTURE.md).
     case copyDatabase(source: String, target: String)
 
     /// Parses the arguments after the program name.

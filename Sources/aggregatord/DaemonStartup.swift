@@ -145,7 +145,7 @@ enum DaemonStartup {
         return summary.failed == 0
     }
 
-    /// This daemon as one of several on a PostgreSQL database (DESIGN §14); nil on SQLite.
+    /// This daemon as one of several on a PostgreSQL database (docs/ARCHITECTURE.md); nil on SQLite.
     private static func openCluster(_ configuration: Configuration, logger: Logger) throws -> ClusterNode? {
         guard FeedStore.isPostgres(configuration.databasePath) else { return nil }
         let name = configuration.nodeName ?? ClusterNode.defaultName
@@ -183,7 +183,8 @@ enum DaemonStartup {
     }
 
     /// The store, and this process's claim on its file (held as long as the store is used). A
-    /// PostgreSQL database has no file to claim (DESIGN §14 lets several daemons share one).
+    /// PostgreSQL database has no file to claim (several daemons may share one: docs/ARCHITECTURE.md,
+    /// "Several daemons").
     private static func openStore(configuration: Configuration, logger: Logger) throws -> (FeedStore, DatabaseClaim?) {
         if FeedStore.isPostgres(configuration.databasePath) {
             return (try FeedStore(path: configuration.databasePath, entryRules: EntryRuleMatcher(logger: logger)), nil)

@@ -58,7 +58,7 @@ import Testing
     }
 
     /// A round judges each document by its followers' rules in the feed's fetch task and hands the
-    /// writer the verdicts (DESIGN §17): arriving entries are hidden as the rules say.
+    /// writer the verdicts (docs/SECURITY.md): arriving entries are hidden as the rules say.
     @Test func aRoundJudgesArrivingEntriesBeforeTheWriter() async throws {
         let fixture = try Fixture(entryRules: EntryRuleMatcher())
         let service = fixture.service

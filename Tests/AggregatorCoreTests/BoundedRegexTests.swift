@@ -108,7 +108,7 @@ extension EntryRuleMatcherTests {
         for _ in 0..<3 { #expect(!matcher.hides(huge, by: RuleSet(blocklist: "(a+)+$", blockFilters: "EntryTitle=(a|aa)*b"))) }
         #expect(ContinuousClock.now - start < .seconds(3))
         let logged = lines.withLock { $0 }
-        // The block filter spends the judgment's whole budget (DESIGN §17): the blocklist is not tried.
+        // The block filter spends the judgment's whole budget (docs/SECURITY.md): the blocklist is not tried.
         #expect(logged.count == 1 && logged.allSatisfy { $0.contains("gave up") && $0.contains("(a|aa)*b") },
                 "the pattern that gave up, once: \(logged)")
     }
@@ -116,7 +116,7 @@ extension EntryRuleMatcherTests {
 }
 
 @Suite struct RegexBudgetTests {
-    /// A class test costs its size (DESIGN §17): 600 ranges tried at every position of a long text
+    /// A class test costs its size (docs/SECURITY.md): 600 ranges tried at every position of a long text
     /// are 600 steps each, not one, so the budget runs out.
     @Test func aLargeClassCountsByItsSize() throws {
         // The class [一-丁…]: 600 ranges of two CJK scalars each.

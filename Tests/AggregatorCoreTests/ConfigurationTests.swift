@@ -69,7 +69,7 @@ import Testing
         }
     }
 
-    /// `private-networks` (DESIGN §12): admins by default; the older `deny-private-networks = true` is `none`
+    /// `private-networks` (docs/ARCHITECTURE.md): admins by default; the older `deny-private-networks = true` is `none`
     /// where the newer key is set nowhere, and its `false` leaves the rule as it is.
     @Test func privateNetworksIsARuleTheOlderKeyStillSets() throws {
         #expect(try Configuration.resolve(flags: [:], environment: environment).privateNetworks == .admins)

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// The fallback socket directory in /tmp must be the user's own with mode 0700 (DESIGN §17): a
+/// The fallback socket directory in /tmp must be the user's own with mode 0700 (docs/SECURITY.md): a
 /// directory another local user made first could hold their listening socket. A user id no account
 /// has is used so that the real `/tmp/aggregator-$UID` is never touched.
 @Suite(.serialized) struct ControlSocketPathTests {

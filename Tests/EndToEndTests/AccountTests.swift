@@ -137,7 +137,7 @@ import Testing
         defer { daemon.stop() }
         let none = try daemon.curl("/v1/me")
         #expect(none.status == 401 && none.body.contains("aggregatorctl user set NAME"))
-        #expect(none.headers["www-authenticate"] == nil, "no browser prompt (DESIGN §17)")
+        #expect(none.headers["www-authenticate"] == nil, "no browser prompt (docs/SECURITY.md)")
         #expect(none.headers["content-type"] == "application/json")
 
         let token = try daemon.createAccount(name: "alice", password: password)

@@ -3,7 +3,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// The address rule (DESIGN §12, `private-networks`) through the CLI and the Miniflux API.
+/// The address rule (docs/ARCHITECTURE.md, `private-networks`) through the CLI and the Miniflux API.
 @Suite(.timeLimit(.minutes(2))) struct AddressRuleTests {
     /// With `private-networks = none` a feed on this machine is refused when it is added: the CLI exits 1
     /// and the API answers 400, both naming the rule; nothing is subscribed and no connection is made
@@ -76,7 +76,7 @@ import Testing
     }
 
     /// A proxy named by the environment (`http_proxy`, `https_proxy`, `ALL_PROXY`) is not used: the
-    /// address check would see the proxy instead of the feed's host (DESIGN §17). The feed is fetched
+    /// address check would see the proxy instead of the feed's host (docs/SECURITY.md). The feed is fetched
     /// directly and the "proxy" gets no connection.
     @Test func proxyVariablesAreIgnored() async throws {
         let server = try FeedTestServer()
@@ -98,7 +98,7 @@ import Testing
 
     /// With `proxy = URL` every fetch goes through the admin's proxy, and the address rule still holds:
     /// the daemon resolves each target and checks it before the request, and follows redirects itself
-    /// to check each hop (DESIGN §17). A feed only a regular account follows, on this machine, never
+    /// to check each hop (docs/SECURITY.md). A feed only a regular account follows, on this machine, never
     /// reaches the proxy.
     @Test func throughTheProxyTheAddressRuleStillHolds() async throws {
         let server = try FeedTestServer()

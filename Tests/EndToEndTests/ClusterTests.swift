@@ -3,7 +3,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// Several daemons on one PostgreSQL database (DESIGN §14), as real processes over the test feed
+/// Several daemons on one PostgreSQL database (docs/ARCHITECTURE.md), as real processes over the test feed
 /// server: they split a round so that each feed is fetched once, the per-host bound holds across
 /// them, a killed daemon's feeds are fetched by the others once its lease runs out, what one stores
 /// is printed by `watch` on another, and they live through their database going away.

@@ -346,7 +346,7 @@ import Testing
 
     /// Without a socket path of their own, the daemon and the CLI fall back to `/tmp/aggregator-$UID`;
     /// when that directory is not the user's own with mode 0700 (another local user may have made it
-    /// first, to receive what `user set` sends), both refuse it and say why (DESIGN §17). Skipped when
+    /// first, to receive what `user set` sends), both refuse it and say why (docs/SECURITY.md). Skipped when
     /// the directory is already there (a developer's own daemon may use it).
     @Test func anUnsafeFallbackDirectoryIsRefused() async throws {
         let directory = ControlSocketPath.fallbackDirectory()

@@ -50,7 +50,7 @@ import Testing
 }
 
 /// Miniflux's `POST /v1/feeds/{id}/entries/import`: an entry an app hands over for one of its feeds is
-/// the importing account's (DESIGN §12), even in a feed others follow.
+/// the importing account's (docs/ARCHITECTURE.md), even in a feed others follow.
 @Suite struct EntryImportTests {
     let password = "correct horse battery"
 

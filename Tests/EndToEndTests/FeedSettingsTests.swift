@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A feed's own fetch settings (DESIGN §12, §15): a user agent, a cookie, HTTP Basic credentials,
+/// A feed's own fetch settings (docs/ARCHITECTURE.md, §15): a user agent, a cookie, HTTP Basic credentials,
 /// ignoring the HTTP cache. They make the feed the account's private copy, fetched with them, whose
 /// entries are never merged with anyone else's; the secrets are write-only everywhere.
 @Suite(.timeLimit(.minutes(3))) struct FeedSettingsTests {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Full article content (DESIGN §15): Miniflux's `fetch-content` and the web page's "Fetch original
+/// Full article content (docs/ARCHITECTURE.md): Miniflux's `fetch-content` and the web page's "Fetch original
 /// content" extract a teaser's page once, sanitized, and show it instead of the feed's content only
 /// to the account that asked.
 @Suite(.timeLimit(.minutes(2))) struct FetchContentTests {

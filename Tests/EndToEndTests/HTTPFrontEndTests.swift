@@ -68,7 +68,7 @@ import Testing
                          "aggregatord_fetches_total{result=\"ok\"} 1", "aggregatord_fetches_total{result=\"failed\"} 1",
                          "aggregatord_new_entries_total 1", "aggregatord_round_duration_seconds_count 1",
                          "aggregatord_http_requests_total{route=\"/healthcheck\",status=\"200\"} 1"] {
-            // On PostgreSQL each sample names its daemon too (`node="…"`, DESIGN §14): compared without it.
+            // On PostgreSQL each sample names its daemon too (`node="…"`, docs/ARCHITECTURE.md): compared without it.
             let samples = metrics.body.split(separator: "\n").map {
                 $0.replacing(/node="[^"]*",?/, with: "").replacing("{}", with: "")
             }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Feed icons (DESIGN §15), found after a round on the local server and served to every API:
+/// Feed icons (docs/ARCHITECTURE.md), found after a round on the local server and served to every API:
 /// the image a feed's document names, else the icon its site's page links to; none when the site
 /// has neither (its /favicon.ico is a 404).
 @Suite struct IconTests {

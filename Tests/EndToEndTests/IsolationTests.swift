@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Accounts are walls (DESIGN §12): a second account walks every route of the Miniflux API, the
+/// Accounts are walls (docs/ARCHITECTURE.md): a second account walks every route of the Miniflux API, the
 /// Google Reader API and the web page, every Fever call and every JSON-RPC method, with the first
 /// account's ids (feed, category, entry, enclosure, icon, token, session, user). Each is not found
 /// (admin routes: forbidden), nothing of the first account's shows in any answer, and afterwards the

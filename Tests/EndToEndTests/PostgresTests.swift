@@ -3,7 +3,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// The daemon on PostgreSQL (DESIGN §13), where only PostgreSQL can say something: start-up refused
+/// The daemon on PostgreSQL (docs/ARCHITECTURE.md), where only PostgreSQL can say something: start-up refused
 /// with a reason that says which and what to do and never the password, and `copy-database` both
 /// ways with the real binaries. Runs with the test cluster (`make test-postgres`).
 @Suite(.enabled(if: TestPostgres.isOn, "needs the PostgreSQL test cluster (make test-postgres)"))

@@ -6,7 +6,7 @@ extension ServedDaemon {
     /// cross-posts one of its items (no category), both fetched: what the reader-app tests read.
     /// A second account, "neighbour", follows both feeds too (shared with the first), in a category
     /// of its own, and has read and starred every entry: the tests' figures of the first account
-    /// show that none of that reaches it (DESIGN §12).
+    /// show that none of that reaches it (docs/ARCHITECTURE.md).
     static func withReaderFeeds(_ server: FeedTestServer) async throws -> ServedDaemon {
         let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"])
         for (url, category) in [(server.url("/many.xml"), ["--category", "News"]), (server.url("/crosspost.xml"), [])] {

@@ -4,9 +4,10 @@ import Glibc
 import TestSupport
 import Testing
 
-/// Every route that subscribes goes through one gate (DESIGN §17, "Subscribing" and "Quotas"), tried
-/// as a hostile regular account would: Bob tries to follow feeds on this machine, one of them an
-/// admin's (whose fetches may reach it), through every route of the APIs, the web page and the CLI.
+/// Every route that subscribes goes through one gate (docs/SECURITY.md, "One gate for subscriptions"
+/// and "Quotas"), tried as a hostile regular account would: Bob tries to follow feeds on this
+/// machine, one of them an admin's (whose fetches may reach it), through every route of the APIs,
+/// the web page and the CLI.
 @Suite(.timeLimit(.minutes(3))) struct SubscriptionWallTests {
     let password = "correct horse battery"
 

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The small walls between accounts and against other sites (DESIGN §17, "Browsers" and "Counts"),
+/// The small walls between accounts and against other sites (docs/SECURITY.md, "Browsers" and "Counts"),
 /// tried as a regular account would: Bob follows one feed of the several the admin, Alice, follows.
 @Suite(.timeLimit(.minutes(3))) struct WallsTests {
     let password = "correct horse battery"
@@ -62,7 +62,7 @@ import Testing
         #expect((serverTotal?["entries"] as? Int ?? 0) > bobCount, "the server holds more than Bob reads")
     }
 
-    /// A regular account's on-demand refreshes are bounded (DESIGN §17): a feed once a minute (429
+    /// A regular account's on-demand refreshes are bounded (docs/SECURITY.md): a feed once a minute (429
     /// and Retry-After), refresh-all skips what is limited; the fetch of a new subscription does not
     /// count; admins are not limited.
     @Test func refreshOnDemandIsLimitedForRegularAccounts() async throws {
@@ -103,7 +103,7 @@ import Testing
         for _ in 0..<3 { #expect(try daemon.curl("/v1/feeds/\(mine)/refresh", alice + ["-X", "PUT"]).status == 204, "admins") }
     }
 
-    /// An entry one account imports is its own, even in a feed that never fetched (DESIGN §17): another
+    /// An entry one account imports is its own, even in a feed that never fetched (docs/SECURITY.md): another
     /// account that follows the feed later, or again, neither lists, counts nor searches it.
     @Test func importedEntriesStayTheImportersWhateverTheFeedsHistory() async throws {
         let server = try FeedTestServer()
@@ -134,7 +134,7 @@ import Testing
         #expect(try daemon.ctl(["user", "show", "bob"]).output.contains("0 entries imported"))
     }
 
-    /// Changing a feed's URL moves the subscription (DESIGN §17): what was fetched at the old URL stays
+    /// Changing a feed's URL moves the subscription (docs/SECURITY.md): what was fetched at the old URL stays
     /// there, so the next account to follow the new URL is not shown it.
     @Test func aNewFeedURLMovesTheSubscriptionNotTheEntries() async throws {
         let server = try FeedTestServer()
@@ -158,7 +158,7 @@ import Testing
         #expect(!feeds.contains("\"title\": \"Many\""), "nor its title: \(feeds)")
     }
 
-    /// Rules are bounded (DESIGN §17): at most 100 lines of 500 characters; and saving the worst rules
+    /// Rules are bounded (docs/SECURITY.md): at most 100 lines of 500 characters; and saving the worst rules
     /// the limits allow answers at once and keeps nobody else waiting, the entries judged again in the
     /// background.
     @Test func rulesAreBoundedAndNeverHoldTheWriter() async throws {
@@ -193,7 +193,7 @@ import Testing
     }
 
     /// A page or an icon fetched for an admin from a private address is not served to a regular account
-    /// that follows the same feed (DESIGN §17): its own fetch would have been refused. Bob follows the
+    /// that follows the same feed (docs/SECURITY.md): its own fetch would have been refused. Bob follows the
     /// feeds (added while he was an admin); everything is on this machine, a private address.
     @Test func pagesAndIconsFromPrivateAddressesAreServedToAdminsOnly() async throws {
         let server = try FeedTestServer()
@@ -240,7 +240,7 @@ import Testing
 
     /// Two feeds carry the same link with different text (many.xml's item 2 has a body, crosspost.xml's
     /// none): each account reads its own feed's text through the API, whichever feed was fetched last
-    /// (DESIGN §17, "Text versions").
+    /// (docs/SECURITY.md, "Text versions").
     @Test func aFeedNeverRewritesWhatAnotherFeedsFollowersRead() async throws {
         let server = try FeedTestServer()
         defer { server.stop() }

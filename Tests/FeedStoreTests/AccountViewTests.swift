@@ -2,7 +2,7 @@ import Foundation
 @testable import FeedStore
 import Testing
 
-/// Two accounts on one store (DESIGN §12): a feed both follow is one feed, fetched and stored once;
+/// Two accounts on one store (docs/ARCHITECTURE.md): a feed both follow is one feed, fetched and stored once;
 /// each has its own subscription (title, category, id), marks, counts and categories; neither reaches
 /// the other's ids.
 @Suite struct AccountViewTests {
@@ -194,7 +194,7 @@ import Testing
         #expect(try reader.totals(account: ann).entries == 3)
     }
 
-    /// A shared feed's URL is everyone's: one follower's new URL moves that follower alone (DESIGN §12),
+    /// A shared feed's URL is everyone's: one follower's new URL moves that follower alone (docs/ARCHITECTURE.md),
     /// its subscription id and title kept, and leaves the feed to the others.
     @Test func aNewURLMovesOneFollowerAndLeavesTheFeedToTheOthers() async throws {
         let (fixture, bea, feeds) = try await twoReaders()
@@ -263,7 +263,7 @@ import Testing
     }
 
     /// Following a feed already stored shows its latest document, not the backlog others gathered
-    /// (DESIGN §12); a later subscription whose document carries a hidden entry brings it back; an
+    /// (docs/ARCHITECTURE.md); a later subscription whose document carries a hidden entry brings it back; an
     /// entry hidden from one account is hidden from its counts too, and the kept counts are the counted.
     @Test func aNewFollowerSeesTheLatestDocumentNotTheBacklog() async throws {
         let fixture = try StoreFixture()
@@ -383,7 +383,7 @@ import Testing
         #expect(kept == counted, "kept = counted")
     }
 
-    /// A feed given fetch settings of its own becomes the account's private copy (DESIGN §12): the
+    /// A feed given fetch settings of its own becomes the account's private copy (docs/ARCHITECTURE.md): the
     /// subscription keeps its id, the other follower keeps the shared feed, the copy's entries are keyed
     /// apart, what the account starred stays, and the counters stay equal to a count.
     @Test func aPrivateCopyIsSplitOffAndJoinsTheSharedFeedAgain() async throws {
@@ -490,7 +490,7 @@ import Testing
     }
 
     /// The crawler's candidates say for whom a page is fetched: a page a regular account wants is
-    /// fetched under its address rule even when an admin follows the feed too (DESIGN §12).
+    /// fetched under its address rule even when an admin follows the feed too (docs/ARCHITECTURE.md).
     @Test func aPageToCrawlSaysWhetherOnlyAdminsWantIt() async throws {
         let (fixture, bea, feeds) = try await twoReaders()
         let store = fixture.store

@@ -2,7 +2,7 @@ import Foundation
 @testable import FeedStore
 import Testing
 
-/// A document an admin's fetch brought from a non-public address (DESIGN §17): its new entries are
+/// A document an admin's fetch brought from a non-public address (docs/SECURITY.md): its new entries are
 /// hidden from the feed's regular followers (who followed it under a name that did not resolve), and
 /// the feed is marked so that no regular account may follow it.
 @Suite struct AdminsOnlyFeedTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import FeedStore
 
-/// The claims several daemons agree through (DESIGN §14), on the PostgreSQL test cluster.
+/// The claims several daemons agree through (docs/ARCHITECTURE.md), on the PostgreSQL test cluster.
 @Suite(.enabled(if: TestDatabase.isPostgres, "needs the PostgreSQL test cluster (make test-postgres)"))
 struct ClusterStoreTests {
     private static func host(_ url: String) -> String { URL(string: url)?.host ?? url }

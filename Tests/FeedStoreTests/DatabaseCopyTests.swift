@@ -2,7 +2,7 @@ import Foundation
 @testable import FeedStore
 import Testing
 
-/// `copy-database` (DESIGN §13): a copy answers every query as its original does, keeps ids and id
+/// `copy-database` (docs/ARCHITECTURE.md): a copy answers every query as its original does, keeps ids and id
 /// sequences, and never writes into a database that holds anything. With the PostgreSQL test cluster
 /// the copy goes SQLite → PostgreSQL → SQLite; without it, SQLite → SQLite.
 @Suite struct DatabaseCopyTests {

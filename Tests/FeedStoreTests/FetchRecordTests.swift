@@ -27,7 +27,7 @@ import Testing
         #expect(try fixture.reader().feeds(account: 1).first { $0.id == moving }?.status == .ok, "the fetch is recorded")
     }
 
-    /// What a feed showed came from its old URL (DESIGN §17): moved by a permanent redirect, it takes
+    /// What a feed showed came from its old URL (docs/SECURITY.md): moved by a permanent redirect, it takes
     /// the new document's title and site, and its icon is looked for again.
     @Test func aMovedFeedShowsTheNewURLsTitleAndLooksForItsIconAgain() async throws {
         let fixture = try StoreFixture()

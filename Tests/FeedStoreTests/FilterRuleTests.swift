@@ -2,7 +2,7 @@ import Foundation
 @testable import FeedStore
 import Testing
 
-/// An account's filter rules for a feed (DESIGN §15) hide entries from that account only: stored ones
+/// An account's filter rules for a feed (docs/ARCHITECTURE.md) hide entries from that account only: stored ones
 /// when the rules are set, arriving ones as they arrive; a change takes back what the old rules hid;
 /// the kept counts stay the counted.
 @Suite struct FilterRuleTests {
@@ -53,7 +53,7 @@ import Testing
         #expect(try [reader.accountCounts(bea), reader.accountCounts(1)] == kept, "kept = counted")
     }
 
-    /// Rules that must not run: the writer applies verdicts made before it (DESIGN §17).
+    /// Rules that must not run: the writer applies verdicts made before it (docs/SECURITY.md).
     struct NoRegexInTheWriter: EntryRules {
         func hides(_ entry: RuledEntry, by rules: RuleSet) -> Bool {
             Issue.record("a rule judged \(entry.title ?? "") inside the writer")

@@ -120,7 +120,7 @@ import Testing
     /// Issue 29: an entry first stored without a date (sorted by when it was seen), then updated by its
     /// feed with a date, showed that date but kept its place in date order. An update moves it, in
     /// `entries` and in the state the searches sort by. A second feed carrying it with its own date and
-    /// text changes neither (DESIGN §17, "Text versions"): its version is read in that feed's list only.
+    /// text changes neither (docs/SECURITY.md, "Text versions"): its version is read in that feed's list only.
     @Test func dateOrderFollowsTheDateShownAfterUpdatesAndCrossPosts() async throws {
         let fixture = try StoreFixture()
         let first = try await fixture.feed("https://a.example/feed")

@@ -2,7 +2,7 @@ import Foundation
 @testable import FeedStore
 import Testing
 
-/// A feed never changes what another feed's followers read (DESIGN §17, "Text versions"): one entry a
+/// A feed never changes what another feed's followers read (docs/SECURITY.md, "Text versions"): one entry a
 /// URL, but each feed's text kept (a version stored only when it differs), and every account reading
 /// its own feed's text, in both orders of arrival.
 @Suite struct TextVersionTests {

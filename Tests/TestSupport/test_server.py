@@ -119,7 +119,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/members-seen":  # what the last request for a /members… path sent
             return self.send(200, "\n".join(MEMBERS_SEEN).encode())
         if path in ("/members.xml", "/members-away", "/members-echo", "/members-page", "/members-moved"):
-            # Behind HTTP Basic and a cookie: a private copy's settings (DESIGN §15). Its first item has the
+            # Behind HTTP Basic and a cookie: a private copy's settings (docs/ARCHITECTURE.md). Its first item has the
             # URL of an item /many.xml carries too: a private copy's entries are never merged with those.
             authorization = self.headers.get("Authorization") or ""
             authorized = (authorization == "Basic " + base64.b64encode(b"member:open sesame").decode()

@@ -2,7 +2,7 @@ import FeedStore
 import Foundation
 import Synchronization
 
-/// The claim step of several daemons sharing one PostgreSQL database (DESIGN §14), without fetching
+/// The claim step of several daemons sharing one PostgreSQL database (docs/ARCHITECTURE.md), without fetching
 /// (bench/cluster_claims.sh fills the feeds table first).
 ///
 /// `storebench claims URI NODES SECONDS`: NODES stand-in daemons, each with its own connections,

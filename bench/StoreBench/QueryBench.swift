@@ -120,7 +120,7 @@ enum QueryBench {
         try await perAccount(store, reader, time: time)
     }
 
-    /// The reading queries as two accounts ask them (DESIGN §12): account 1, which follows all 5,000
+    /// The reading queries as two accounts ask them (docs/ARCHITECTURE.md): account 1, which follows all 5,000
     /// feeds, and "fifty", which follows every 100th (10,000 of the entries): listings walk the shared
     /// date index and skip what is not theirs; counts come from their subscriptions.
     private static func perAccount(_ store: FeedStore, _ reader: StoreReader,

@@ -1,7 +1,7 @@
 import ControlProtocol
 import Foundation
 
-/// An account's reading preferences (DESIGN §12): Miniflux's user fields — theme, language, time
+/// An account's reading preferences (docs/ARCHITECTURE.md): Miniflux's user fields — theme, language, time
 /// zone, entry order, entries per page, … — kept and echoed to the apps that set them, with
 /// Miniflux's defaults and its rules for what a value may be (an app that shows them expects both).
 /// Stored as a JSON object of the values that differ from the defaults.
@@ -154,7 +154,7 @@ public struct AccountSettings: Sendable, Equatable {
 enum FilterRuleSyntax {
     static let fieldNames = ["EntryTitle", "EntryURL", "EntryCommentsURL", "EntryContent", "EntryAuthor", "EntryTag", "EntryDate"]
     /// At most this many rule lines (per account, and per subscription), of at most `maximumLineLength`
-    /// characters: every arriving entry is judged by them (DESIGN §17, "Rules").
+    /// characters: every arriving entry is judged by them (docs/SECURITY.md, "Filter rules").
     static let maximumLines = 100
     static let maximumLineLength = 500
 

@@ -1,4 +1,4 @@
-/// What one regular account may hold, so that strangers sharing a server cannot fill it (DESIGN §17,
+/// What one regular account may hold, so that strangers sharing a server cannot fill it (docs/SECURITY.md,
 /// "Quotas"). Admins are not limited. Nil is unlimited (`0` in the configuration).
 public struct Quotas: Sendable, Equatable {
     /// `max-subscriptions`: feeds followed.

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// How often a regular account may have feeds fetched on demand (DESIGN §17, "Quotas"): each feed at
+/// How often a regular account may have feeds fetched on demand (docs/SECURITY.md, "Quotas"): each feed at
 /// most once a minute, and at most 60 fetches an hour in all. The scheduler fetches every feed when
 /// it is due anyway; these only bound the extra fetches one account can make the server send (to a
 /// site, for everyone who follows it). Kept in memory: a restart forgets them.

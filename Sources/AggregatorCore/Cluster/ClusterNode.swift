@@ -3,7 +3,7 @@ import FeedStore
 import Foundation
 import Synchronization
 
-/// This daemon as one of several sharing a PostgreSQL database (DESIGN §14): it claims feeds
+/// This daemon as one of several sharing a PostgreSQL database (docs/ARCHITECTURE.md): it claims feeds
 /// before fetching them and renews its leases while it works, beats a heartbeat into `nodes`,
 /// relays what it stores to the other daemons (NOTIFY) and hears theirs (LISTEN), and knows whether
 /// the database answers (`/healthcheck`). docs/ARCHITECTURE.md, "Several daemons".
@@ -12,7 +12,7 @@ public final class ClusterNode: Sendable {
     let uri: String
     /// How long a claim holds a feed without being renewed (`claim-lease`).
     public let lease: TimeInterval
-    /// How many feeds of one host this daemon takes in one turn (DESIGN §14: a host is one daemon's
+    /// How many feeds of one host this daemon takes in one turn (docs/ARCHITECTURE.md: a host is one daemon's
     /// at a time): four per connection it may open to a host keeps them busy, and small turns let
     /// the daemons take turns on a server that carries many feeds.
     let feedsPerTurn: Int

@@ -2,7 +2,7 @@ import FeedFetcher
 import FeedParser
 import Foundation
 
-/// Fetches an entry's web page and extracts its article (DESIGN §15), under the feeds' limits and
+/// Fetches an entry's web page and extracts its article (docs/ARCHITECTURE.md), under the feeds' limits and
 /// address rule: for `fetch-content` and for the crawler.
 struct ArticlePages: Sendable {
     let fetcher: FeedFetcher

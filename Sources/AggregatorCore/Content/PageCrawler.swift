@@ -3,7 +3,7 @@ import FeedStore
 import Foundation
 import Synchronization
 
-/// The crawler (DESIGN §15): after rounds, never holding one up, extracts the article of every new entry
+/// The crawler (docs/ARCHITECTURE.md): after rounds, never holding one up, extracts the article of every new entry
 /// of the feeds whose followers turned `crawler` on, and shows it to them instead of the feed's
 /// content. A page is fetched once however many accounts want it (the kept page is the entry's), four
 /// at a time and one at a time per host; a page that cannot be had is not tried again this daemon's life.
@@ -65,7 +65,7 @@ final class PageCrawler: Sendable {
                 guard try await store.keepPage(entryID: candidate.entryID, content: page.html, nonPublic: page.nonPublic)
                 else { return false }
             } else if candidate.isKeptNonPublic, rule != nil {
-                // Kept from a non-public address for an admin: shown only to the admins among them (DESIGN §17).
+                // Kept from a non-public address for an admin: shown only to the admins among them (docs/SECURITY.md).
                 accounts = candidate.admins
                 guard !accounts.isEmpty else { return false }
             }

@@ -4,7 +4,7 @@ import FeedParser
 import FeedStore
 import Foundation
 
-/// Finds feeds' icons (DESIGN §15) between rounds, never during one: where its icon was found last
+/// Finds feeds' icons (docs/ARCHITECTURE.md) between rounds, never during one: where its icon was found last
 /// time (one request a fortnight once found), else the image the feed's document names, else the
 /// icons its site's home page links to, else the site's `/favicon.ico`. The first that is an image
 /// of an allowed type and size wins. Each feed is looked at again after `recheckInterval`; a feed

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Regular expressions written by users (filter rules, DESIGN §15), matched with a step budget: a
+/// Regular expressions written by users (filter rules, docs/ARCHITECTURE.md), matched with a step budget: a
 /// pattern that backtracks catastrophically (`(a+)+$` on a long run of `a`s) gives up after
 /// `budget` steps instead of holding the daemon. The syntax is the common core of RE2 and PCRE:
 /// literals, `.`, classes (`[a-z]`, `[^…]`, `\d \w \s` and their negations), anchors `^ $ \b`,
@@ -161,7 +161,7 @@ public struct BoundedRegex: Sendable {
     }
 
     /// Whether the pattern matches anywhere in `subject`, taking the steps it uses from `remaining`:
-    /// several patterns judging one entry share one budget (DESIGN §17, "Rules"). A case-insensitive
+    /// several patterns judging one entry share one budget (docs/SECURITY.md, "Filter rules"). A case-insensitive
     /// pattern (its literals lowercased) reads the text lowercased as it goes.
     public func matches(_ subject: Subject, remaining: inout Int) -> Outcome {
         let budget = remaining

@@ -40,7 +40,7 @@ final class FeedList: FeedSource {
     func finished() async {}
 }
 
-/// Due feeds claimed on the shared database, a batch at a time, as a round needs them (DESIGN §14).
+/// Due feeds claimed on the shared database, a batch at a time, as a round needs them (docs/ARCHITECTURE.md).
 /// A host is one daemon's at a time, so feeds whose hosts others hold are held back: while fetches
 /// are in flight the round asks again when one ends; when none are, this waits until a daemon says
 /// it is done with a host (or a quarter second) and claims again.

@@ -130,7 +130,7 @@ public actor Scheduler {
         }
     }
 
-    /// The rounds of a daemon among several (DESIGN §14): each claims due feeds in batches as it
+    /// The rounds of a daemon among several (docs/ARCHITECTURE.md): each claims due feeds in batches as it
     /// goes until none is left that it may take, then sleeps until the soonest due time (a minute at
     /// most) or until any daemon asks for a refresh. When the database is away, it tries again after
     /// 1 s, 2 s, 4 s … up to 30 s.

@@ -17,7 +17,7 @@ public enum AggregatorError: Error, Equatable, CustomStringConvertible {
     case forbidden(String)
     /// The store cannot be used now (locked, full, read-only, failing): not the user's doing.
     case unavailable(String)
-    /// Asked too often (a regular account's refreshes, DESIGN §17): may be asked again in `retryAfter` seconds.
+    /// Asked too often (a regular account's refreshes, docs/SECURITY.md): may be asked again in `retryAfter` seconds.
     case tooManyRequests(String, retryAfter: Int)
 
     public var description: String {

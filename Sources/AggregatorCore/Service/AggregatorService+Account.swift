@@ -33,7 +33,7 @@ public struct AccountSummary: Sendable, Equatable {
     /// Its feeds and their unread entries.
     public var feeds: Int
     public var unread: Int
-    /// Entries it imported (DESIGN §17, "Quotas": `usage`).
+    /// Entries it imported (docs/SECURITY.md, "Quotas": `usage`).
     public var entriesImported = 0
     /// Its reading preferences (Miniflux's user settings).
     public var settings = AccountSettings()
@@ -114,7 +114,7 @@ extension AggregatorService {
         } else if let first = accounts.first, !accounts.contains(where: \.hasPassword) {
             target = first
         } else {
-            // A new name: a new regular account (DESIGN §12, `user set NAME` creates it).
+            // A new name: a new regular account (docs/ARCHITECTURE.md, `user set NAME` creates it).
             return try await addAccount(name: name, password: password, isAdmin: false)
         }
         // Hashed once the account is known: a refused name costs no Argon2id run.
@@ -198,7 +198,7 @@ extension AggregatorService {
 
     /// Makes a new API token for `account` labelled `label` (default `token-N`); the secret is in the
     /// result only.
-    /// How many API tokens `account` may hold (`max-tokens`, DESIGN §17); nil: no limit (admins).
+    /// How many API tokens `account` may hold (`max-tokens`, docs/SECURITY.md); nil: no limit (admins).
     public func tokenQuota(for account: AccountIdentity) async throws(AggregatorError) -> Int? {
         guard let limit = quotas.tokens else { return nil }
         return try await isAdmin(account) ? nil : limit

@@ -103,7 +103,7 @@ extension AggregatorService {
 
     // MARK: - Refresh
 
-    /// `refresh` asked by an account of the HTTP APIs or the web page (DESIGN §17): a regular account
+    /// `refresh` asked by an account of the HTTP APIs or the web page (docs/SECURITY.md): a regular account
     /// may have each feed fetched at most once a minute and 60 times an hour in all (`RefreshLimiter`).
     /// Asked too often, the refresh is refused (`tooManyRequests`, with when to ask again); with
     /// `skippingLimited` (refresh-all), the feeds asked too often are left out instead. Admins are not

@@ -17,7 +17,7 @@ extension AggregatorService {
         return count
     }
 
-    /// A refresh waited for, among several daemons (DESIGN §14): `feeds` are made due for the
+    /// A refresh waited for, among several daemons (docs/ARCHITECTURE.md): `feeds` are made due for the
     /// whole cluster, this daemon fetches those it can claim, and a feed another daemon is fetching
     /// is waited for rather than fetched again (up to a lease and a fetch's time). The summary
     /// counts those too, as ok or failed by what their check left (new entries: this daemon's only).

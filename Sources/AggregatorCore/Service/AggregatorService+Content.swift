@@ -4,7 +4,7 @@ import FeedStore
 import Foundation
 
 extension AggregatorService {
-    // MARK: - Full article content (DESIGN §15)
+    // MARK: - Full article content (docs/ARCHITECTURE.md)
 
     /// The main text of entry `id`'s page, as `account` asks for it: extracted once per entry (a page
     /// another account fetched is not fetched again) with our readability algorithm, sanitized. With
@@ -17,7 +17,7 @@ extension AggregatorService {
         let entry = try await self.entry(id: id, for: account)  // another account's: not found
         var feed: FeedSummary?
         if let feedID = entry.article.feedID { feed = try await self.feed(.id(feedID), for: account) }
-        // A private copy's page is fetched as its feed is (DESIGN §15), when it is on the feed's own
+        // A private copy's page is fetched as its feed is (docs/ARCHITECTURE.md), when it is on the feed's own
         // host: its cookie and password are never sent anywhere else. Its entries are its owner's alone.
         var credentials: FetchCredentials?
         if let feed, feed.isPrivateCopy, let url = entry.article.url {

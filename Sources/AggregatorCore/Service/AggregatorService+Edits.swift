@@ -2,7 +2,7 @@ import FeedStore
 import Foundation
 
 extension AggregatorService {
-    // MARK: - An account's own edits of entries (DESIGN §12)
+    // MARK: - An account's own edits of entries (docs/ARCHITECTURE.md)
 
     /// The longest title and content an edit keeps.
     static let maximumEditedTitle = 4096

@@ -38,7 +38,7 @@ extension AggregatorService {
 
     /// Subscribes to the feed at `url`, or to the feed an HTML page at `url` links to (or serves at a
     /// usual path), and has the scheduler fetch it at once.
-    /// With fetch settings other than the defaults (DESIGN §15), the feed is the account's private copy,
+    /// With fetch settings other than the defaults (docs/ARCHITECTURE.md), the feed is the account's private copy,
     /// discovered and fetched with them.
     public func addFeed(url: String, category: String? = nil, title: String? = nil,
                         fetchSettings: FeedFetchSettings = FeedFetchSettings(),
@@ -151,7 +151,7 @@ extension AggregatorService {
 
     /// Subscribes to every feed of an OPML document that the account may follow: already subscribed
     /// ones are skipped, and each outline the address rule or the quota refuses is named with why
-    /// (DESIGN §17). A document over `max-import-bytes` is refused whole (regular accounts).
+    /// (docs/SECURITY.md). A document over `max-import-bytes` is refused whole (regular accounts).
     public func importOPML(_ document: Data, for account: AccountIdentity) async throws(AggregatorError) -> ImportSummary {
         try await checkImportSize(document.count, for: account)
         let outlines: [OPMLFeed]
@@ -248,7 +248,7 @@ extension AggregatorService {
 
     /// The feed behind `url`: the URL itself when it serves a feed, else the first feed an HTML page
     /// links to (`<link rel="alternate">`), else the first of the usual paths that serves one. A
-    /// regular account's requests obey `private-networks = admins` (DESIGN §12).
+    /// regular account's requests obey `private-networks = admins` (docs/ARCHITECTURE.md).
     /// With `settings`, its requests are made as the private copy's fetches will be.
     private func discover(_ url: String, settings: FeedFetchSettings = FeedFetchSettings(),
                           for account: AccountIdentity) async throws(AggregatorError)

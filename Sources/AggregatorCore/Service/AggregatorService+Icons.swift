@@ -2,7 +2,7 @@ import FeedStore
 import Foundation
 
 extension AggregatorService {
-    // MARK: - Feed icons (DESIGN §15)
+    // MARK: - Feed icons (docs/ARCHITECTURE.md)
 
     /// The icon with this id. - Throws: not found when no feed shows it.
     /// Looks for a feed's icon now rather than after the next round (Miniflux apps show a new feed's
@@ -57,7 +57,7 @@ extension AggregatorService {
     }
 
     /// Whether `account` may be shown what a fetch brought from a non-public address (an icon, a
-    /// page): nobody under `none`; an admin under `admins`; anyone under `all` (DESIGN §17).
+    /// page): nobody under `none`; an admin under `admins`; anyone under `all` (docs/SECURITY.md).
     func mayBeShownNonPublic(_ account: AccountIdentity) -> Bool {
         guard !pipeline.fetcher.addressPolicy.denyPrivateNetworks else { return false }
         return account.isAdmin || pipeline.regularAccountsRule == nil

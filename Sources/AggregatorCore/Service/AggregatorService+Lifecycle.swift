@@ -6,7 +6,7 @@ import Foundation
 extension AggregatorService {
     /// The service over `store`, with the fetcher, refresh pipeline and scheduler that
     /// `configuration` describes.
-    /// - Parameter cluster: this daemon among others sharing its PostgreSQL database (DESIGN §14).
+    /// - Parameter cluster: this daemon among others sharing its PostgreSQL database (docs/ARCHITECTURE.md).
     public convenience init(configuration: Configuration, store: FeedStore, logger: Logger, cluster: ClusterNode? = nil) {
         let fetcher = FeedFetcher(userAgent: UserAgent.header(version: AggregatorVersion.current),
                                   addressPolicy: configuration.privateNetworks.addressPolicy)

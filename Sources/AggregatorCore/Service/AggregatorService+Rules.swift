@@ -2,7 +2,7 @@ import FeedStore
 import Foundation
 import Synchronization
 
-/// Judging stored entries again after an account's rules change (DESIGN §17, "Rules"): in the
+/// Judging stored entries again after an account's rules change (docs/SECURITY.md, "Filter rules"): in the
 /// background, off Swift's cooperative pool, a chunk of entries at a time, each chunk's verdicts
 /// applied in a short transaction of its own, so that no regex runs while the writer is held and
 /// nobody waits behind one account's rules.

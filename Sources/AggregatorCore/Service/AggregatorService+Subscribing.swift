@@ -3,7 +3,7 @@ import FeedParser
 import FeedStore
 import Foundation
 
-/// Who may follow what (DESIGN §17, "Subscribing"). Every route that creates a subscription or
+/// Who may follow what (docs/SECURITY.md, "One gate for subscriptions"). Every route that creates a subscription or
 /// changes a feed's URL (CLI, Miniflux, Google Reader, web: add, import, discover, edit) comes through
 /// `admit`, `admissions` and `subscribe` here, so that the address rule and the quotas hold on all of them.
 extension AggregatorService {
@@ -16,7 +16,7 @@ extension AggregatorService {
     }
 
     /// Refuses `url` to `account` when its host stands for an address the rule keeps from the
-    /// account's fetches (`private-networks`, DESIGN §12). Only DNS is asked: no request is sent.
+    /// account's fetches (`private-networks`, docs/ARCHITECTURE.md). Only DNS is asked: no request is sent.
     func admit(_ url: String, for account: AccountIdentity) async throws(AggregatorError) {
         try Self.checkFeedURL(url)
         if let refusal = try await admissions([url], for: account)[url] { throw .invalidArgument(refusal) }
@@ -44,7 +44,7 @@ extension AggregatorService {
     /// What a regular account may hold, as the configuration last said.
     public var quotas: Quotas { quotaSettings.withLock { $0 } }
 
-    /// Subscribes `account` to `feeds`, up to its `max-subscriptions` (DESIGN §17, "Quotas").
+    /// Subscribes `account` to `feeds`, up to its `max-subscriptions` (docs/SECURITY.md, "Quotas").
     func subscribe(_ feeds: [FeedStore.NewFeed], for account: AccountIdentity) async throws(AggregatorError) -> FeedStore.Subscribed {
         let limit = try await isAdmin(account) ? nil : quotaSettings.withLock { $0.subscriptions }
         return try await write { try await $0.subscribe(feeds, account: account.id, maximumSubscriptions: limit) }

@@ -16,7 +16,7 @@ public struct AccountChanges: Sendable, Equatable {
 }
 
 extension AggregatorService {
-    // MARK: - Managing accounts (DESIGN §12): admins manage others; everyone reads and changes itself
+    // MARK: - Managing accounts (docs/ARCHITECTURE.md): admins manage others; everyone reads and changes itself
 
     /// Every account, for an admin.
     public func users(by requester: AccountIdentity) async throws(AggregatorError) -> [AccountSummary] {
@@ -88,7 +88,7 @@ extension AggregatorService {
         if settings != target.settings {
             let text = settings.storedText
             try await write { try await $0.setSettings(text, account: id) }
-            // New filter rules judge the account's stored entries again (DESIGN §15).
+            // New filter rules judge the account's stored entries again (docs/ARCHITECTURE.md).
             let rules = ["block_filter_entry_rules", "keep_filter_entry_rules"]
             if rules.contains(where: { settings[$0] != target.settings[$0] }) {
                 await judgeAgain(account: target.identity)

@@ -40,8 +40,8 @@ public final class AggregatorService: Sendable {
     // MARK: - Status and maintenance
 
     /// The server's state as `account` may see it: an admin's has the server's feeds, entries,
-    /// database size and daemons; a regular account's counts only its own feeds and entries (DESIGN
-    /// §17, "Counts"). The unread count is always the account's. The control socket, whose users act
+    /// database size and daemons; a regular account's counts only its own feeds and entries
+    /// (docs/SECURITY.md, "Counts"). The unread count is always the account's. The control socket, whose users act
     /// as admins, asks for the server's view (`serverWide`) whichever account it acts for.
     public func status(for account: AccountIdentity, serverWide: Bool? = nil) async throws(AggregatorError) -> ServiceStatus {
         let serverWide = if let serverWide { serverWide } else { try await isAdmin(account) }

@@ -57,7 +57,7 @@ public struct ImportSummary: Sendable, Equatable {
     public var refused: [RefusedFeed] = []
 }
 
-/// A feed URL an account was not subscribed to, and why (DESIGN §17, "Subscribing").
+/// A feed URL an account was not subscribed to, and why (docs/SECURITY.md, "One gate for subscriptions").
 public struct RefusedFeed: Sendable, Equatable {
     public var url: String
     public var reason: String
@@ -87,7 +87,7 @@ public struct ServiceStatus: Sendable, Equatable {
     public var totals: StoreTotals
     public var lastRound: FinishedRound?
     public var nextDue: Date?
-    /// The daemons sharing the database seen in the last minute (PostgreSQL only; DESIGN §14).
+    /// The daemons sharing the database seen in the last minute (PostgreSQL only; docs/ARCHITECTURE.md).
     public var nodes: [ClusterStore.Node]?
 
     public init(version: String, uptime: TimeInterval, databasePath: String, databaseBytes: Int?, totals: StoreTotals,

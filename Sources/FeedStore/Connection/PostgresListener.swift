@@ -5,7 +5,7 @@ import Synchronization
 
 /// Hears PostgreSQL's notifications (`LISTEN`) on a connection and a thread of its own, and hands
 /// each to `onNotification` as it arrives: how daemons sharing a database tell each other what they
-/// stored (DESIGN §14). When the server goes away it reconnects, waiting longer each time (up to
+/// stored (docs/ARCHITECTURE.md). When the server goes away it reconnects, waiting longer each time (up to
 /// 30 s), listens again and calls `onReconnect`: whatever was sent meanwhile is lost, so listeners
 /// read the store again then.
 public final class PostgresListener: Sendable {

@@ -27,7 +27,7 @@ extension MinifluxAPI {
         return MinifluxJSON.response(["total": .from(ids.count), "entry_ids": .array(page.map { .from($0) })])
     }
 
-    /// `{"content", "reading_time"}`: the article of the entry's page (DESIGN §15), extracted once per
+    /// `{"content", "reading_time"}`: the article of the entry's page (docs/ARCHITECTURE.md), extracted once per
     /// entry; `update_content=true` shows it instead of the feed's content to this account from now on.
     func fetchContent(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let update = request.http.queryValue("update_content").map { ["true", "1"].contains($0.lowercased()) } ?? false

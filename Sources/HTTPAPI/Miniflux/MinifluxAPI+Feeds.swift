@@ -86,7 +86,7 @@ extension MinifluxAPI {
         return MinifluxJSON.response(MinifluxJSON.feed(feed, user: request.account.id), status: 201)
     }
 
-    /// The fetch settings a body changes (DESIGN §15). `user_agent` and `username`: absent or null leaves
+    /// The fetch settings a body changes (docs/ARCHITECTURE.md). `user_agent` and `username`: absent or null leaves
     /// them, "" clears. The secrets `password` and `cookie` are write-only (answered as ""): absent or ""
     /// leaves them, null clears them, so an app that sends back the feed it got changes nothing.
     static func fetchSettingsChange(_ body: [String: JSONValue]) throws(MinifluxError) -> FetchSettingsChange {
@@ -146,7 +146,7 @@ extension MinifluxAPI {
         return MinifluxJSON.noContent
     }
 
-    /// 204, or 429 with Retry-After when the account asked for this feed too often (DESIGN §17).
+    /// 204, or 429 with Retry-After when the account asked for this feed too often (docs/SECURITY.md).
     func refreshFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let feed = try await service.feed(.id(try request.id("feedID")), for: request.account)
         _ = try await service.refreshOnDemand([feed.id], for: request.account)

@@ -4,7 +4,7 @@ import Foundation
 import HTTPServer
 
 extension MinifluxAPI {
-    // MARK: - Users (DESIGN §12): admins manage every account; everyone reads and changes its own
+    // MARK: - Users (docs/ARCHITECTURE.md): admins manage every account; everyone reads and changes its own
 
     func me(_ request: MinifluxRequest) async throws -> HTTPResponse {
         MinifluxJSON.response(MinifluxJSON.user(try await service.accountSummary(request.account)))

@@ -124,7 +124,7 @@ struct MinifluxAPI: Sendable {
     }
 
     /// The media types a cross-site `<form>` or a "simple" `fetch` can send without asking the server
-    /// first (CORS): a browser holding a login would let another site's page act with it (DESIGN §17,
+    /// first (CORS): a browser holding a login would let another site's page act with it (docs/SECURITY.md,
     /// "Browsers"). Any other type, or none (the PyPI client posts OPML with none), is read as JSON.
     static let crossSiteTypes: Set<String> = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]
 

@@ -148,7 +148,7 @@ extension WebUI {
         return Self.html(page.document(title: "Edit feed", main: main))
     }
 
-    /// The feed's fetch settings (DESIGN §15). The secrets are never put in the page: their fields are
+    /// The feed's fetch settings (docs/ARCHITECTURE.md). The secrets are never put in the page: their fields are
     /// empty, an empty one keeps what is set, and a box clears it.
     private func fetchSettingsFields(_ feed: FeedSummary, isAdmin: Bool) -> String {
         let settings = feed.fetchSettings

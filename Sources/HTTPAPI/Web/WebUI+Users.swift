@@ -3,7 +3,7 @@ import Foundation
 import HTTPServer
 
 extension WebUI {
-    // MARK: - The users page, for admins (DESIGN §12)
+    // MARK: - The users page, for admins (docs/ARCHITECTURE.md)
 
     private static let usersNotices = [
         "created": "The account was created.",

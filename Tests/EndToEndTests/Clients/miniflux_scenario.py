@@ -109,7 +109,7 @@ check(client.update_feed(new_id, disabled=False)["disabled"] is False, "enabled 
 # Fields Miniflux does not take are ignored as its JSON decoding ignores them (an app may send back the feed).
 check(client.update_feed(new_id, user_id=7, checked_at="2024-01-01T00:00:00Z")["title"] == "Renamed", "unknown fields")
 check(client.update_feed(new_id, feed_url=feeds + "/old.xml")["feed_url"] == feeds + "/old.xml", "feed_url moves")
-# A fetch setting makes the feed this account's private copy, under the same id (DESIGN §12, §15).
+# A fetch setting makes the feed this account's private copy, under the same id (docs/ARCHITECTURE.md, §15).
 copied = client.update_feed(new_id, ignore_http_cache=True, user_agent="ScenarioReader/1")
 check(copied["id"] == new_id and copied["ignore_http_cache"] is True and copied["user_agent"] == "ScenarioReader/1",
       "fetch settings are kept")

@@ -14,7 +14,7 @@ public struct ExtractedArticle: Sendable, Equatable {
     }
 }
 
-/// Finds the main article of a web page (DESIGN §15 "Full content"): a readability algorithm of our own
+/// Finds the main article of a web page (docs/ARCHITECTURE.md, "Storage"): a readability algorithm of our own
 /// on libxml2's HTML parser.
 ///
 /// The page's own markup is trusted first: its one substantial `<article>`, else its `<main>`. Otherwise
