@@ -529,7 +529,19 @@ extension FeedStore {
     }
 }
 
+extension Database {
+    /// How many feeds the account follows.
+    func subscriptionCount(account: Int64) throws(StoreError) -> Int {
+        Int(try integer("SELECT count(*) FROM subscriptions WHERE account_id = ?1", [.integer(account)]) ?? 0)
+    }
+}
+
 extension StoreReader {
+    /// How many feeds the account follows.
+    public func subscriptionCount(account: Int64) throws(StoreError) -> Int {
+        try database.subscriptionCount(account: account)
+    }
+
     /// Those of `urls` whose shared feed's last document came from a non-public address only admins
     /// may reach (`IncomingFeed.onlyForAdmins`), at most the first 10,000 asked.
     public func feedsOnlyForAdmins(among urls: [String]) throws(StoreError) -> Set<String> {

@@ -222,18 +222,9 @@ extension FeedStore {
             if stored.primaryFeed == nil {
                 try database.statement("UPDATE entry_state SET feed_id = ?2 WHERE entry_id = ?1").run(values)
             }
-            if stored.versionFingerprint != nil {
-                try database.statement("DELETE FROM entry_versions WHERE entry_id = ?1 AND feed_id = ?2").run(values)
-            }
+            if stored.versionFingerprint != nil { try database.statement(Self.dropVersion).run(values) }
             guard stored.fingerprint != fingerprint else { return stored.versionFingerprint != nil }
-            try database.statement("""
-                INSERT INTO entry_versions(entry_id, feed_id, fingerprint, title, summary, content, author, published_at,
-                                           updated_at, image_url, enclosures)
-                SELECT e.id, s.feed_id, e.fingerprint, e.title, e.summary, e.content, e.author, e.published_at, e.updated_at,
-                       e.image_url, e.enclosures
-                FROM entries e JOIN entry_sources s ON s.entry_id = e.id WHERE e.id = ?1 AND s.feed_id != ?2
-                ON CONFLICT(entry_id, feed_id) DO NOTHING
-                """).run(values)
+            try database.statement(Self.keepOtherSourcesText).run(values)
             try update(stored.id, with: entry, fingerprint: fingerprint, seenAt: seenAt)
             return true
         }
@@ -241,20 +232,12 @@ extension FeedStore {
         // date: a feed whose text differs in those alone keeps a version too (a podcast's enclosure).
         if fingerprint == stored.fingerprint, try sameExtras(entry, as: stored.id, seenAt: seenAt) {
             guard stored.versionFingerprint != nil else { return false }
-            try database.statement("DELETE FROM entry_versions WHERE entry_id = ?1 AND feed_id = ?2").run(values)
+            try database.statement(Self.dropVersion).run(values)
             return true
         }
         let fingerprint = Self.versionFingerprint(of: entry, seenAt: seenAt)
         guard stored.versionFingerprint != fingerprint else { return false }
-        try database.statement("""
-            INSERT INTO entry_versions(entry_id, feed_id, fingerprint, title, summary, content, author, published_at,
-                                       updated_at, image_url, enclosures)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-            ON CONFLICT(entry_id, feed_id) DO UPDATE SET fingerprint = excluded.fingerprint, title = excluded.title,
-                summary = excluded.summary, content = excluded.content, author = excluded.author,
-                published_at = excluded.published_at, updated_at = excluded.updated_at, image_url = excluded.image_url,
-                enclosures = excluded.enclosures
-            """).run(values + [
+        try database.statement(Self.keepVersion).run(values + [
                 .integer(fingerprint), SQLValue(entry.title), SQLValue(entry.summary), SQLValue(entry.content),
                 SQLValue(entry.author), SQLValue(Self.clamped(entry.published, seenAt: seenAt)),
                 SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), SQLValue(entry.imageURL),
@@ -262,6 +245,25 @@ extension FeedStore {
             ])
         return true
     }
+
+    /// The text a version keeps, columns of `entries` and `entry_versions` alike (in `keepVersion`'s order).
+    private static let versionColumns = ["title", "summary", "content", "author", "published_at", "updated_at", "image_url",
+                                         "enclosures"]
+    private static let dropVersion = "DELETE FROM entry_versions WHERE entry_id = ?1 AND feed_id = ?2"
+    /// The entry's other sources (not feed ?2) keep the row's text as versions, those that have none.
+    private static let keepOtherSourcesText = """
+        INSERT INTO entry_versions(entry_id, feed_id, fingerprint, \(versionColumns.joined(separator: ", ")))
+        SELECT e.id, s.feed_id, e.fingerprint, \(versionColumns.map { "e." + $0 }.joined(separator: ", "))
+        FROM entries e JOIN entry_sources s ON s.entry_id = e.id WHERE e.id = ?1 AND s.feed_id != ?2
+        ON CONFLICT(entry_id, feed_id) DO NOTHING
+        """
+    /// Entry ?1's version for feed ?2: fingerprint ?3, then the text (?4…).
+    private static let keepVersion = """
+        INSERT INTO entry_versions(entry_id, feed_id, fingerprint, \(versionColumns.joined(separator: ", ")))
+        VALUES (\((1...(3 + versionColumns.count)).map { "?\($0)" }.joined(separator: ", ")))
+        ON CONFLICT(entry_id, feed_id) DO UPDATE SET fingerprint = excluded.fingerprint,
+            \(versionColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+        """
 
     /// Whether the entry's row has `entry`'s author, image, enclosures and published date.
     private func sameExtras(_ entry: IncomingEntry, as id: Int64, seenAt: Int64) throws(StoreError) -> Bool {

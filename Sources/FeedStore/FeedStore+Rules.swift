@@ -71,13 +71,12 @@ enum RuleColumns {
 
 extension FeedStore {
     /// The rules of the subscriptions to `feed` that have any (the feed's or their account's).
-    private func subscriptionRules(feed: Int64, account: Int64? = nil) throws(StoreError) -> [(account: Int64, rules: RuleSet)] {
+    private func subscriptionRules(feed: Int64) throws(StoreError) -> [(account: Int64, rules: RuleSet)] {
         var rules: [(account: Int64, rules: RuleSet)] = []
         try database.statement("""
             SELECT u.account_id, \(RuleColumns.select(database.dialect))
-            FROM subscriptions u JOIN accounts a ON a.id = u.account_id
-            WHERE u.feed_id = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR u.account_id = ?2) AND \(RuleColumns.present)
-            """).query([.integer(feed), SQLValue(account)]) { row in
+            FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = ?1 AND \(RuleColumns.present)
+            """).query([.integer(feed)]) { row in
             let set = RuleColumns.ruleSet(row, at: 1)
             if !set.isEmpty { rules.append((row.int64(at: 0), set)) }
         }
@@ -115,69 +114,6 @@ extension FeedStore {
             if !set.isEmpty { rules[row.int64(at: 0), default: []].append(FollowerRules(account: row.int64(at: 1), rules: set)) }
         }
         return rules
-    }
-
-    /// Judges again every feed the account follows, by its rules as they are now (its filter rules
-    /// changed): what rules hid comes back, what they hide now goes. Returns how many are hidden.
-    @discardableResult
-    public func rejudge(account: Int64) throws(StoreError) -> Int {
-        try database.transaction { () throws(StoreError) -> Int in
-            var subscriptions: [(id: Int64, feed: Int64)] = []
-            try database.statement("SELECT id, feed_id FROM subscriptions WHERE account_id = ?1")
-                .query([.integer(account)]) { subscriptions.append(($0.int64(at: 0), $0.int64(at: 1))) }
-            var hidden = 0
-            for subscription in subscriptions { hidden += try judgeAgain(feed: subscription.feed, account: account) }
-            return hidden
-        }
-    }
-
-    /// Sets an account's filter rules for its subscription `id` ("" clears one; nil leaves it) and
-    /// judges the feed's stored entries by them again: what the old rules hid comes back, what the
-    /// new ones hide goes. Returns how many entries the rules now hide.
-    @discardableResult
-    public func setRules(subscription id: Int64, account: Int64, blocklist: String?, keeplist: String?) throws(StoreError) -> Int {
-        try database.transaction { () throws(StoreError) -> Int in
-            try setRules(subscription: id, feed: try feedID(ofSubscription: id, account: account), account: account,
-                         blocklist: blocklist, keeplist: keeplist)
-        }
-    }
-
-    /// `setRules` inside the caller's transaction, the subscription's feed known.
-    @discardableResult
-    func setRules(subscription id: Int64, feed: Int64, account: Int64, blocklist: String?, keeplist: String?) throws(StoreError) -> Int {
-        if let blocklist { try setSubscription(id, "blocklist_rules", to: SQLValue(blocklist.isEmpty ? nil : blocklist)) }
-        if let keeplist { try setSubscription(id, "keeplist_rules", to: SQLValue(keeplist.isEmpty ? nil : keeplist)) }
-        return try judgeAgain(feed: feed, account: account)
-    }
-
-    /// Takes back what rules hid of the feed's entries from the account, then hides what its rules
-    /// hide now. Returns how many that is.
-    func judgeAgain(feed: Int64, account: Int64) throws(StoreError) -> Int {
-        var ruled: [Int64] = []
-        try database.statement("""
-            SELECT m.entry_id FROM entry_marks m INDEXED BY entry_marks_hidden
-            WHERE m.account_id = ?2 AND m.hidden = 1 AND m.by_rule = 1
-              AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = m.entry_id AND s.feed_id = ?1)
-            """).query([.integer(feed), .integer(account)]) { ruled.append($0.int64(at: 0)) }
-        for entry in ruled {
-            try moveHiddenCount(entry, account: account, by: -1)
-            try database.statement("DELETE FROM entry_marks WHERE account_id = ?1 AND entry_id = ?2")
-                .run([.integer(account), .integer(entry)])
-        }
-        guard let entryRules, let rules = try subscriptionRules(feed: feed, account: account).first?.rules else { return 0 }
-        var hidden: [Int64] = []
-        try database.statement("""
-            SELECT e.id, e.title, e.url, e.author, coalesce(e.content, e.summary), coalesce(e.published_at, e.first_seen_at)
-            FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
-            JOIN entries e ON e.id = s.entry_id WHERE s.feed_id = ?1 AND st.removed = 0
-            """).query([.integer(feed)]) { row in
-            let entry = RuledEntry(title: row.text(at: 1), url: row.text(at: 2), author: row.text(at: 3), content: row.text(at: 4),
-                                   date: row.optionalInt64(at: 5).map { Date(timeIntervalSince1970: Double($0)) })
-            if entryRules.hides(entry, by: rules) { hidden.append(row.int64(at: 0)) }
-        }
-        var count = 0
-        for entry in hidden where try hideByRule(entry, account: account) { count += 1 }
-        return count
     }
 
     /// Hides an entry from the account by a rule, unless it starred it or hides it already; a read
@@ -280,11 +216,7 @@ extension FeedStore {
                 SELECT entry_id FROM entry_marks WHERE account_id = ?1 AND hidden = 1 AND by_rule = 1 AND entry_id IN (\(judged))
                 """).query(values) { ruled.append($0.int64(at: 0)) }
             let hidden = Set(verdicts.hidden)
-            for entry in ruled where !hidden.contains(entry) {
-                try moveHiddenCount(entry, account: account, by: -1)
-                try database.statement("DELETE FROM entry_marks WHERE account_id = ?1 AND entry_id = ?2")
-                    .run([.integer(account), .integer(entry)])
-            }
+            for entry in ruled where !hidden.contains(entry) { try unhide(entry, account: account) }
             var count = 0
             for entry in verdicts.hidden where try hideByRule(entry, account: account) { count += 1 }
             return count + ruled.filter(hidden.contains).count
@@ -297,16 +229,19 @@ extension FeedStore {
         try database.transaction { () throws(StoreError) in
             var ruled: [Int64] = []
             try database.statement("""
-                SELECT m.entry_id FROM entry_marks m
+                SELECT m.entry_id FROM entry_marks m INDEXED BY entry_marks_hidden
                 WHERE m.account_id = ?2 AND m.hidden = 1 AND m.by_rule = 1
                   AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = m.entry_id AND s.feed_id = ?1)
                 """).query([.integer(feed), .integer(account)]) { ruled.append($0.int64(at: 0)) }
-            for entry in ruled {
-                try moveHiddenCount(entry, account: account, by: -1)
-                try database.statement("DELETE FROM entry_marks WHERE account_id = ?1 AND entry_id = ?2")
-                    .run([.integer(account), .integer(entry)])
-            }
+            for entry in ruled { try unhide(entry, account: account) }
         }
+    }
+
+    /// Takes back a rule's hiding of an entry from the account.
+    private func unhide(_ entry: Int64, account: Int64) throws(StoreError) {
+        try moveHiddenCount(entry, account: account, by: -1)
+        try database.statement("DELETE FROM entry_marks WHERE account_id = ?1 AND entry_id = ?2")
+            .run([.integer(account), .integer(entry)])
     }
 
     /// Sets an account's filter rules for its subscription `id` ("" clears one; nil leaves it), without

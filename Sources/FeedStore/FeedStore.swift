@@ -109,11 +109,7 @@ public actor FeedStore {
         return try database.transaction { () throws(StoreError) -> Subscribed in
             var result = Subscribed()
             var room = Int.max
-            if let maximumSubscriptions {
-                let followed = try database.integer("SELECT count(*) FROM subscriptions WHERE account_id = ?1",
-                                                    [.integer(account)]) ?? 0
-                room = maximumSubscriptions - Int(followed)
-            }
+            if let maximumSubscriptions { room = maximumSubscriptions - (try database.subscriptionCount(account: account)) }
             for feed in feeds {
                 // A URL it follows already, through the shared feed or a private copy of its own.
                 let followed = try database.integer("""

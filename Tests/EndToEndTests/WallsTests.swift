@@ -7,6 +7,12 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct WallsTests {
     let password = "correct horse battery"
 
+    /// A new regular account with this name, and the header its API token logs in with.
+    private func regularAccount(_ name: String, on daemon: ServedDaemon) throws -> [String] {
+        #expect(try daemon.ctl(["user", "add", name], input: password + "\n").status == 0)
+        return ["-H", "X-Auth-Token: \(try daemon.ctl(["--user", name, "token", "create"]).output.trimmingCharacters(in: .newlines))"]
+    }
+
     @Test func browsersAreRefusedAndCountsAreTheAccountsOwn() async throws {
         let server = try FeedTestServer()
         defer { server.stop() }
@@ -71,8 +77,7 @@ import Testing
         let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"])
         defer { daemon.stop() }
         let alice = ["-H", "X-Auth-Token: \(try daemon.createAccount(name: "alice", password: password))"]
-        #expect(try daemon.ctl(["user", "add", "bob"], input: password + "\n").status == 0)
-        let bob = ["-H", "X-Auth-Token: \(try daemon.ctl(["--user", "bob", "token", "create"]).output.trimmingCharacters(in: .newlines))"]
+        let bob = try regularAccount("bob", on: daemon)
         let created = try daemon.curl("/v1/feeds", bob + ["-d", #"{"feed_url":"\#(server.url("/many.xml"))"}"#])
         let id = try #require((try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any])?["feed_id"] as? Int,
                               "\(created.body)")
@@ -142,8 +147,7 @@ import Testing
         let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"])
         defer { daemon.stop() }
         _ = try daemon.createAccount(name: "alice", password: password)
-        #expect(try daemon.ctl(["user", "add", "bob"], input: password + "\n").status == 0)
-        let bob = ["-H", "X-Auth-Token: \(try daemon.ctl(["--user", "bob", "token", "create"]).output.trimmingCharacters(in: .newlines))"]
+        let bob = try regularAccount("bob", on: daemon)
         #expect(try daemon.ctl(["--user", "bob", "add", server.url("/many.xml")]).status == 0)
         #expect(try daemon.ctl(["refresh", "--wait"]).output.contains("1 ok"))
         let id = try #require((try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/feeds", bob).body.utf8))
@@ -247,8 +251,7 @@ import Testing
         let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all"])
         defer { daemon.stop() }
         let alice = ["-H", "X-Auth-Token: \(try daemon.createAccount(name: "alice", password: password))"]
-        #expect(try daemon.ctl(["user", "add", "bob"], input: password + "\n").status == 0)
-        let bob = ["-H", "X-Auth-Token: \(try daemon.ctl(["--user", "bob", "token", "create"]).output.trimmingCharacters(in: .newlines))"]
+        let bob = try regularAccount("bob", on: daemon)
         func item2(_ auth: [String]) throws -> [String: Any]? {
             let page = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/entries?limit=1000", auth).body.utf8))
             return ((page as? [String: Any])?["entries"] as? [[String: Any]])?.first { $0["url"] as? String == "http://example.org/many/2" }

@@ -34,7 +34,7 @@ import Testing
         let ids = try reader.articles(ArticleFilter(account: bea), sort: .oldest).articles.map(\.id)
         try await store.mark(ids: [ids[1]], account: bea, read: true)
 
-        #expect(try await store.setRules(subscription: beasFeed, account: bea, blocklist: "Sponsored", keeplist: nil) == 1)
+        #expect(try await store.judgedRules(subscription: beasFeed, account: bea, blocklist: "Sponsored", keeplist: nil) == 1)
         #expect(try titles(bea) == ["News"])
         #expect(try titles(1) == ["News", "Sponsored: soap"], "the other account's view is its own")
         try await store.ingest([IncomingFeed(feedID: feed, entries: [story("Sponsored: car", 3), story("More News", 4)])], now: now)
@@ -43,9 +43,9 @@ import Testing
         #expect(try reader.accountCounts(1) == EntryCounts(entries: 4, unread: 4))
 
         // Keep only what says "News": the blocklist's hidden ones come back first, then the keeplist judges.
-        #expect(try await store.setRules(subscription: beasFeed, account: bea, blocklist: "", keeplist: "News") == 2)
+        #expect(try await store.judgedRules(subscription: beasFeed, account: bea, blocklist: "", keeplist: "News") == 2)
         #expect(try titles(bea) == ["News", "More News"])
-        #expect(try await store.setRules(subscription: beasFeed, account: bea, blocklist: nil, keeplist: "") == 0)
+        #expect(try await store.judgedRules(subscription: beasFeed, account: bea, blocklist: nil, keeplist: "") == 0)
         #expect(try titles(bea) == ["News", "Sponsored: soap", "Sponsored: car", "More News"])
         #expect(try reader.article(id: ids[1], account: bea)?.isRead == false, "a rule's hiding took the read mark")
         let kept = try [reader.accountCounts(bea), reader.accountCounts(1)]
@@ -81,5 +81,26 @@ import Testing
         let reader = try fixture.reader()
         #expect(try reader.articles(ArticleFilter(account: bea)).articles.map(\.title) == ["News"])
         #expect(try reader.articles(ArticleFilter(account: 1), sort: .oldest).articles.map(\.title) == ["News", "Sponsored: soap"])
+    }
+}
+
+extension FeedStore {
+    /// New rules for the subscription, its feed's stored entries judged again as the service does
+    /// (`AggregatorService+Rules`: read on a reader, judged outside the writer, verdicts applied).
+    /// - Returns: how many entries the rules hide now.
+    func judgedRules(subscription: Int64, account: Int64, blocklist: String?, keeplist: String?) async throws -> Int {
+        let feed = try saveRules(subscription: subscription, account: account, blocklist: blocklist, keeplist: keeplist)
+        let reader = try StoreReader(path: path)
+        guard let matcher = entryRules, let rules = try reader.ruleSets(account: account, subscriptions: [subscription]).first?.rules,
+              !rules.isEmpty else {
+            try forgetRuleHides(feed: feed, account: account)
+            return 0
+        }
+        var verdicts = RuleVerdicts(feed: feed)
+        for (id, entry) in try reader.ruledEntries(feed: feed, after: 0, limit: 1_000_000) {
+            verdicts.judged.append(id)
+            if matcher.hides(entry, by: rules) { verdicts.hidden.append(id) }
+        }
+        return try apply(verdicts, account: account)
     }
 }

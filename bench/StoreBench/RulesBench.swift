@@ -23,7 +23,7 @@ enum RulesBench {
         try await store.setSettings(settings.storedText, account: 1)
         let feeds = try StoreReader(path: databasePath).feeds(account: 1)
         for feed in feeds.prefix(5) {
-            try await store.setRules(subscription: feed.id, account: 1, blocklist: feedBlocklist, keeplist: nil)
+            _ = try await store.saveRules(subscription: feed.id, account: 1, blocklist: feedBlocklist, keeplist: nil)
         }
         print(#"RESULT {"account_rules": \#(accountRules.count), "feed_rules": \#(min(5, feeds.count))}"#)
     }

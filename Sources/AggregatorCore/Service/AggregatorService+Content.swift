@@ -37,8 +37,7 @@ extension AggregatorService {
         let content: String
         // A page kept from a non-public address is fetched again for an account that may not reach one
         // (where it is refused, or is public now and kept as such).
-        let mayReachPrivate = try await stricterAddressRule(for: account) == nil
-        if let kept = try await read({ try $0.page(entryID: id) }), !kept.nonPublic || mayReachPrivate {
+        if let kept = try await read({ try $0.page(entryID: id) }), !kept.nonPublic || mayBeShownNonPublic(account) {
             content = kept.content
         } else {
             let page = try await extractedPage(at: try Self.pageURL(of: entry.article), credentials: credentials, for: account)

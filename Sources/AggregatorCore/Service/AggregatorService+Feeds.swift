@@ -206,8 +206,7 @@ extension AggregatorService {
     /// request is made for it (`subscribe` checks again as it writes).
     private func checkRoomForAnotherFeed(for account: AccountIdentity) async throws(AggregatorError) {
         guard let limit = quotaSettings.withLock({ $0.subscriptions }), try await !isAdmin(account) else { return }
-        let followed = try await read { try $0.feeds(account: account.id).count }
-        if followed >= limit { throw .invalidArgument(quotaRefusal()) }
+        if try await read({ try $0.subscriptionCount(account: account.id) }) >= limit { throw .invalidArgument(quotaRefusal()) }
     }
 
     /// Every subscription as an OPML document, by category.

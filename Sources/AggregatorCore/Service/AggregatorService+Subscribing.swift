@@ -61,7 +61,7 @@ extension AggregatorService {
 
     /// The rule that keeps `account`'s fetches from non-public addresses, worded as refusals name it
     /// (`private-networks = none` for everyone, `admins` for a regular account); nil when none does.
-    func stricterAddressRule(for account: AccountIdentity) async throws(AggregatorError) -> String? {
+    private func stricterAddressRule(for account: AccountIdentity) async throws(AggregatorError) -> String? {
         let policy = pipeline.fetcher.addressPolicy
         if policy.denyPrivateNetworks { return policy.reason }
         return try await addressRefusal(for: account)
