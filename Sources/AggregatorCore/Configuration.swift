@@ -193,6 +193,13 @@ public struct Configuration: Sendable, Equatable {
         configuration.retention = RetentionPolicy(
             maximumAgeDays: days == 0 ? nil : days,
             keepNewestPerFeed: try whole("retention-keep-per-feed", values, default: 50, in: 0...1_000_000))
+        try readFetching(values, into: &configuration)
+        try readHTTP(values, into: &configuration)
+        return configuration
+    }
+
+    /// The keys of each fetch's limits and of feeds' intervals.
+    private static func readFetching(_ values: [String: String], into configuration: inout Configuration) throws(ConfigurationError) {
         var limits = FetchLimits()
         limits.connectTimeout = try duration("connect-timeout", values, default: limits.connectTimeout)
         limits.totalTimeout = try duration("fetch-timeout", values, default: limits.totalTimeout)
@@ -218,6 +225,10 @@ public struct Configuration: Sendable, Equatable {
         }
         configuration.refreshPolicy.minimumInterval = Self.seconds(minimum)
         configuration.refreshPolicy.maximumInterval = Self.seconds(maximum)
+    }
+
+    /// The HTTP server's keys: where it listens, its base path, the proxies it believes.
+    private static func readHTTP(_ values: [String: String], into configuration: inout Configuration) throws(ConfigurationError) {
         if let text = values["http-listen"] {
             if text.lowercased() == "none" {
                 configuration.httpListen = nil
@@ -244,7 +255,6 @@ public struct Configuration: Sendable, Equatable {
             }
             configuration.httpTrustedProxies = proxies
         }
-        return configuration
     }
 
     /// A duration key: `500ms`, `10s`, `2m`, `1h`, `7d` (a bare number is seconds), within `range`

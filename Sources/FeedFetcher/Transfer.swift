@@ -52,7 +52,14 @@ final class Transfer: @unchecked Sendable {
             guard code != CURLE_OK, refused == nil else { return }
             refused = "\(option): \(String(cString: curl_easy_strerror(code)))"
         }
-        let limits = request.limits
+        setRequest(userAgent: userAgent, check)
+        setLimits(check)
+        setCallbacks(check)
+        return refused
+    }
+
+    /// What is asked, and as whom: the URL, user agent, a private copy's credentials, the headers.
+    private func setRequest(userAgent: String, _ check: (CURLcode, String) -> Void) {
         check(aggregator_curl_setopt_string(easy, CURLOPT_URL, request.url), "URL")
         let credentials = request.credentials
         check(aggregator_curl_setopt_string(easy, CURLOPT_USERAGENT, credentials?.userAgent ?? userAgent), "USERAGENT")
@@ -72,6 +79,19 @@ final class Transfer: @unchecked Sendable {
             check(aggregator_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0), "SSL_VERIFYPEER")
             check(aggregator_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0), "SSL_VERIFYHOST")
         }
+        var list: UnsafeMutablePointer<curl_slist>?
+        // RFC 9110 §13.1.3: a server that sees If-None-Match ignores If-Modified-Since; send both anyway
+        // for servers that only implement one.
+        if let etag = request.etag { list = curl_slist_append(list, "If-None-Match: \(etag)") }
+        if let lastModified = request.lastModified { list = curl_slist_append(list, "If-Modified-Since: \(lastModified)") }
+        list = curl_slist_append(list, "Accept: application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, */*;q=0.8")
+        headerList = list
+        check(aggregator_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "HTTPHEADER")
+    }
+
+    /// Where it may go and for how long: protocols, proxy, redirects, time and size limits.
+    private func setLimits(_ check: (CURLcode, String) -> Void) {
+        let limits = request.limits
         check(aggregator_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         // "" turns off the proxy libcurl would take from http_proxy, https_proxy and ALL_PROXY: through a
         // proxy the address check would see the proxy, not the feed's host (docs/SECURITY.md). The
@@ -92,15 +112,11 @@ final class Transfer: @unchecked Sendable {
         // Rejects on Content-Length before any body arrives; the write callback counts what does arrive.
         check(aggregator_curl_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maximumBodyBytes)),
               "MAXFILESIZE_LARGE")
-        var list: UnsafeMutablePointer<curl_slist>?
-        // RFC 9110 §13.1.3: a server that sees If-None-Match ignores If-Modified-Since; send both anyway
-        // for servers that only implement one.
-        if let etag = request.etag { list = curl_slist_append(list, "If-None-Match: \(etag)") }
-        if let lastModified = request.lastModified { list = curl_slist_append(list, "If-Modified-Since: \(lastModified)") }
-        list = curl_slist_append(list, "Accept: application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, */*;q=0.8")
-        headerList = list
-        check(aggregator_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "HTTPHEADER")
+    }
 
+    /// What curl calls back: the body and headers as they arrive, the address checks before each
+    /// connection and request.
+    private func setCallbacks(_ check: (CURLcode, String) -> Void) {
         let me = Unmanaged.passUnretained(self).toOpaque()
         check(aggregator_curl_setopt_pointer(easy, CURLOPT_PRIVATE, me), "PRIVATE")
         check(aggregator_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
@@ -140,7 +156,6 @@ final class Transfer: @unchecked Sendable {
             guard let primaryIP else { return aggregator_curl_prereq_ok() }
             return transfer.refuses(address: primaryIP) ? aggregator_curl_prereq_abort() : aggregator_curl_prereq_ok()
         }, "PREREQFUNCTION")
-        return refused
     }
 
     var addressPolicy = AddressPolicy()
