@@ -69,42 +69,7 @@ public struct ControlHandler: Sendable {
         case .feedsRemove:
             return ["removed": .from(try await service.removeFeed(try params.feed("feed"), for: try await acting()))]
         case .feedsUpdate:
-            // "" for the category files the feed under none; a missing key leaves it alone. `settings`
-            // carries Miniflux's names (`edit`); `title` and `category` may also come at the top.
-            let settings = params.value("settings")?.object ?? [:]
-            func text(_ key: String) throws(JSONRPCError) -> String? {
-                guard let value = settings[key] ?? params.value(key), !value.isNull else { return nil }
-                guard let text = value.string else { throw JSONRPCError.invalidParams("\"\(key)\" must be a string") }
-                return text
-            }
-            func flag(_ key: String) throws(JSONRPCError) -> Bool? {
-                guard let value = settings[key], !value.isNull else { return nil }
-                guard let flag = value.bool else { throw JSONRPCError.invalidParams("\"\(key)\" must be true or false") }
-                return flag
-            }
-            let known: Set<String> = ["title", "category", "disabled", "hide_globally", "scraper_rules", "blocklist_rules",
-                                      "keeplist_rules", "user_agent", "cookie", "username", "password", "ignore_http_cache",
-                                      "allow_self_signed_certificates", "crawler"]
-            if let unknown = settings.keys.sorted().first(where: { !known.contains($0) }) {
-                throw JSONRPCError.invalidParams("\"\(unknown)\" cannot be set yet (\(known.sorted().joined(separator: ", ")) can)")
-            }
-            guard !settings.isEmpty || params.value("title") != nil || params.value("category") != nil else {
-                throw JSONRPCError.invalidParams("say what to change: a title, category, flag, rule or selector")
-            }
-            let reference = try params.feed("feed"), account = try await acting()
-            let (title, category, scraper) = (try text("title"), try text("category"), try text("scraper_rules"))
-            let (disabled, hidden) = (try flag("disabled"), try flag("hide_globally"))
-            let (block, keep) = (try text("blocklist_rules"), try text("keeplist_rules"))
-            // Fetch settings ("" clears one; docs/ARCHITECTURE.md): the secrets are never answered back.
-            let fetch = FetchSettingsChange(userAgent: try text("user_agent"), cookie: try text("cookie"),
-                                            username: try text("username"), password: try text("password"),
-                                            ignoresHTTPCache: try flag("ignore_http_cache"),
-                                            allowsSelfSignedCertificates: try flag("allow_self_signed_certificates"))
-            let feed = try await service.updateFeed(reference, title: title, category: category, disabled: disabled,
-                                                    hideGlobally: hidden, scraperRules: scraper, blocklist: block,
-                                                    keeplist: keep, fetchSettings: fetch, crawler: try flag("crawler"),
-                                                    for: account)
-            return ["feed": Self.json(feed)]
+            return try await updateFeed(params, for: try await acting())
         case .feedsImport:
             guard let text = params.string("opml") else { throw JSONRPCError.invalidParams("\"opml\" is required") }
             let summary = try await service.importOPML(Data(text.utf8), for: try await acting())
@@ -120,31 +85,15 @@ public struct ControlHandler: Sendable {
             }
             return ["category": try await service.renameCategory(name, to: newName, for: try await acting()).map(Self.json) ?? .null]
         case .articlesList:
-            let sort = try params.string("sort").map { name in
-                guard let sort = ArticleSort(rawValue: name) else {
-                    throw JSONRPCError.invalidParams("\"sort\" must be newest, oldest, title or relevance")
-                }
-                return sort
-            }
-            let page = try await service.articles(try params.query(), sort: sort, limit: params.int("limit") ?? 50,
+            let page = try await service.articles(try params.query(), sort: try Self.sort(params), limit: params.int("limit") ?? 50,
                                                   cursor: params.string("cursor"), for: try await acting())
             return ["articles": .array(page.articles.map { Self.json($0, full: false) }), "next_cursor": .from(page.nextCursor)]
         case .articlesGet:
             guard let id = params.int("id") else { throw JSONRPCError.invalidParams("\"id\" must be an article id") }
             return ["article": Self.json(try await service.article(id: Int64(id), for: try await acting()), full: true)]
         case .articlesMark:
-            let selection: MarkSelection
-            if let ids = params.value("ids")?.array {
-                let numbers = ids.compactMap { $0.int.map(Int64.init) }
-                guard numbers.count == ids.count else { throw JSONRPCError.invalidParams("\"ids\" must be article ids") }
-                selection = .ids(numbers)
-            } else if let filter = params.value("filter"), filter.object != nil {
-                selection = .matching(try Parameters(filter).query())
-            } else {
-                throw JSONRPCError.invalidParams("give \"ids\" or \"filter\"")
-            }
-            return ["changed": .from(try await service.mark(selection, read: params.bool("read"), starred: params.bool("starred"),
-                                                                 for: try await acting()))]
+            return ["changed": .from(try await service.mark(try Self.selection(params), read: params.bool("read"),
+                                                           starred: params.bool("starred"), for: try await acting()))]
         case .refresh:
             return try await refresh(params, for: try await acting(), notifier: notifier)
         case .eventsSubscribe:
@@ -153,36 +102,8 @@ public struct ControlHandler: Sendable {
             guard let path = params.string("path") else { throw JSONRPCError.invalidParams("\"path\" is required") }
             let size = try await service.backup(to: path)
             return ["path": .string(path), "bytes": .from(size)]
-        case .userSet:
-            guard let name = params.string("name"), let password = params.value("password")?.string else {
-                throw JSONRPCError.invalidParams("\"name\" and \"password\" are required")
-            }
-            return ["user": Self.json(try await service.setPassword(name: name, password: password))]
-        case .userAdd:
-            guard let name = params.string("name"), let password = params.value("password")?.string else {
-                throw JSONRPCError.invalidParams("\"name\" and \"password\" are required")
-            }
-            let added = try await service.addAccount(name: name, password: password, isAdmin: params.bool("admin") ?? false)
-            return ["user": Self.json(added)]
-        case .userRemove:
-            guard let name = params.string("name") else { throw JSONRPCError.invalidParams("\"name\" is required") }
-            return ["removed": Self.json(try await service.removeAccount(named: name))]
-        case .userAdmin:
-            guard let name = params.string("name"), let admin = params.bool("admin") else {
-                throw JSONRPCError.invalidParams("\"name\" and \"admin\" (true or false) are required")
-            }
-            return ["user": Self.json(try await service.setAdmin(named: name, admin))]
-        case .userShow:
-            // `name` names whom to show; else the account the request acts for.
-            let account = try await service.account(named: params.string("name") ?? params.string("user"))
-            return ["user": Self.json(try await service.accountSummary(account))]
-        case .userList:
-            return ["users": .array(try await service.accounts().map(Self.json))]
-        case .userRename:
-            guard let name = params.string("name"), let newName = params.string("new_name") else {
-                throw JSONRPCError.invalidParams("\"name\" and \"new_name\" are required")
-            }
-            return ["user": Self.json(try await service.renameAccount(name, to: newName))]
+        case .userSet, .userAdd, .userRemove, .userAdmin, .userShow, .userList, .userRename:
+            return try await answerUser(method, params)
         case .userFever:
             guard let enabled = params.bool("enabled") else { throw JSONRPCError.invalidParams("\"enabled\" (true or false) is required") }
             let account = try await acting()
@@ -199,6 +120,104 @@ public struct ControlHandler: Sendable {
     }
 
     /// Whom a request acts for: the account its `user` param names, else the first admin (docs/ARCHITECTURE.md).
+    /// `feeds.update`: "" for the category files the feed under none; a missing key leaves it alone.
+    /// `settings` carries Miniflux's names (`edit`); `title` and `category` may also come at the top.
+    private func updateFeed(_ params: Parameters, for account: AccountIdentity) async throws -> JSONValue {
+        let settings = params.value("settings")?.object ?? [:]
+        func text(_ key: String) throws(JSONRPCError) -> String? {
+            guard let value = settings[key] ?? params.value(key), !value.isNull else { return nil }
+            guard let text = value.string else { throw JSONRPCError.invalidParams("\"\(key)\" must be a string") }
+            return text
+        }
+        func flag(_ key: String) throws(JSONRPCError) -> Bool? {
+            guard let value = settings[key], !value.isNull else { return nil }
+            guard let flag = value.bool else { throw JSONRPCError.invalidParams("\"\(key)\" must be true or false") }
+            return flag
+        }
+        let known: Set<String> = ["title", "category", "disabled", "hide_globally", "scraper_rules", "blocklist_rules",
+                                  "keeplist_rules", "user_agent", "cookie", "username", "password", "ignore_http_cache",
+                                  "allow_self_signed_certificates", "crawler"]
+        if let unknown = settings.keys.sorted().first(where: { !known.contains($0) }) {
+            throw JSONRPCError.invalidParams("\"\(unknown)\" cannot be set yet (\(known.sorted().joined(separator: ", ")) can)")
+        }
+        guard !settings.isEmpty || params.value("title") != nil || params.value("category") != nil else {
+            throw JSONRPCError.invalidParams("say what to change: a title, category, flag, rule or selector")
+        }
+        let reference = try params.feed("feed")
+        let (title, category, scraper) = (try text("title"), try text("category"), try text("scraper_rules"))
+        let (disabled, hidden) = (try flag("disabled"), try flag("hide_globally"))
+        let (block, keep) = (try text("blocklist_rules"), try text("keeplist_rules"))
+        // Fetch settings ("" clears one; docs/ARCHITECTURE.md): the secrets are never answered back.
+        let fetch = FetchSettingsChange(userAgent: try text("user_agent"), cookie: try text("cookie"),
+                                        username: try text("username"), password: try text("password"),
+                                        ignoresHTTPCache: try flag("ignore_http_cache"),
+                                        allowsSelfSignedCertificates: try flag("allow_self_signed_certificates"))
+        let feed = try await service.updateFeed(reference, title: title, category: category, disabled: disabled,
+                                                hideGlobally: hidden, scraperRules: scraper, blocklist: block,
+                                                keeplist: keep, fetchSettings: fetch, crawler: try flag("crawler"),
+                                                for: account)
+        return ["feed": Self.json(feed)]
+    }
+
+    /// The `sort` asked for, if any.
+    private static func sort(_ params: Parameters) throws -> ArticleSort? {
+        try params.string("sort").map { name in
+            guard let sort = ArticleSort(rawValue: name) else {
+                throw JSONRPCError.invalidParams("\"sort\" must be newest, oldest, title or relevance")
+            }
+            return sort
+        }
+    }
+
+    /// What `articles.mark` marks: the articles `ids` names, or those its `filter` matches.
+    private static func selection(_ params: Parameters) throws -> MarkSelection {
+        if let ids = params.value("ids")?.array {
+            let numbers = ids.compactMap { $0.int.map(Int64.init) }
+            guard numbers.count == ids.count else { throw JSONRPCError.invalidParams("\"ids\" must be article ids") }
+            return .ids(numbers)
+        }
+        if let filter = params.value("filter"), filter.object != nil { return .matching(try Parameters(filter).query()) }
+        throw JSONRPCError.invalidParams("give \"ids\" or \"filter\"")
+    }
+
+    /// The accounts' methods, which name their account themselves (`serverWide`).
+    private func answerUser(_ method: ControlMethod, _ params: Parameters) async throws -> JSONValue {
+        switch method {
+    case .userSet:
+        guard let name = params.string("name"), let password = params.value("password")?.string else {
+            throw JSONRPCError.invalidParams("\"name\" and \"password\" are required")
+        }
+        return ["user": Self.json(try await service.setPassword(name: name, password: password))]
+    case .userAdd:
+        guard let name = params.string("name"), let password = params.value("password")?.string else {
+            throw JSONRPCError.invalidParams("\"name\" and \"password\" are required")
+        }
+        let added = try await service.addAccount(name: name, password: password, isAdmin: params.bool("admin") ?? false)
+        return ["user": Self.json(added)]
+    case .userRemove:
+        guard let name = params.string("name") else { throw JSONRPCError.invalidParams("\"name\" is required") }
+        return ["removed": Self.json(try await service.removeAccount(named: name))]
+    case .userAdmin:
+        guard let name = params.string("name"), let admin = params.bool("admin") else {
+            throw JSONRPCError.invalidParams("\"name\" and \"admin\" (true or false) are required")
+        }
+        return ["user": Self.json(try await service.setAdmin(named: name, admin))]
+    case .userShow:
+        // `name` names whom to show; else the account the request acts for.
+        let account = try await service.account(named: params.string("name") ?? params.string("user"))
+        return ["user": Self.json(try await service.accountSummary(account))]
+    case .userList:
+        return ["users": .array(try await service.accounts().map(Self.json))]
+    case .userRename:
+        guard let name = params.string("name"), let newName = params.string("new_name") else {
+            throw JSONRPCError.invalidParams("\"name\" and \"new_name\" are required")
+        }
+        return ["user": Self.json(try await service.renameAccount(name, to: newName))]
+        default:
+            preconditionFailure("\(method) is not an account method")
+        }
+    }
+
     private func actingAccount(_ params: Parameters) async throws -> AccountIdentity {
         try await service.account(named: params.string("user"))
     }

@@ -68,30 +68,9 @@ enum DaemonStartup {
                 }
             }
             group.addTask { await memory.run(logger: logger) }
-            if let cluster {
-                // systemd's status says when the shared database is away, and when it is back.
-                group.addTask {
-                    var said: String?
-                    while !Task.isCancelled {
-                        let reason = cluster.unavailableReason
-                        if reason != said {
-                            systemd.status(reason.map { "Database unreachable, retrying: " + $0 } ?? "Database reachable again")
-                            said = reason
-                        }
-                        try? await Task.sleep(for: .seconds(2))
-                    }
-                }
-            }
+            if let cluster { group.addTask { await reportDatabase(of: cluster, to: systemd) } }
             if let watchdogInterval {
-                // WATCHDOG=1 only while the scheduler makes progress: a stuck daemon gets restarted.
-                group.addTask {
-                    let seconds = Double(watchdogInterval.components.seconds) * 2
-                        + Double(watchdogInterval.components.attoseconds) * 2e-18
-                    while !Task.isCancelled {
-                        if service.heartbeat.isFresh(within: max(seconds, 1)) { systemd.watchdog() }
-                        try? await Task.sleep(for: watchdogInterval)
-                    }
-                }
+                group.addTask { await feedWatchdog(systemd, every: watchdogInterval, while: service.heartbeat) }
             }
             group.addTask {
                 await server.run { request, notifier in
@@ -108,18 +87,7 @@ enum DaemonStartup {
                 }
             }
             group.addTask {
-                var reload = reload
-                for await signal in stopSignals {
-                    if signal == SIGHUP {
-                        systemd.reloading()
-                        await reload.reload(logger: logger, service: service)
-                        systemd.ready()
-                        continue
-                    }
-                    logger.info("Stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
-                    systemd.stopping()
-                    return
-                }
+                await answerSignals(stopSignals, reload: reload, service: service, systemd: systemd, logger: logger)
             }
             await group.next()
             group.cancelAll()
@@ -129,6 +97,45 @@ enum DaemonStartup {
         withExtendedLifetime(signals) {}  // the dispatch sources must outlive the wait above
         withExtendedLifetime(claim) {}  // no other daemon opens the database until this one is done
         logger.info("Stopped")
+    }
+
+    /// systemd's status says when the shared database is away, and when it is back.
+    private static func reportDatabase(of cluster: ClusterNode, to systemd: SystemdNotifier) async {
+        var said: String?
+        while !Task.isCancelled {
+            let reason = cluster.unavailableReason
+            if reason != said {
+                systemd.status(reason.map { "Database unreachable, retrying: " + $0 } ?? "Database reachable again")
+                said = reason
+            }
+            try? await Task.sleep(for: .seconds(2))
+        }
+    }
+
+    /// WATCHDOG=1 only while the scheduler makes progress: a stuck daemon gets restarted.
+    private static func feedWatchdog(_ systemd: SystemdNotifier, every interval: Duration, while heartbeat: Heartbeat) async {
+        let seconds = Double(interval.components.seconds) * 2 + Double(interval.components.attoseconds) * 2e-18
+        while !Task.isCancelled {
+            if heartbeat.isFresh(within: max(seconds, 1)) { systemd.watchdog() }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// SIGHUP reloads the configuration; SIGTERM or SIGINT returns, which stops the daemon.
+    private static func answerSignals(_ signals: AsyncStream<Int32>, reload: ConfigurationReload, service: AggregatorService,
+                                      systemd: SystemdNotifier, logger: Logger) async {
+        var reload = reload
+        for await signal in signals {
+            if signal == SIGHUP {
+                systemd.reloading()
+                await reload.reload(logger: logger, service: service)
+                systemd.ready()
+                continue
+            }
+            logger.info("Stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
+            systemd.stopping()
+            return
+        }
     }
 
     /// `--once`: refreshes every feed, expires old entries, prints the summary line on stdout, and
