@@ -80,4 +80,29 @@ enum AccountScope {
     static func feed(ofSubscription subscription: String, account: String) -> String {
         "(SELECT feed_id FROM subscriptions WHERE id = \(subscription) AND account_id = \(account))"
     }
+
+    /// The feed through which the account reads entry `entry`'s text (docs/SECURITY.md, "Text
+    /// versions"): in a feed's list the feed of `subscription`, elsewhere (nil) the feed of its oldest
+    /// subscription carrying the entry; NULL when none does (a starred entry it no longer follows).
+    static func readingFeed(of entry: String, account: String, subscription: String?) -> String {
+        if let subscription { return feed(ofSubscription: subscription, account: account) }
+        return """
+            (SELECT ru.feed_id FROM entry_sources rs CROSS JOIN subscriptions ru ON ru.feed_id = rs.feed_id
+             WHERE rs.entry_id = \(entry) AND ru.account_id = \(account) ORDER BY ru.added_at, ru.id LIMIT 1)
+            """
+    }
+
+    /// The version `version` (an `entry_versions` alias) is the text the account reads of its entry.
+    static func readsVersion(_ version: String, account: String, subscription: String?) -> String {
+        "\(version).feed_id = \(readingFeed(of: "\(version).entry_id", account: account, subscription: subscription))"
+    }
+
+    /// The account reads a version of entry `st`, not its row's text. Asked of the entries that may
+    /// have versions only (`versioned`: a few in a hundred).
+    static func readsAVersion(account: String, subscription: String?, state st: String = "st") -> String {
+        """
+        (\(st).versioned <> 0 AND EXISTS (SELECT 1 FROM entry_versions rv WHERE rv.entry_id = \(st).entry_id
+                                           AND \(readsVersion("rv", account: account, subscription: subscription))))
+        """
+    }
 }

@@ -23,6 +23,9 @@ public struct ArticleFilter: Sendable, Equatable {
     public var storedAfterID: Int64?
     /// Leave out the entries whose feed is filed under a category hidden from the global listings.
     public var globallyVisibleOnly = false
+    /// The subscription whose feed's text a search matches (docs/SECURITY.md, "Text versions"): `feedID`,
+    /// kept here when a query has turned `feedID` into its FROM clause.
+    var textSubscription: Int64?
 
     public init(account: Int64, category: String? = nil, feedID: Int64? = nil, unreadOnly: Bool = false,
                 starredOnly: Bool = false, since: Date? = nil, before: Date? = nil, search: String? = nil) {

@@ -99,11 +99,30 @@ extension ArticleFilter {
         conditions += dateConditions(for: use, parameter: parameter)
         if let search, use != .searchIndex {
             let match = parameter(try SearchQuery(search).bound(for: dialect))
-            conditions.append(use == .newEntries
-                ? SearchIndex.entryMatches(dialect, match, entry: "st.entry_id")
-                : "st.entry_id IN (\(SearchIndex.matchingIDs(dialect, match)))")
+            let subscription = (feedID ?? textSubscription).map { parameter(.integer($0)) }
+            let readText = Self.matchesReadText(match, account: account(), subscription: subscription, dialect: dialect)
+            // Collecting every match, the rows' and the versions' matches are the candidates; only an
+            // entry that may have versions is asked which text the account reads.
+            conditions.append(use == .newEntries ? readText : """
+                st.entry_id IN (\(SearchIndex.matchingIDs(dialect, match))
+                                UNION ALL SELECT v.entry_id FROM \(SearchIndex.versionTable(dialect))
+                                WHERE \(SearchIndex.versionMatches(dialect, match)))
+                AND (st.versioned = 0 OR \(readText))
+                """)
         }
         return conditions
+    }
+
+    /// Entry `st` matches the search bound as `match` in the text the account reads: a version's
+    /// (`AccountScope.readsAVersion`) or its row's.
+    static func matchesReadText(_ match: String, account: String, subscription: String?, dialect: SQLDialect) -> String {
+        """
+        CASE WHEN \(AccountScope.readsAVersion(account: account, subscription: subscription))
+        THEN EXISTS (SELECT 1 FROM \(SearchIndex.versionTable(dialect))
+                     WHERE \(SearchIndex.versionMatches(dialect, match)) AND v.entry_id = st.entry_id
+                       AND \(AccountScope.readsVersion("v", account: account, subscription: subscription)))
+        ELSE \(SearchIndex.entryMatches(dialect, match, entry: "st.entry_id")) END
+        """
     }
 
     /// Row by row, whether the entry `st` is carried by one of the subscriptions `subscriptions` selects
@@ -136,6 +155,7 @@ extension ArticleFilter {
             from = "entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id"
             conditions.append("s.feed_id = \(AccountScope.feed(ofSubscription: "?\(values.count)", account: "?\(values.count - 1)"))")
             rest.feedID = nil
+            rest.textSubscription = feedID
         } else if let category {
             values.append(.integer(account))
             values.append(.text(category))

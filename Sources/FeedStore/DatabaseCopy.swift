@@ -11,7 +11,7 @@ public enum DatabaseCopy {
                          "api_tokens", "web_sessions", "store_totals"]
     /// Those whose ids come from a sequence that never gives an id out twice.
     static let sequencedTables = ["accounts", "api_tokens", "web_sessions", "icons", "entries", "categories", "feeds",
-                                  "subscriptions"]
+                                  "subscriptions", "entry_versions"]
 
     /// How far a copy got: a table copied, or the search index about to be built (the longest step:
     /// ~100 s of a 1,000,000-entry copy, which printed nothing meanwhile).
@@ -196,6 +196,8 @@ public enum DatabaseCopy {
             }
             try database.execute("CLOSE indexing")
             try database.execute("CREATE INDEX entry_search_documents ON entry_search USING gin(document)")
+            // The versions' (on SQLite, their triggers indexed them as they were copied).
+            try SearchText.indexVersions(database)
         }
     }
 }

@@ -225,6 +225,7 @@ extension FeedStore {
             if stored.versionFingerprint != nil { try database.statement(Self.dropVersion).run(values) }
             guard stored.fingerprint != fingerprint else { return stored.versionFingerprint != nil }
             try database.statement(Self.keepOtherSourcesText).run(values)
+            if try database.changes() > 0 { try indexCopiedVersions(of: stored.id) }
             try update(stored.id, with: entry, fingerprint: fingerprint, seenAt: seenAt)
             return true
         }
@@ -241,14 +242,15 @@ extension FeedStore {
                 .integer(fingerprint), SQLValue(entry.title), SQLValue(entry.summary), SQLValue(entry.content),
                 SQLValue(entry.author), SQLValue(Self.clamped(entry.published, seenAt: seenAt)),
                 SQLValue(Self.clamped(entry.updated, seenAt: seenAt)), SQLValue(entry.imageURL),
-                SQLValue(ArticleEnclosure.columnText(entry.enclosures)),
+                SQLValue(ArticleEnclosure.columnText(entry.enclosures)), SQLValue(entry.searchText),
             ])
+        try indexVersion(of: stored.id, feed: feed, entry)
         return true
     }
 
     /// The text a version keeps, columns of `entries` and `entry_versions` alike (in `keepVersion`'s order).
     private static let versionColumns = ["title", "summary", "content", "author", "published_at", "updated_at", "image_url",
-                                         "enclosures"]
+                                         "enclosures", "search_text"]
     private static let dropVersion = "DELETE FROM entry_versions WHERE entry_id = ?1 AND feed_id = ?2"
     /// The entry's other sources (not feed ?2) keep the row's text as versions, those that have none.
     private static let keepOtherSourcesText = """

@@ -55,6 +55,27 @@ enum SearchIndex {
     static func score(_ dialect: SQLDialect, _ parameter: String) -> String {
         dialect == .sqlite ? "bm25(entries_fts, 10.0, 1.0, 2.0)" : "-ts_rank(m.document, \(parameter)::tsquery)"
     }
+
+    // Text versions (docs/SECURITY.md): each has an index of its own, `entry_versions_fts` keyed by the
+    // version's id on SQLite, `entry_version_search` on PostgreSQL. A search matches an entry by the
+    // text the account reads: the row's (indexed above) unless it reads a version, else the version's.
+
+    /// The versions' index in a FROM clause, as `f`, joined to the versions `v` it indexes.
+    static func versionTable(_ dialect: SQLDialect) -> String {
+        dialect == .sqlite
+            ? "entry_versions_fts f JOIN entry_versions v ON v.id = f.rowid"
+            : "entry_version_search f JOIN entry_versions v ON v.id = f.version_id"
+    }
+
+    /// `f` matches the query bound as `parameter`.
+    static func versionMatches(_ dialect: SQLDialect, _ parameter: String) -> String {
+        dialect == .sqlite ? "entry_versions_fts MATCH \(parameter)" : "f.document @@ \(parameter)::tsquery"
+    }
+
+    /// A row of `f`'s relevance, as `score` weighs it (within the versions' own index).
+    static func versionScore(_ dialect: SQLDialect, _ parameter: String) -> String {
+        dialect == .sqlite ? "bm25(entry_versions_fts, 10.0, 1.0, 2.0)" : "-ts_rank(f.document, \(parameter)::tsquery)"
+    }
 }
 
 extension FeedStore {
@@ -68,6 +89,25 @@ extension FeedStore {
             try SearchText.insert([.integer(id), .text(SearchText.document(title: title, author: author, body: body))],
                                   into: database)
         }
+    }
+
+    /// Indexes entry `id`'s version for `feed`, just written with `entry`'s text (on PostgreSQL; SQLite's
+    /// triggers have), and notes that the entry has versions.
+    func indexVersion(of id: Int64, feed: Int64, _ entry: IncomingEntry) throws(StoreError) {
+        if database.dialect == .postgres {
+            try database.statement("""
+                INSERT INTO entry_version_search(version_id, document)
+                SELECT id, ?3::tsvector FROM entry_versions WHERE entry_id = ?1 AND feed_id = ?2
+                ON CONFLICT (version_id) DO UPDATE SET document = excluded.document
+                """).run([.integer(id), .integer(feed), .text(SearchText.document(of: entry))])
+        }
+        try database.statement("UPDATE entry_state SET versioned = 1 WHERE entry_id = ?1 AND versioned = 0").run([.integer(id)])
+    }
+
+    /// Indexes the versions entry `id`'s other sources just kept of its row's text.
+    func indexCopiedVersions(of id: Int64) throws(StoreError) {
+        try SearchText.indexVersions(database, entry: id)
+        try database.statement("UPDATE entry_state SET versioned = 1 WHERE entry_id = ?1 AND versioned = 0").run([.integer(id)])
     }
 
     /// Takes an entry out of the index: a contentless FTS5 index needs the indexed values again.
@@ -96,15 +136,39 @@ extension FeedStore {
 /// characters are word characters; anything else separates), lowercased and without diacritics,
 /// words separated by one space: what PostgreSQL's `simple` configuration then indexes as they are.
 enum SearchText {
-    /// Inserts (or replaces) index documents: per entry, its id and its `document`.
-    static func insert(_ documents: [SQLValue], into database: Database) throws(StoreError) {
+    /// Inserts (or replaces) index documents: per entry, its id and its `document` (per version in
+    /// `entry_version_search`, its id).
+    static func insert(_ documents: [SQLValue], into database: Database,
+                       table: String = "entry_search", key: String = "entry_id") throws(StoreError) {
         let count = documents.count / 2
         guard count > 0 else { return }
         let rows = (0..<count).map { "(?\($0 * 2 + 1), ?\($0 * 2 + 2)::tsvector)" }.joined(separator: ", ")
         try database.statement("""
-            INSERT INTO entry_search(entry_id, document) VALUES \(rows)
-            ON CONFLICT (entry_id) DO UPDATE SET document = excluded.document
+            INSERT INTO \(table)(\(key), document) VALUES \(rows)
+            ON CONFLICT (\(key)) DO UPDATE SET document = excluded.document
             """).run(documents)
+    }
+
+    /// On PostgreSQL, indexes the versions (of entry `entry`, else all) that have no index document
+    /// yet, a few at a time; SQLite's triggers index each version as it is written.
+    static func indexVersions(_ database: Database, entry: Int64? = nil) throws(StoreError) {
+        guard database.dialect == .postgres else { return }
+        let unindexed = try database.statement("""
+            SELECT v.id, v.title, v.author, v.search_text FROM entry_versions v
+            WHERE v.id > ?1 AND (?2::bigint IS NULL OR v.entry_id = ?2)
+              AND NOT EXISTS (SELECT 1 FROM entry_version_search f WHERE f.version_id = v.id)
+            ORDER BY v.id LIMIT 64
+            """)
+        var last: Int64 = 0
+        while true {
+            var documents: [SQLValue] = []
+            try unindexed.query([.integer(last), entry.map(SQLValue.integer) ?? .null]) { row in
+                last = row.int64(at: 0)
+                documents += [.integer(last), .text(document(title: row.text(at: 1), author: row.text(at: 2), body: row.text(at: 3)))]
+            }
+            guard !documents.isEmpty else { return }
+            try insert(documents, into: database, table: "entry_version_search", key: "version_id")
+        }
     }
 
     /// The document of an entry: its title, author and plain text.

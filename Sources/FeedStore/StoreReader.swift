@@ -93,7 +93,7 @@ public final class StoreReader {
             articles.removeLast()
             nextCursor = positions[articles.count - 1].encoded
         }
-        try readVersions(of: &articles, account: filter.account, subscription: filter.feedID, withContent: false)
+        try readVersions(of: &articles, account: filter.account, subscription: filter.feedID, withContent: false, search: search)
         return ArticlePage(articles: articles, nextCursor: nextCursor)
     }
 
@@ -120,6 +120,7 @@ public final class StoreReader {
             from = "entry_sources s CROSS JOIN entries e ON e.id = s.entry_id JOIN entry_state st ON st.entry_id = e.id"
             conditions.append("s.feed_id = \(AccountScope.feed(ofSubscription: subscription, account: account))")
             filter.feedID = nil
+            filter.textSubscription = feedID
             membershipKnown = true
         }
         conditions += try filter.conditions(binding: &values, for: filter.storedAfterID == nil ? .listing : .newEntries, dialect: database.dialect,
@@ -147,27 +148,46 @@ public final class StoreReader {
                                   listingMatches: Bool, values: inout [SQLValue]) throws(StoreError) -> String {
         let dialect = database.dialect
         let listingMatches = listingMatches && dialect == .postgres
-        var conditions = (listingMatches ? [] : [SearchIndex.matches(dialect, "?1")])
-            + (try filter.conditions(binding: &values, for: .searchIndex, dialect: dialect))
         let direction = sort == .newest ? "DESC" : "ASC"
-        if let position {
-            values.append(position.number.map { .integer(Int64($0)) } ?? .null)
-            values.append(.integer(position.id))
-            conditions.append("(st.sort_at, st.entry_id) \(sort == .newest ? "<" : ">") (?\(values.count - 1), ?\(values.count))")
+        // The page's first matches of one index, in order: both indexes' are merged below.
+        func firstMatches(_ name: String, from: String, where match: [String], sortKey: String) throws(StoreError) -> String {
+            var conditions = match + (try filter.conditions(binding: &values, for: .searchIndex, dialect: dialect))
+            if let position {
+                values.append(position.number.map { .integer(Int64($0)) } ?? .null)
+                values.append(.integer(position.id))
+                conditions.append("(st.sort_at, st.entry_id) \(sort == .newest ? "<" : ">") (?\(values.count - 1), ?\(values.count))")
+            }
+            return """
+                SELECT * FROM (
+                    SELECT st.entry_id AS id, st.sort_at AS sort_at FROM \(from) WHERE \(conditions.joined(separator: " AND "))
+                    ORDER BY \(sortKey) \(direction), st.entry_id \(direction) LIMIT \(Self.bind(limit, &values))
+                ) \(name)
+                """
         }
+        let texts = Self.readTexts(filter, values: &values)
+        let rows = try firstMatches("row_matches",
+            from: "\(listingMatches ? SearchIndex.listedMatches("?1") : SearchIndex.table(dialect)) JOIN entry_state st ON st.entry_id = \(SearchIndex.entryID(dialect))",
+            where: (listingMatches ? [] : [SearchIndex.matches(dialect, "?1")]) + [texts.row],
+            sortKey: listingMatches ? "st.sort_at + 0" : "st.sort_at")
+        let versions = try firstMatches("version_matches",
+            from: "\(SearchIndex.versionTable(dialect)) JOIN entry_state st ON st.entry_id = v.entry_id",
+            where: [SearchIndex.versionMatches(dialect, "?1"), texts.version], sortKey: "st.sort_at")
         return """
             \(Self.columns(sortKey: "e.sort_at"))
-            FROM (
-                SELECT st.entry_id AS id, st.sort_at AS sort_at
-                FROM \(listingMatches ? SearchIndex.listedMatches("?1") : SearchIndex.table(dialect))
-                JOIN entry_state st ON st.entry_id = \(SearchIndex.entryID(dialect))
-                WHERE \(conditions.joined(separator: " AND "))
-                ORDER BY \(listingMatches ? "st.sort_at + 0" : "st.sort_at") \(direction), st.entry_id \(direction)
-                LIMIT \(Self.bind(limit, &values))
-            ) p
+            FROM (\(rows) UNION ALL \(versions)) p
             JOIN entry_state st ON st.entry_id = p.id JOIN entries e ON e.id = p.id \(Self.accountJoins(filter, &values))
-            ORDER BY p.sort_at \(direction), p.id \(direction)
+            ORDER BY p.sort_at \(direction), p.id \(direction) LIMIT \(Self.bind(limit, &values))
             """
+    }
+
+    /// A search's matches come from two indexes (docs/SECURITY.md, "Text versions"): the rows' text,
+    /// for the entries whose row the account reads (`row`, a condition on `st`), and the versions',
+    /// for the versions it reads (`version`, on `v`).
+    private static func readTexts(_ filter: ArticleFilter, values: inout [SQLValue]) -> (row: String, version: String) {
+        let account = bind(filter.account, &values)
+        let subscription = (filter.feedID ?? filter.textSubscription).map { bind($0, &values) }
+        return ("NOT " + AccountScope.readsAVersion(account: account, subscription: subscription),
+                AccountScope.readsVersion("v", account: account, subscription: subscription))
     }
 
     /// Ranks the `relevanceWindow` matches stored last by bm25 (on later pages, those at or below the
@@ -175,18 +195,31 @@ public final class StoreReader {
     /// index gives its matches in id order, so the window costs the same for a rare or a common word.
     private func relevanceQuery(_ filter: ArticleFilter, window: Int64?, skipping offset: Int, limit: Int,
                                 values: inout [SQLValue]) throws(StoreError) -> String {
-        let dialect = database.dialect, id = SearchIndex.entryID(dialect)
-        var conditions = [SearchIndex.matches(dialect, "?1")]
-            + (try filter.conditions(binding: &values, for: .searchIndex, dialect: dialect))
-        if let window { conditions.append("\(id) <= \(Self.bind(window, &values))") }
+        let dialect = database.dialect
+        // One index's latest matches in the window, with their scores: both indexes' are merged below.
+        func latestMatches(_ name: String, from: String, id: String, where match: [String], score: String) throws(StoreError) -> String {
+            var conditions = match + (try filter.conditions(binding: &values, for: .searchIndex, dialect: dialect))
+            if let window { conditions.append("\(id) <= \(Self.bind(window, &values))") }
+            return """
+                SELECT * FROM (
+                    SELECT \(id) AS id, \(score) AS score FROM \(from) WHERE \(conditions.joined(separator: " AND "))
+                    ORDER BY \(id) DESC LIMIT \(Self.bind(relevanceWindow, &values))
+                ) \(name)
+                """
+        }
+        let texts = Self.readTexts(filter, values: &values)
+        let id = SearchIndex.entryID(dialect)
+        let rows = try latestMatches("row_matches", from: "\(SearchIndex.table(dialect)) JOIN entry_state st ON st.entry_id = \(id)", id: id,
+                                     where: [SearchIndex.matches(dialect, "?1"), texts.row], score: SearchIndex.score(dialect, "?1"))
+        let versions = try latestMatches("version_matches",
+                                         from: "\(SearchIndex.versionTable(dialect)) JOIN entry_state st ON st.entry_id = v.entry_id",
+                                         id: "v.entry_id", where: [SearchIndex.versionMatches(dialect, "?1"), texts.version],
+                                         score: SearchIndex.versionScore(dialect, "?1"))
         return """
             \(Self.columns(sortKey: "w.score")), w.top
             FROM (
                 SELECT id, score, max(id) OVER () AS top FROM (
-                    SELECT \(id) AS id, \(SearchIndex.score(dialect, "?1")) AS score
-                    FROM \(SearchIndex.table(dialect)) JOIN entry_state st ON st.entry_id = \(id)
-                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(id) DESC
-                    LIMIT \(Self.bind(relevanceWindow, &values))
+                    SELECT * FROM (\(rows) UNION ALL \(versions)) matches ORDER BY id DESC LIMIT \(Self.bind(relevanceWindow, &values))
                 ) AS latest ORDER BY score, id LIMIT \(Self.bind(limit, &values)) OFFSET \(Self.bind(offset, &values))
             ) w
             JOIN entry_state st ON st.entry_id = w.id JOIN entries e ON e.id = w.id \(Self.accountJoins(filter, &values))

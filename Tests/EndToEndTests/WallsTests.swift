@@ -268,6 +268,13 @@ import Testing
             #expect((alices["content"] as? String)?.contains("Body of item 2") == true, "\(order): \(alices["content"] ?? "")")
             #expect((bobs["content"] as? String)?.contains("Body of item 2") != true, "\(order): \(bobs["content"] ?? "")")
             #expect(alices["id"] as? Int == bobs["id"] as? Int, "one entry for the link")
+            // Searching finds what each reads: item 2's body is alice's text only.
+            for (user, auth, found) in [("alice", alice, 1), ("bob", bob, 0)] {
+                let page = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/entries?search=%22body%20of%20item%202%22", auth).body.utf8))
+                #expect((page as? [String: Any])?["total"] as? Int == found, "\(user), \(order): \(page)")
+                let listed = try daemon.ctl(["--user", user, "--json", "search", "\"body of item 2\""])
+                #expect(listed.status == 0 && listed.output.contains("many/2") == (found == 1), "\(user): \(listed.output.prefix(300))")
+            }
         }
     }
 }

@@ -28,6 +28,11 @@ import Testing
             IncomingFeed(feedID: feedA, entries: [story(1, "Éclairs"), story(2, "apples"), story(3, "Bananas")]),
             IncomingFeed(feedID: feedB, entries: [story(3, "Bananas"), story(4, "zebras"), story(5, "Ünicode")]),
         ], now: now)
+        // b.example's text of story 3 changes: a version of its own, searched by its readers.
+        try await store.ingest([
+            IncomingFeed(feedID: feedB, entries: [entry("https://news.example/3", title: "Plantains", text: "Story 3 about plantains",
+                                                        published: 3 * day)]),
+        ], now: now)
         _ = try await store.mark(ids: [1, 2], account: 1, read: true)
         _ = try await store.mark(ids: [3], account: bea, starred: true)
         _ = try await store.editEntry(id: 2, title: "Apples (edited)", content: nil, account: 1, now: now)
@@ -49,6 +54,12 @@ import Testing
                 answers.append("\(try reader.articles(ArticleFilter(account: account), sort: sort, limit: 100).articles)")
             }
             answers.append("\(try reader.articles(ArticleFilter(account: account, search: "cafe swift"), sort: .newest).articles.map(\.id))")
+            for feed in [nil, Int64(2)] {
+                for sort in ArticleSort.allCases {
+                    let filter = ArticleFilter(account: account, feedID: feed, search: "plantains OR bananas")
+                    answers.append("\(try reader.articles(filter, sort: sort).articles.map { "\($0.id) \($0.title ?? "") \($0.snippet ?? "")" })")
+                }
+            }
             answers.append("\(try reader.feeds(account: account))")
             answers.append("\(try reader.categories(account: account))")
             answers.append("\(try reader.totals(account: account))")
@@ -93,7 +104,9 @@ import Testing
         _ = try FeedStore(path: file)
         var tables: Set<String> = []
         try StoreReader(path: file).database.statement("SELECT name FROM sqlite_master WHERE type = 'table'").query { row in
-            if let name = row.text(at: 0), !name.hasPrefix("entries_fts"), !name.hasPrefix("sqlite_") { tables.insert(name) }
+            if let name = row.text(at: 0), !name.hasPrefix("entries_fts"), !name.hasPrefix("entry_versions_fts"), !name.hasPrefix("sqlite_") {
+                tables.insert(name)
+            }
         }
         #expect(tables.subtracting(["login_failures", "nodes"]) == Set(DatabaseCopy.tables), "\(tables.symmetricDifference(DatabaseCopy.tables))")
     }

@@ -102,6 +102,39 @@ struct MigrationTests {
     }
 
     /// A database path in a directory of its own, and how to remove the directory.
+    /// Text versions kept before step 36 get an id, their titles and authors indexed, and a fingerprint
+    /// that has their feed's next document rewrite them with their plain text.
+    @Test func aVersion35DatabasesVersionsBecomeSearchable() async throws {
+        let (path, remove) = try scratchDatabase("v35.db")
+        defer { remove() }
+        do {
+            let old = try Database(path: path, schemaVersion: 35)
+            try old.execute("""
+                INSERT INTO feeds(id, url, added_at) VALUES (1, 'https://a.example/feed', 0), (2, 'https://b.example/feed', 0);
+                INSERT INTO entries(id, key, url, title, search_text, first_seen_at, sort_at, fingerprint)
+                    VALUES (1, 'https://news.example/story', 'https://news.example/story', 'The real story', 'words', 0, 0, 7);
+                INSERT INTO entry_state(entry_id, feed_id, sources, sort_at) VALUES (1, 1, 2, 0);
+                INSERT INTO entry_sources(feed_id, entry_id) VALUES (1, 1), (2, 1);
+                INSERT INTO entry_versions(entry_id, feed_id, fingerprint, title, author, content)
+                    VALUES (1, 2, 42, 'Planted headline', 'Mallory', '<p>zebra</p>');
+                """)
+        }
+        _ = try FeedStore(path: path)
+        let reader = try StoreReader(path: path)
+        var rows: [String] = []
+        try reader.database.statement("SELECT id, fingerprint, search_text IS NULL FROM entry_versions")
+            .query { rows.append("\($0.int64(at: 0)) \($0.int64(at: 1)) \($0.optionalInt64(at: 2) ?? -1)") }
+        #expect(rows == ["1 0 1"])
+        #expect(try reader.database.integer("SELECT versioned FROM entry_state WHERE entry_id = 1") == 1)
+        for (word, found): (String, Int64) in [("headline", 1), ("mallory", 1), ("zebra", 0), ("story", 0)] {
+            #expect(try reader.database.integer("SELECT count(*) FROM entry_versions_fts WHERE entry_versions_fts MATCH ?1",
+                                                [.text(word)]) == found, "\(word)")
+        }
+        var integrity: String?
+        try reader.database.statement("PRAGMA integrity_check").query { integrity = $0.text(at: 0) }
+        #expect(integrity == "ok")
+    }
+
     private func scratchDatabase(_ name: String) throws -> (path: String, remove: () -> Void) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migration-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

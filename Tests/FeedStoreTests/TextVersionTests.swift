@@ -108,4 +108,80 @@ import Testing
         #expect(try seen(reader, bea).list == "B's own" && seen(reader, bea).content == "<p>v3</p>")
         #expect(try reader.database.integer("SELECT count(*) FROM entry_versions") == 0, "b.example's text is the row's now")
     }
+
+    /// Every search shape matches the text the account reads (issue 46): a planted word is found by the
+    /// planter only, the real words by the real feed's readers only, and a snippet shows the text read.
+    @Test(arguments: [true, false])
+    func searchesMatchTheTextEachAccountReads(annFirst: Bool) async throws {
+        let (fixture, bea, a, b) = try await strangers()
+        let real = IncomingFeed(feedID: a, entries: [story("The real story", "what quietly happened")])
+        let planted = IncomingFeed(feedID: b, entries: [story("Planted headline", "zebra bargains")])
+        for (offset, feed) in Array(annFirst ? [real, planted] : [planted, real]).enumerated() {
+            try await fixture.store.ingest([feed], now: now.addingTimeInterval(Double(offset)))
+        }
+        let reader = try fixture.reader()
+        for (account, own, other) in [(ann, "happened", "zebra"), (bea, "zebra", "happened")] {
+            for (word, found) in [(own, 1), (other, 0), ("story OR headline", 1), ("quietly OR bargains", 1)] {
+                let what = "account \(account) searching \(word)"
+                var filter = ArticleFilter(account: account, search: word)
+                for sort in ArticleSort.allCases {
+                    #expect(try reader.articles(filter, sort: sort).articles.count == found, "\(what) by \(sort)")
+                }
+                #expect(try reader.count(filter) == found, "\(what)")
+                var listing = EntryListing(account: account)
+                listing.filter = filter
+                #expect(try reader.entries(listing).entries.count == found, "\(what) through the APIs' listing")
+                filter.storedAfterID = 0
+                #expect(try reader.articles(filter).articles.count == found, "\(what) as watch does")
+            }
+            let snippet = try reader.articles(ArticleFilter(account: account, search: own), sort: .relevance).articles.first?.snippet
+            #expect(snippet?.contains(own) == true, "account \(account)'s snippet: \(snippet ?? "none")")
+        }
+        // Marking what a search finds: Ann's search for the planted word marks nothing.
+        #expect(try await fixture.store.mark(ArticleFilter(account: ann, search: "zebra"), read: true) == 0)
+        #expect(try await fixture.store.mark(ArticleFilter(account: bea, search: "zebra"), read: true) == 1)
+    }
+
+    /// A reader of both feeds searches, in each feed's list, that feed's text; elsewhere its oldest
+    /// subscription's.
+    @Test func aFeedsListSearchesThatFeedsText() async throws {
+        let (fixture, bea, a, b) = try await strangers()
+        try await fixture.store.ingest([IncomingFeed(feedID: a, entries: [story("The real story", "what quietly happened")]),
+                                        IncomingFeed(feedID: b, entries: [story("Planted headline", "zebra bargains")])], now: now)
+        try await fixture.store.addFeeds([.init(url: "https://a.example/feed")], account: bea, now: now + 120)
+        let reader = try fixture.reader()
+        let beas = try reader.feeds(account: bea)
+        let beaA = try #require(beas.first { $0.url == "https://a.example/feed" }).id
+        let beaB = try #require(beas.first { $0.url == "https://b.example/feed" }).id
+        func found(_ word: String, in feed: Int64?) throws -> Int {
+            let filter = ArticleFilter(account: bea, feedID: feed, search: word)
+            let counts = try ArticleSort.allCases.map { try reader.articles(filter, sort: $0).articles.count } + [reader.count(filter)]
+            #expect(Set(counts).count == 1, "every shape agrees on \(word) in \(feed.map { String($0) } ?? "all"): \(counts)")
+            return counts[0]
+        }
+        #expect(try found("happened", in: beaA) == 1 && found("zebra", in: beaA) == 0)
+        #expect(try found("zebra", in: beaB) == 1 && found("happened", in: beaB) == 0)
+        #expect(try found("zebra", in: nil) == 1 && found("happened", in: nil) == 0, "mixed lists read b.example, followed first")
+        #expect(try await fixture.store.mark(ArticleFilter(account: bea, feedID: beaA, search: "zebra"), read: true) == 0)
+        #expect(try await fixture.store.mark(ArticleFilter(account: bea, feedID: beaA, search: "happened"), read: true) == 1)
+    }
+
+    /// A version's index follows it: replaced when its feed's text changes, gone with its feed.
+    @Test func aVersionsIndexFollowsItsText() async throws {
+        let (fixture, bea, a, b) = try await strangers()
+        try await fixture.store.ingest([IncomingFeed(feedID: a, entries: [story("The real story", "what quietly happened")]),
+                                        IncomingFeed(feedID: b, entries: [story("Planted headline", "zebra bargains")])], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: b, entries: [story("Second plant", "giraffe offers")])], now: now + 60)
+        let reader = try fixture.reader()
+        func count(_ word: String) throws -> Int { try reader.count(ArticleFilter(account: bea, search: word)) }
+        #expect(try count("giraffe") == 1 && count("zebra") == 0 && count("plant*") == 1)
+        try await fixture.store.removeFeed(id: try #require(try await fixture.store.feedID(url: "https://b.example/feed", account: bea)),
+                                           account: bea)
+        #expect(try reader.database.integer("SELECT count(*) FROM entry_versions") == 0)
+        let indexed = reader.database.dialect == .sqlite
+            ? "SELECT count(*) FROM entry_versions_fts WHERE entry_versions_fts MATCH 'giraffe'"
+            : "SELECT count(*) FROM entry_version_search"
+        #expect(try reader.database.integer(indexed) == 0, "the version's index went with it")
+        #expect(try reader.count(ArticleFilter(account: ann, search: "happened")) == 1)
+    }
 }
