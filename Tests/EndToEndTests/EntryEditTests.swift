@@ -31,7 +31,7 @@ import Testing
 
         // The other front ends.
         let reader = ["-H", "Authorization: GoogleLogin auth=\(token)"]
-        let contents = try daemon.curl("/reader/api/0/stream/items/contents", reader + ["-d", "i=\(id)"]).body
+        let contents = try daemon.curl("/reader/api/0/stream/items/contents", reader + ["-d", "i=\(id + 1_000_000_000_000_000)"]).body
         #expect(contents.contains("\"title\":\"Second title\""), "\(contents.prefix(300))")
         _ = try daemon.ctl(["user", "fever", "on"], input: password + "\n")
         let key = FeverAPITests.md5("alice:\(password)")

@@ -82,14 +82,14 @@ import Testing
         // Read through Fever …
         let listed = try JSONSerialization.jsonObject(with: Data(try daemon.curl("/v1/entries/ids", miniflux).body.utf8))
         let id = try #require(((listed as? [String: Any])?["entry_ids"] as? [Int])?.first)
-        let readerID = String(repeating: "0", count: 16 - String(id).count) + String(id)  // Reader's 16-digit form
+        let readerID = String(id + 1_000_000_000_000_000)  // Reader's id: the entry's plus 10^15
         _ = try daemon.curl("/fever/?api", ["-d", "api_key=\(key)&mark=item&as=read&id=\(id)"])
         // … seen by Miniflux, Google Reader and the CLI.
         #expect(try daemon.curl("/v1/entries/\(id)", miniflux).body.contains("\"status\":\"read\""))
         #expect(!(try daemon.curl(unreadIDs, reader).body.contains("\"\(readerID)\"")))
         #expect(try daemon.ctl(["--json", "status"]).output.contains("\"unread\": 2"))
         // Starred through Google Reader, seen by Fever and Miniflux; unread through the CLI, seen by all.
-        _ = try daemon.curl("/reader/api/0/edit-tag", reader + ["-d", "i=\(id)&a=user/-/state/com.google/starred"])
+        _ = try daemon.curl("/reader/api/0/edit-tag", reader + ["-d", "i=\(readerID)&a=user/-/state/com.google/starred"])
         #expect(try daemon.curl("/fever/?api&saved_item_ids", ["-d", "api_key=\(key)"]).body.contains("\"saved_item_ids\":\"\(id)\""))
         #expect(try daemon.curl("/v1/entries?starred=true", miniflux).body.contains("\"total\":1"))
         _ = try daemon.ctl(["unread", String(id)])

@@ -140,9 +140,11 @@ import Testing
 
     private func walkGoogleReader(_ daemon: ServedDaemon, as token: String, _ ann: Owned) throws {
         let auth = ["-H", "Authorization: GoogleLogin auth=\(token)"]
-        let item = "tag:google.com,2005:reader/item/\(String(format: "%016llx", ann.entry))"
+        // Her entry's Reader id (docs/ARCHITECTURE.md: the entry id plus 10^15), in the long form and as a ref.
+        let readerID = ann.entry + 1_000_000_000_000_000
+        let item = "tag:google.com,2005:reader/item/\(String(format: "%016llx", readerID))"
         // Each route with the arguments that name Ann's things (her entry, feed and category).
-        let arguments = ["i=\(item)", "i=\(ann.entry)", "s=feed/\(ann.feed)", "a=user/-/state/com.google/starred",
+        let arguments = ["i=\(item)", "i=\(readerID)", "s=feed/\(ann.feed)", "a=user/-/state/com.google/starred",
                          "r=user/-/state/com.google/read", "ac=unsubscribe", "t=Bea was here", "dest=user/-/label/Bea",
                          "quickadd=http://127.0.0.1:1/x", "n=1000"].flatMap { ["-d", $0] }
         for (_, pattern, _) in GoogleReaderAPI.routes {

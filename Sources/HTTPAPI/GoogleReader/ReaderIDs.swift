@@ -54,40 +54,47 @@ enum ReaderStream: Equatable {
     }
 }
 
+/// Google Reader item ids: an entry's id plus 10^15 (docs/ARCHITECTURE.md, "Google Reader item ids"),
+/// so that each form apps send back names one entry. Item refs give the id as a plain decimal, 16
+/// digits as FreshRSS's are; contents give the long form, `tag:google.com,2005:reader/item/` and 16
+/// hex digits. The id's 16 hex digits always start with "0003" and its decimal never with 0, so a
+/// bare 16-digit id is read without doubt: a leading 0 makes it hex (Reeder sends the long form's
+/// digits alone), anything else decimal (Liferea, Readrops). Ids given before (entry ids, refs
+/// zero-padded to 16 decimal digits) name nothing now: an app holding them syncs again.
 enum ReaderItemID {
     static let longPrefix = "tag:google.com,2005:reader/item/"
+    /// Added to an entry's id.
+    static let offset: Int64 = 1_000_000_000_000_000
 
     /// The long form: 16 hex digits, zero-padded.
     static func long(_ id: Int64) -> String {
-        let hex = String(UInt64(bitPattern: id), radix: 16)
+        let hex = String(UInt64(id + offset), radix: 16)
         return longPrefix + String(repeating: "0", count: max(0, 16 - hex.count)) + hex
     }
 
-    /// The short form `stream/items/ids` gives: decimal, zero-padded to 16 digits as FreshRSS's ids
-    /// are (Readrops turns it into the long form by converting it to hex padded to the decimal's own
-    /// length: "26" became "…/item/1a" and matched no item, "0000000000000026" gives "…/item/000000000000001a").
+    /// The short form `stream/items/ids` gives: decimal.
     static func short(_ id: Int64) -> String {
-        let decimal = String(id)
-        return String(repeating: "0", count: max(0, 16 - decimal.count)) + decimal
+        String(id + offset)
     }
 
-    /// An entry id from the long form (padded or not), the short form (decimal, padded or not), or
-    /// bare hex: all digits is decimal, as FreshRSS reads it; anything else hex. Nil for what is none
-    /// of these, or not below 2^63.
+    /// An entry id from the long form (its hex padded or not), bare hex, or the short form (decimal);
+    /// nil for anything else, or for an id that names no entry (below 10^15 + 1).
     static func parse(_ text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasPrefix(longPrefix) { return hex(String(trimmed.dropFirst(longPrefix.count))) }
-        if !trimmed.isEmpty, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber) {
-            guard let value = Int64(trimmed), value > 0 else { return nil }
-            return value
+        let value: UInt64?
+        if trimmed.hasPrefix(longPrefix) {
+            value = hex(String(trimmed.dropFirst(longPrefix.count)))
+        } else if !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            value = trimmed.count == 16 && trimmed.first == "0" ? hex(trimmed) : UInt64(trimmed)
+        } else {
+            value = hex(trimmed)
         }
-        return hex(trimmed)
+        guard let value, value > UInt64(offset), value - UInt64(offset) < UInt64(Int64.max) else { return nil }
+        return Int64(value - UInt64(offset))
     }
 
-    private static func hex(_ text: String) -> Int64? {
-        guard !text.isEmpty, text.count <= 16, let value = UInt64(text, radix: 16), value > 0, value < UInt64(Int64.max) else {
-            return nil
-        }
-        return Int64(value)
+    private static func hex(_ text: String) -> UInt64? {
+        guard !text.isEmpty, text.count <= 16 else { return nil }
+        return UInt64(text, radix: 16)
     }
 }

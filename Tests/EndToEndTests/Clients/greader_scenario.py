@@ -129,14 +129,27 @@ check(isinstance(first["published"], int) and isinstance(first["timestampUsec"],
 item1 = next(i for i in items if i["title"] == "Item 1")
 check("<script" not in item1["summary"]["content"] and "onclick" not in item1["summary"]["content"], "sanitized")
 
-# Item refs are 16-digit decimals (as FreshRSS's), and every form of an id is read back: long padded,
-# long unpadded, bare hex (a letter in it: all digits is decimal), decimal padded and not.
-check(all(len(i) == 16 and i.isdigit() for i in ids), f"short ids {ids[:3]}")
-target = next(int(i) for i in ids if any(c in "abcdef" for c in f"{int(i):x}"))
-for form in (f"tag:google.com,2005:reader/item/{target:016x}", f"tag:google.com,2005:reader/item/{target:x}",
-             f"{target:016x}", str(target), f"{target:016d}"):
+# Item refs are 16-digit decimals (entry id + 10^15, as FreshRSS's ids look), and every form of an id
+# each app sends is read back by each route that takes ids: long padded (FreshRSS, Readrops), long
+# unpadded (NetNewsWire), bare hex padded (Reeder: its 16 digits start with 0) and not, decimal
+# (Liferea, Readrops). A ref from before the offset (zero-padded decimal) names no item.
+check(all(len(i) == 16 and i.isdigit() and not i.startswith("0") for i in ids), f"short ids {ids[:3]}")
+target = int(ids[len(ids) // 2])
+forms = (f"tag:google.com,2005:reader/item/{target:016x}", f"tag:google.com,2005:reader/item/{target:x}",
+         f"{target:016x}", f"{target:x}", str(target))
+check(f"{target:016x}".startswith("0003"), "the long form's hex starts with 0")
+for form in forms:
     got = session.post(api + "/stream/items/contents", data={"i": form}, timeout=30).json()["items"]
     check(len(got) == 1 and got[0]["id"].endswith(f"{target:016x}"), f"item id form {form}")
+    check(session.post(api + "/edit-tag", data={"i": form, "a": "user/-/state/com.google/starred"}, timeout=30).text == "OK",
+          f"edit-tag with {form}")
+    starred_refs = get("/stream/items/ids", s="user/-/state/com.google/starred", output="json").json()["itemRefs"]
+    check([r["id"] for r in starred_refs] == [str(target)], f"{form} starred the item it names: {starred_refs}")
+    session.post(api + "/edit-tag", data={"i": form, "r": "user/-/state/com.google/starred"}, timeout=30)
+old_ref = f"{target - 10**15:016d}"
+check(session.post(api + "/edit-tag", data={"i": old_ref, "a": "user/-/state/com.google/starred"}, timeout=30).status_code == 400
+      and get("/stream/items/ids", s="user/-/state/com.google/starred", output="json").json()["itemRefs"] == [],
+      "an id from before the offset marks nothing")
 
 # A stream's contents with continuation, oldest first.
 feed_page = get(f"/stream/contents/{many['id']}", n=100, r="o", output="json").json()
@@ -153,7 +166,7 @@ check(response.text == "OK", f"edit-tag: {response.text}")
 check(session.post(api + "/edit-tag", data={"i": item1_id, "a": "user/-/state/com.google/starred", "T": ""},
                    timeout=30).text == "OK", "star")
 starred = get("/stream/items/ids", s="user/-/state/com.google/starred", output="json").json()["itemRefs"]
-check([r["id"] for r in starred] == [f"{int(item1_id[-16:], 16):016d}"], "starred stream")
+check([r["id"] for r in starred] == [str(int(item1_id[-16:], 16))], "starred stream")
 check(session.post(api + "/mark-all-as-read", data={"s": crosspost["id"], "ts": "9999999999000000"},
                    timeout=30).text == "OK", "mark-all-as-read")
 counts = {c["id"]: c["count"] for c in get("/unread-count", output="json").json()["unreadcounts"]}
@@ -164,9 +177,9 @@ check(session.post(api + "/edit-tag", data={"i": "zzz", "a": "user/-/state/com.g
       "malformed id")
 
 # Thousands of `i`: answered (unknown ids left out) up to 10,000; more is a 400; a huge body a 413.
-many_ids = session.post(api + "/stream/items/contents", data=[("i", str(n)) for n in range(1, 5001)], timeout=60)
+many_ids = session.post(api + "/stream/items/contents", data=[("i", str(10**15 + n)) for n in range(1, 5001)], timeout=60)
 check(many_ids.status_code == 200 and len(many_ids.json()["items"]) == 251, "5,000 i")
-too_many = session.post(api + "/stream/items/contents", data=[("i", str(n)) for n in range(1, 20002)], timeout=60)
+too_many = session.post(api + "/stream/items/contents", data=[("i", str(10**15 + n)) for n in range(1, 20002)], timeout=60)
 check(too_many.status_code == 400, f"20,001 i: {too_many.status_code}")
 huge = session.post(api + "/edit-tag", data={"i": "1" * (2 << 20)}, timeout=60)
 check(huge.status_code == 413, f"huge body: {huge.status_code}")
@@ -211,4 +224,4 @@ check(feeds + "/many.xml" in opml and opml.lstrip().startswith("<?xml"), "subscr
 check(session.post(api + "/subscription/import", data=opml.encode(), headers={"Content-Type": "text/xml"},
                    timeout=30).text == "OK", "subscription/import")
 
-print(json.dumps({"starred": int(item1_id[-16:], 16)}))
+print(json.dumps({"starred": int(item1_id[-16:], 16) - 10**15}))
