@@ -221,6 +221,35 @@ struct ClusterTests {
         let daemon = try await ServedDaemon(extraArguments: ["--node-name", "survivor", "--feed-icons", "false"], database: database)
         defer { daemon.stop() }
         #expect(try daemon.curl("/healthcheck").status == 200)
+        let token = try daemon.createAccount(name: "alice", password: "correct horse battery")
+        // Every kind of request once before the outage, so that each connection has its statements
+        // prepared; after it, each must work the first time it is asked (issue 47: a restart left
+        // `prepared statement "s2" does not exist` on every refresh).
+        let requests: [(String, () throws -> Bool)] = [
+            ("refresh --wait", { try daemon.ctl(["refresh", "--wait"]).status == 0 }),
+            ("articles", { try daemon.ctl(["--json", "articles"]).output.contains("\"id\"") }),
+            ("search", { try daemon.ctl(["search", "item"]).status == 0 }),
+            ("Miniflux entries", { try daemon.curl("/v1/entries?status=unread", ["-H", "X-Auth-Token: \(token)"]).body.contains("\"total\":") }),
+            ("Miniflux counters", { try daemon.curl("/v1/feeds/counters", ["-H", "X-Auth-Token: \(token)"]).status == 200 }),
+            ("Miniflux mark", {
+                try daemon.curl("/v1/entries", ["-H", "X-Auth-Token: \(token)", "-X", "PUT",
+                                                 "-d", #"{"entry_ids": [1], "status": "read"}"#]).status == 204 }),
+            ("Google Reader", {
+                let login = try daemon.curl("/accounts/ClientLogin", ["-d", "Email=alice", "--data-urlencode", "Passwd=correct horse battery"]).body
+                let auth = login.split(separator: "\n").first { $0.hasPrefix("Auth=") }.map { String($0.dropFirst(5)) } ?? ""
+                return try daemon.curl("/reader/api/0/unread-count?output=json", ["-H", "Authorization: GoogleLogin auth=\(auth)"]).status == 200
+            }),
+            ("status", { try daemon.ctl(["status"]).status == 0 }),
+        ]
+        #expect(try daemon.ctl(["add", server.url("/numbered/0/2")]).status == 0)
+        try await eventually(30, "the first feed fetched") { try query(database, "SELECT count(*) FROM entries") == "20" }
+        for (name, request) in requests { #expect(try request(), "\(name), before the outage") }
+
+        // A restart while idle: every request works the first time once /healthcheck says so.
+        _ = try cluster("halt")
+        _ = try cluster("resume")
+        try await eventually(30, "/healthcheck is OK after the restart") { try daemon.curl("/healthcheck").status == 200 }
+        for (name, request) in requests { #expect(try request(), "\(name), after a restart") }
 
         _ = try cluster("halt")
         try await eventually(20, "/healthcheck says the database is away") {
@@ -235,8 +264,9 @@ struct ClusterTests {
         let added = try daemon.ctl(["add", server.url("/numbered/0/1")])
         #expect(added.status == 0, "\(added.error)")
         try await eventually(30, "the new feed fetched") {
-            try query(database, "SELECT count(*) FROM entries") == "20"
+            try query(database, "SELECT count(*) FROM entries") == "40"
         }
+        for (name, request) in requests.dropFirst(3) { #expect(try request(), "\(name), after the outage") }
         #expect(try daemon.ctl(["status"]).status == 0)
         let log = try String(contentsOf: daemon.log, encoding: .utf8)
         #expect(log.contains("Cannot use the database"), "the log says so")

@@ -146,7 +146,7 @@ final class PostgresConnection: SQLConnection {
     // MARK: - Statements
 
     func execute(_ sql: String) throws(StoreError) {
-        try requireOpen()
+        try startSession()
         try drain()
         guard let result = PQexec(handle, PostgresSQL.translate(sql)) else { throw failure(nil, sql: sql) }
         defer { PQclear(result) }
@@ -282,6 +282,16 @@ final class PostgresConnection: SQLConnection {
 
     private func requireOpen() throws(StoreError) {
         guard !closed else { throw StoreError(.cannotOpen, message: "the connection to PostgreSQL at \(location) is closed") }
+    }
+
+    /// Whether no transaction is open: a statement run now is a transaction of its own.
+    var isBetweenTransactions: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
+
+    /// Called before each statement, before it looks up its server-side name (`generation`): a
+    /// reconnection made after the lookup would run the name in a session that never prepared it
+    /// (after a server restart: `prepared statement "s2" does not exist`, every time).
+    func startSession() throws(StoreError) {
+        try requireOpen()
         reconnectIfClosedByServer()
     }
 

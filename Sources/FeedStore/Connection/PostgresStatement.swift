@@ -33,12 +33,22 @@ final class PostgresStatement: SQLStatement {
     func execute(_ values: [SQLValue]) throws(StoreError) {
         reset()
         self.values = values
+        try connection.startSession()
         try connection.send(try name(), values, original: original)
     }
 
     func step() throws(StoreError) -> Bool {
         if result == nil {
-            result = try connection.run(try name(), values, original: original)
+            let alone = connection.isBetweenTransactions
+            do {
+                try connection.startSession()
+                result = try connection.run(try name(), values, original: original)
+            } catch let error where error.kind == .cannotOpen && alone && isRead {
+                // The connection dropped under a read of its own: nothing was changed, so it is asked
+                // once more, on a new connection (the failure reconnected), before anyone is told.
+                try connection.startSession()
+                result = try connection.run(try name(), values, original: original)
+            }
             row = -1
         }
         guard let result else { return false }
@@ -58,6 +68,12 @@ final class PostgresStatement: SQLStatement {
         try connection.prepareOnServer(name, sql, types: types, original: original)
         prepared[types] = name
         return name
+    }
+
+    /// The statement only reads (a SELECT: the store's data-changing statements are INSERT, UPDATE,
+    /// DELETE, or a WITH that holds one).
+    private var isRead: Bool {
+        original.drop { $0.isWhitespace }.prefix(6).uppercased() == "SELECT"
     }
 
     // int8, float8, text and bytea (pg_type's fixed oids); 0 lets the server infer a NULL's type.
