@@ -562,4 +562,11 @@ extension StoreReader {
         }
         return found
     }
+    /// Whether the shared feed at `url` is stored and has been fetched (a document of it is stored):
+    /// following it needs no request (docs/ARCHITECTURE.md, "Fetch once").
+    public func isFetchedSharedFeed(url: String) throws(StoreError) -> Bool {
+        try database.integer("""
+            SELECT 1 FROM feeds f JOIN feed_latest l ON l.feed_id = f.id WHERE f.url = ?1 AND f.owner_account_id IS NULL
+            """, [.text(url)]) != nil
+    }
 }

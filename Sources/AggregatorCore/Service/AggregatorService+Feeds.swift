@@ -37,7 +37,8 @@ extension AggregatorService {
     }
 
     /// Subscribes to the feed at `url`, or to the feed an HTML page at `url` links to (or serves at a
-    /// usual path), and has the scheduler fetch it at once.
+    /// usual path), and has the scheduler fetch it at once; a shared feed already fetched for another
+    /// account is followed as stored, without a request.
     /// With fetch settings other than the defaults (docs/ARCHITECTURE.md), the feed is the account's private copy,
     /// discovered and fetched with them.
     public func addFeed(url: String, category: String? = nil, title: String? = nil,
@@ -46,7 +47,14 @@ extension AggregatorService {
         try await admit(url, for: account)
         try Self.checkFetchSettings(fetchSettings, for: account)
         try await checkRoomForAnotherFeed(for: account)
-        let found = try await discover(url, settings: fetchSettings, for: account)
+        // A shared feed fetched before is followed as it is stored: no request (docs/ARCHITECTURE.md, "Fetch once").
+        let stored = fetchSettings.isDefault ? try await read { try $0.isFetchedSharedFeed(url: url) } : false
+        let found: (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?)
+        if stored {
+            found = (url, nil, [], nil)
+        } else {
+            found = try await discover(url, settings: fetchSettings, for: account)
+        }
         if found.url != url { try await admit(found.url, for: account) }  // a feed the page links to
         guard try await write({ try await $0.feedID(url: found.url, account: account.id) }) == nil else {
             throw .alreadySubscribed("already subscribed to \(found.url)")
@@ -56,7 +64,7 @@ extension AggregatorService {
         guard subscribed.overQuota.isEmpty else { throw .invalidArgument(quotaRefusal()) }
         scheduler.wakeEveryone()
         let feed = try await self.feed(.url(found.url), for: account)
-        return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates)
+        return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates, wasFetched: stored)
     }
 
     /// Unsubscribes; the feed's entries go with it unless another feed carries them too, or they are starred.

@@ -44,6 +44,9 @@ public struct FeedAddition: Sendable, Equatable {
     public var warning: String?
     /// The feeds an HTML page linked to, when the URL given was a page.
     public var candidates: [DiscoveredFeed]
+    /// The feed was stored and fetched before (another account follows it): its entries and icon are
+    /// there, and nothing was requested.
+    public var wasFetched = false
 }
 
 /// What an OPML import did.
