@@ -32,7 +32,8 @@ public struct Configuration: Sendable, Equatable {
     public var httpTrustedProxies = TrustedProxies.loopback
     /// Whether feeds' icons are looked for after rounds (docs/ARCHITECTURE.md).
     public var feedIcons = true
-    /// This daemon's name among several sharing a PostgreSQL database (docs/ARCHITECTURE.md); nil: host name and pid.
+    /// This daemon's name among several sharing a PostgreSQL database (docs/ARCHITECTURE.md); nil:
+    /// `ClusterNode.defaultName(socketPath:)`.
     public var nodeName: String?
     /// How long a claimed feed stays this daemon's without a renewal (docs/ARCHITECTURE.md).
     public var claimLease: TimeInterval = 60
@@ -65,7 +66,7 @@ public struct Configuration: Sendable, Equatable {
         ("http-base-path", "path the HTTP APIs are served under behind a reverse proxy, e.g. /rss (default /)"),
         ("http-trusted-proxies", "addresses and networks whose X-Forwarded-For is believed, or none (default 127.0.0.0/8,::1)"),
         ("feed-icons", "look for each feed's icon on its site after rounds, every two weeks: true or false (default true)"),
-        ("node-name", "this daemon's name among several sharing a PostgreSQL database (default: host name and pid)"),
+        ("node-name", "this daemon's name among several sharing a PostgreSQL database (default: host name and a digest of the control socket's path, the same across restarts)"),
         ("claim-lease", "how long a feed a daemon claimed stays its own without a renewal, on PostgreSQL (default 60s)"),
         ("proxy", "URL of a proxy every fetch goes through (http://, https://, socks5h://…); the daemon checks each "
             + "target's address itself first (default: none; proxy environment variables are ignored)"),

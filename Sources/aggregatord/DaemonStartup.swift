@@ -155,7 +155,7 @@ enum DaemonStartup {
     /// This daemon as one of several on a PostgreSQL database (docs/ARCHITECTURE.md); nil on SQLite.
     private static func openCluster(_ configuration: Configuration, logger: Logger) throws -> ClusterNode? {
         guard FeedStore.isPostgres(configuration.databasePath) else { return nil }
-        let name = configuration.nodeName ?? ClusterNode.defaultName
+        let name = configuration.nodeName ?? ClusterNode.defaultName(socketPath: configuration.socketPath)
         logger.info("Sharing the database with any other daemons", ["node": name, "claim_lease_s": Int(configuration.claimLease)])
         return try ClusterNode(uri: configuration.databasePath, name: name, lease: configuration.claimLease,
                                connectionsPerHost: configuration.maximumConnectionsPerHost, logger: logger.component("cluster"))

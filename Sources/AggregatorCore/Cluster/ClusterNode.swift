@@ -29,7 +29,7 @@ public final class ClusterNode: Sendable {
     /// Separates the fields of a notification's payload (never in a name, number or URL).
     private static let separator: Character = "\u{1F}"
 
-    /// This daemon's name: `node-name`, else host name and process id.
+    /// This daemon's name: `node-name`, else `defaultName(socketPath:)`.
     public var name: String { store.node }
 
     /// Connects to the database at `uri` as the daemon `name`.
@@ -44,9 +44,16 @@ public final class ClusterNode: Sendable {
         self.started = started
     }
 
-    /// The name a daemon takes without `node-name`: host name and process id.
-    public static var defaultName: String {
-        "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+    /// The name a daemon takes without `node-name`: the host name and a digest of its control
+    /// socket's path. A restart has the same name, so it takes back at once the claims its killed
+    /// predecessor left (`ClusterStore.register`) rather than leaving those feeds for a lease; two
+    /// daemons of one host never share it (one socket path is one daemon's: the second is refused it).
+    public static func defaultName(socketPath: String) -> String {
+        var digest: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: the same in every process, unlike Hasher
+        for byte in socketPath.utf8 {
+            digest = (digest ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return "\(ProcessInfo.processInfo.hostName)-\(String(digest % 0x1_0000_0000, radix: 16))"
     }
 
     /// Why the database cannot be used now (for `/healthcheck` and systemd's status); nil while it answers.
