@@ -37,6 +37,8 @@ public struct Configuration: Sendable, Equatable {
     public var nodeName: String?
     /// How long a claimed feed stays this daemon's without a renewal (docs/ARCHITECTURE.md).
     public var claimLease: TimeInterval = 60
+    /// How long PostgreSQL may keep the daemon waiting (docs/RELIABILITY.md, "A busy database").
+    public var databaseLimits = DatabaseLimits.daemonDefaults
     /// What a regular account may hold (docs/SECURITY.md).
     public var quotas = Quotas()
     /// The proxy every fetch goes through (docs/SECURITY.md); nil: none (environment proxies are ignored).
@@ -68,13 +70,19 @@ public struct Configuration: Sendable, Equatable {
         ("feed-icons", "look for each feed's icon on its site after rounds, every two weeks: true or false (default true)"),
         ("node-name", "this daemon's name among several sharing a PostgreSQL database (default: host name and a digest of the control socket's path, the same across restarts)"),
         ("claim-lease", "how long a feed a daemon claimed stays its own without a renewal, on PostgreSQL (default 60s)"),
+        ("db-statement-timeout", "longest a database statement may run before it is answered \"database busy\", on "
+            + "PostgreSQL (default 30s; 0: no limit)"),
+        ("db-lock-timeout", "longest a statement may wait for a lock held elsewhere, on PostgreSQL (default 10s; 0: no limit)"),
+        ("db-idle-in-transaction-timeout", "longest a transaction may stay idle before PostgreSQL ends its session "
+            + "(default 60s; 0: no limit)"),
         ("proxy", "URL of a proxy every fetch goes through (http://, https://, socks5h://…); the daemon checks each "
             + "target's address itself first (default: none; proxy environment variables are ignored)"),
     ] + Quotas.keys
 
     /// Keys read once at start: the database and sockets stay open, the seed list is for a first start.
     public static let startOnlyKeys: Set<String> = ["database", "socket", "seed-opml", "http-listen", "http-base-path",
-                                                    "http-trusted-proxies", "node-name", "claim-lease"]
+                                                    "http-trusted-proxies", "node-name", "claim-lease",
+                                                    "db-statement-timeout", "db-lock-timeout", "db-idle-in-transaction-timeout"]
 
     /// Keys a running daemon applies when it reloads its configuration (SIGHUP): all the others.
     public static let reloadableKeys = Set(keys.map(\.name)).subtracting(startOnlyKeys)
@@ -91,6 +99,7 @@ public struct Configuration: Sendable, Equatable {
         kept.httpTrustedProxies = running.httpTrustedProxies
         kept.nodeName = running.nodeName
         kept.claimLease = running.claimLease
+        kept.databaseLimits = running.databaseLimits
         return kept
     }
 
@@ -119,7 +128,10 @@ public struct Configuration: Sendable, Equatable {
          "max-interval": Self.durationText(.seconds(refreshPolicy.maximumInterval)),
          "http-listen": httpListen?.description ?? "none", "http-base-path": httpBasePath,
          "http-trusted-proxies": httpTrustedProxies.description, "node-name": nodeName ?? "",
-         "claim-lease": Self.durationText(.milliseconds(Int64(claimLease * 1000))), "proxy": proxy ?? ""]
+         "claim-lease": Self.durationText(.milliseconds(Int64(claimLease * 1000))), "proxy": proxy ?? "",
+         "db-statement-timeout": databaseLimits.statementTimeout.map(Self.durationText) ?? "0",
+         "db-lock-timeout": databaseLimits.lockTimeout.map(Self.durationText) ?? "0",
+         "db-idle-in-transaction-timeout": databaseLimits.idleInTransactionTimeout.map(Self.durationText) ?? "0"]
             .merging(quotas.settingValues) { $1 }
     }
 
@@ -186,6 +198,7 @@ public struct Configuration: Sendable, Equatable {
         }
         configuration.claimLease = Self.seconds(try duration("claim-lease", values, default: .seconds(60),
                                                              in: 3_000...3_600_000, examples: "30s, 60s or 5m"))
+        configuration.databaseLimits = try databaseLimits(values)
         configuration.quotas = try Quotas.resolve(values)
         configuration.proxy = try proxy(values["proxy"])
         configuration.maximumConnections = try positive("max-connections", values, default: 16)
@@ -197,6 +210,18 @@ public struct Configuration: Sendable, Equatable {
         try readFetching(values, into: &configuration)
         try readHTTP(values, into: &configuration)
         return configuration
+    }
+
+    /// The `db-…-timeout` keys: a duration up to a day, or 0 for none.
+    private static func databaseLimits(_ values: [String: String]) throws(ConfigurationError) -> DatabaseLimits {
+        func limit(_ key: String, _ fallback: Duration?) throws(ConfigurationError) -> Duration? {
+            let value = try duration(key, values, default: fallback ?? .zero, in: 0...86_400_000, examples: "30s, 2m or 0")
+            return value == .zero ? nil : value
+        }
+        let defaults = DatabaseLimits.daemonDefaults
+        return DatabaseLimits(statementTimeout: try limit("db-statement-timeout", defaults.statementTimeout),
+                              lockTimeout: try limit("db-lock-timeout", defaults.lockTimeout),
+                              idleInTransactionTimeout: try limit("db-idle-in-transaction-timeout", defaults.idleInTransactionTimeout))
     }
 
     /// The keys of each fetch's limits and of feeds' intervals.

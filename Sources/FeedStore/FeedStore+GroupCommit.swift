@@ -30,7 +30,8 @@ extension FeedStore {
             try self.database.connection.drain()
             return results
         }
-        guard holdingOpen || database.held != nil else { return try database.transaction(body) }
+        // Alone, the group is run again when it loses a deadlock to another daemon's (its body starts afresh).
+        guard holdingOpen || database.held != nil else { return try database.retryingConflicts(body) }
         let earlier = database.held?.calls ?? 0
         let results: [IngestCounts]
         do {

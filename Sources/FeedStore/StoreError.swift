@@ -7,6 +7,12 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
         case invalidQuery
         /// The feed or entry named does not exist.
         case notFound
+        /// The database kept the statement waiting past a limit (`DatabaseLimits`: a lock held
+        /// elsewhere, a statement too long) or is locked: asking again later may work.
+        case busy
+        /// PostgreSQL undid the transaction to end a deadlock or a serialization failure (`40P01`,
+        /// `40001`): run again, it may well pass (`Database.retryingConflicts`).
+        case conflict
     }
 
     public let kind: Kind

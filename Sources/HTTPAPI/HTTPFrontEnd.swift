@@ -37,13 +37,17 @@ public struct HTTPFrontEnd: Sendable {
         // (newsboat does): the same path.
         while request.path.contains("//") { request.path = request.path.replacingOccurrences(of: "//", with: "/") }
         let started = ContinuousClock.now
-        let (route, response): (String, HTTPResponse)
+        var (route, response): (String, HTTPResponse)
         if let unprefixed = Self.path(request.path, under: basePath) {
             request.path = unprefixed
             (route, response) = await answer(request)
         } else {
             (route, response) = ("other", Self.error("no such page: \(request.path) (this server is under \(basePath))",
                                                      status: 404))
+        }
+        // Every 503 (the database busy or away) says when to ask again, on every front end.
+        if response.status == 503, !response.headers.contains(where: { $0.0.lowercased() == "retry-after" }) {
+            response.headers.append(("Retry-After", String(Self.retryAfterUnavailable)))
         }
         requests.count(route: route, status: response.status)
         // The path only: a query may carry a secret (Fever's api_key, Google Reader's tokens).
@@ -144,6 +148,9 @@ public struct HTTPFrontEnd: Sendable {
     }
 
     /// An error as the reader APIs write them: `{"error_message": "…"}`.
+    /// Seconds a client is asked to wait after a 503.
+    static let retryAfterUnavailable = 5
+
     static func error(_ message: String, status: Int) -> HTTPResponse {
         let body = try? JSONSerialization.data(withJSONObject: ["error_message": message], options: [.sortedKeys])
         return .json(body ?? Data(), status: status)

@@ -193,6 +193,8 @@ enum DaemonStartup {
     /// PostgreSQL database has no file to claim (several daemons may share one: docs/ARCHITECTURE.md,
     /// "Several daemons").
     private static func openStore(configuration: Configuration, logger: Logger) throws -> (FeedStore, DatabaseClaim?) {
+        // Every connection the daemon opens from here on (the store's, its readers', the cluster's).
+        DatabaseLimits.current = configuration.databaseLimits
         if FeedStore.isPostgres(configuration.databasePath) {
             return (try FeedStore(path: configuration.databasePath, entryRules: EntryRuleMatcher(logger: logger)), nil)
         }

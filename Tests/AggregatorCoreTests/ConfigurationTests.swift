@@ -184,9 +184,27 @@ import Testing
             "database": "/elsewhere.db", "socket": "/elsewhere.sock", "seed-opml": "/other.opml",
             "http-listen": "127.0.0.1:9999", "log-level": "debug", "http-base-path": "/rss",
             "http-trusted-proxies": "none", "node-name": "web-2", "claim-lease": "2m",
+            "db-statement-timeout": "5s", "db-lock-timeout": "0", "db-idle-in-transaction-timeout": "2m",
         ], environment: environment)
         #expect(Set(next.changedKeys(from: running)).isSuperset(of: Configuration.startOnlyKeys))
         #expect(next.keepingStartOnlySettings(of: running).changedKeys(from: running) == ["log-level"])
+    }
+
+    /// The database's limits (docs/RELIABILITY.md, "A busy database"): defaults, a duration, 0 for
+    /// none; anything else refused naming the key.
+    @Test func theDatabaseLimitsAreDurationsOrZero() throws {
+        let defaults = try Configuration.resolve(flags: [:], environment: environment).databaseLimits
+        #expect(defaults == DatabaseLimits(statementTimeout: .seconds(30), lockTimeout: .seconds(10),
+                                           idleInTransactionTimeout: .seconds(60)))
+        let set = try Configuration.resolve(flags: ["db-lock-timeout": "1500ms", "db-statement-timeout": "0"],
+                                            environment: environment)
+        #expect(set.databaseLimits.lockTimeout == .milliseconds(1500) && set.databaseLimits.statementTimeout == nil)
+        #expect(set.databaseLimits.settings == "SET statement_timeout = 0; SET lock_timeout = 1500; "
+                + "SET idle_in_transaction_session_timeout = 60000")
+        #expect(set.settingValues["db-statement-timeout"] == "0" && set.settingValues["db-lock-timeout"] == "1500ms")
+        for bad in ["-1s", "soon", "2d"] {
+            #expect(throws: ConfigurationError.self) { try Configuration.resolve(flags: ["db-lock-timeout": bad], environment: environment) }
+        }
     }
 
     @Test func theHTTPBasePathAndTrustedProxiesAreChecked() throws {

@@ -272,4 +272,47 @@ struct ClusterTests {
         #expect(log.contains("Cannot use the database"), "the log says so")
         #expect(log.contains("The database answers again"))
     }
+
+    /// A lock held elsewhere for minutes (docs/RELIABILITY.md, "A busy database"): past `db-lock-timeout`,
+    /// requests are answered "database busy" (503 with Retry-After; the CLI exits 1) instead of
+    /// waiting for the lock, the daemon stays up, and once the lock is gone everything works again.
+    @Test func aLockHeldElsewhereIsAnsweredDatabaseBusyNotWaitedFor() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try TestPostgres.freshDatabase()
+        let daemon = try await ServedDaemon(extraArguments: ["--db-lock-timeout", "1s", "--feed-icons", "false"], database: database)
+        defer { daemon.stop() }
+        let auth = ["-H", "X-Auth-Token: \(try daemon.createAccount(name: "alice", password: "correct horse battery"))"]
+        #expect(try daemon.ctl(["add", server.url("/numbered/0/1")]).status == 0)
+        #expect(try daemon.ctl(["refresh", "--wait"]).status == 0)
+        #expect(try daemon.curl("/v1/entries", auth).status == 200)
+
+        // Another session takes the entries' state for itself and keeps it (psql, in the background).
+        let holder = try Binary(url: URL(fileURLWithPath: "/usr/bin/psql")).start(
+            ["-qX", database, "-c", "BEGIN; LOCK TABLE entry_state IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(120); COMMIT;"],
+            logFile: directory.appendingPathComponent("psql.log"))
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        try await eventually(20, "the lock is held") {
+            try query(database, """
+                SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                WHERE c.relname = 'entry_state' AND l.mode = 'AccessExclusiveLock' AND l.granted
+                """) == "1"
+        }
+        let asked = Date()
+        let busy = try daemon.curl("/v1/entries", auth)
+        #expect(busy.status == 503 && busy.body.contains("database busy") && busy.headers["retry-after"] == "5",
+                "\(busy.status) \(busy.headers) \(busy.body)")
+        #expect(Date().timeIntervalSince(asked) < 10, "answered after the lock timeout, not after the lock")
+        let listed = try daemon.ctl(["articles"])
+        #expect(listed.status == 1 && listed.error.contains("database busy"), "\(listed.status) \(listed.error)")
+        #expect(try daemon.curl("/healthcheck").status == 200, "the database answers: it is one table that is held")
+        #expect(daemon.process.isRunning)
+
+        // The holder's session ends (killing psql would not: its server process sleeps on), and the lock with it.
+        _ = try query(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(120)%' AND pid <> pg_backend_pid()")
+        try await eventually(20, "the entries are served again") { try daemon.curl("/v1/entries", auth).status == 200 }
+        #expect(try daemon.ctl(["articles"]).status == 0)
+    }
 }

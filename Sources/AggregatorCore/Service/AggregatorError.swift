@@ -33,6 +33,7 @@ public enum AggregatorError: Error, Equatable, CustomStringConvertible {
         switch error.kind {
         case .notFound: self = .notFound(error.description)
         case .invalidQuery: self = .invalidArgument(error.description)
+        case .busy, .conflict: self = .unavailable("database busy: \(error.description)")
         case .notADatabase, .corrupt, .newerSchema, .readOnly, .cannotOpen, .sqlite: self = .unavailable(error.description)
         }
     }

@@ -98,6 +98,23 @@ final class Database {
         }
     }
 
+    /// Runs `transaction(body)`, and again (at most `attempts` times in all, after a pause of a few
+    /// milliseconds at random) while PostgreSQL undoes it to end a deadlock or a serialization failure
+    /// (`StoreError.Kind.conflict`): two daemons storing the same new entries at once deadlock now and
+    /// then, and the loser would otherwise wait for its feeds' next turn (docs/RELIABILITY.md). `body`
+    /// must be one that can run again: all it changes is in the database, undone with the transaction.
+    func retryingConflicts<T>(attempts: Int = 4, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try transaction(body)
+            } catch where error.kind == .conflict && attempt < attempts {
+                attempt += 1
+                usleep(useconds_t.random(in: 5_000...50_000))
+            }
+        }
+    }
+
     /// The transaction `heldTransaction` keeps open: when it began, how many calls it holds and how
     /// many entries they wrote; nil when none is open.
     private(set) var held: (since: ContinuousClock.Instant, calls: Int, entries: Int)?

@@ -56,6 +56,8 @@ final class PostgresConnection: SQLConnection {
         // pass JIT's cost threshold, and compiling took longer than the query (a search by relevance at
         // 1,000,000 entries: 32 ms of JIT in 68 ms; 18.5 ms without).
         try execute("SET jit = off")
+        // How long the database may keep this session waiting (DatabaseLimits: the daemon's keys).
+        try execute(DatabaseLimits.current.settings)
     }
 
     /// Connects again (the server closed the connection, or went away); the session's settings
@@ -343,6 +345,13 @@ final class PostgresConnection: SQLConnection {
         if PQstatus(handle) != CONNECTION_OK {
             reset()  // the next statement finds the server again, if it is back
             return StoreError(.cannotOpen, message: "lost the connection to PostgreSQL at \(location): \(message)")
+        }
+        // Canceled by statement_timeout, or lock_timeout passed (DatabaseLimits).
+        if state == "57014" || state == "55P03" {
+            return StoreError(.busy, message: "\(message) (db-statement-timeout, db-lock-timeout) in `\(sql.prefix(80))`")
+        }
+        if state == "40P01" || state == "40001" {
+            return StoreError(.conflict, message: "database \(location): \(message) [\(state)] in `\(sql.prefix(80))`")
         }
         return StoreError(.sqlite, message: "database \(location): \(message) [\(state)] in `\(sql.prefix(80))`")
     }

@@ -9,7 +9,9 @@ enum PostgresSchema {
     /// transaction under an advisory lock, so that daemons starting together create it once.
     static func apply(to database: Database, upTo target: Int64) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
+            // A migration may rewrite every row, and may wait for another daemon's: no daemon limit applies.
             try database.execute("""
+                SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0;
                 SELECT pg_advisory_xact_lock(7234001);
                 CREATE TABLE IF NOT EXISTS aggregator_schema (version bigint NOT NULL);
                 """)

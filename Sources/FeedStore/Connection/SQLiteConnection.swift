@@ -133,7 +133,9 @@ final class SQLiteConnection: SQLConnection {
                 "database \(path) is read-only: \(message) (give the daemon's user write access to it and its directory)")
         default:
             let context = sql.map { " in `\($0.prefix(80))`" } ?? ""
-            return StoreError(.sqlite, code: code, message: "database \(path): \(message)\(context)")
+            // Locked by another connection past the busy timeout: asking again later may work.
+            let kind: StoreError.Kind = [SQLITE_BUSY, SQLITE_LOCKED].contains(code & 0xff) ? .busy : .sqlite
+            return StoreError(kind, code: code, message: "database \(path): \(message)\(context)")
         }
     }
 }
