@@ -117,14 +117,16 @@ public final class RefreshPipeline: Sendable {
 
     /// Refreshes `feeds` and returns the round's summary. Cancelling the caller cancels every fetch.
     /// - Parameter progress: called as each feed finishes, with how many are done.
-    public func refresh(_ feeds: [FeedFetchState],
+    public func refresh(_ feeds: [FeedFetchState], prefetched: [Int64: FetchResponse] = [:],
                         progress: (Int, FeedRefresh) -> Void = { _, _ in }) async -> RefreshSummary {
-        await refresh(from: FeedList(feeds), progress: progress)
+        await refresh(from: FeedList(feeds), prefetched: prefetched, progress: progress)
     }
 
     /// Refreshes the feeds `source` gives (a list, or claims on a shared database) until it has no
-    /// more, and returns the round's summary.
-    func refresh(from source: some FeedSource, progress: (Int, FeedRefresh) -> Void = { _, _ in }) async -> RefreshSummary {
+    /// more, and returns the round's summary. A feed in `prefetched` is not fetched: that answer is
+    /// its fetch (a new feed's document, which discovery fetched: docs/ARCHITECTURE.md, "Fetch once").
+    func refresh(from source: some FeedSource, prefetched: [Int64: FetchResponse] = [:],
+                 progress: (Int, FeedRefresh) -> Void = { _, _ in }) async -> RefreshSummary {
         let started = Date()
         var summary = RefreshSummary()
         let (width, perHost) = settings.withLock { ($0.width, $0.perHost) }
@@ -148,7 +150,9 @@ public final class RefreshPipeline: Sendable {
                         inFlight += 1
                         summary.feeds += 1
                         feedURLs[feed.id] = feed.url
-                        group.addTask { await self.refreshOne(feed, perHost: perHost, rules: rules[feed.id] ?? []) }
+                        group.addTask {
+                            await self.refreshOne(feed, perHost: perHost, rules: rules[feed.id] ?? [], prefetched: prefetched[feed.id])
+                        }
                     case .later: return
                     case .end: isExhausted = true
                     }
@@ -288,9 +292,10 @@ public final class RefreshPipeline: Sendable {
 
     /// One feed, within its host's bound; a feed already being fetched is joined, not fetched twice
     /// (the joiner resumes once the owner's round has stored it: `storeAsTheyArrive`).
-    func refreshOne(_ feed: FeedFetchState, perHost: Int, rules: [FollowerRules] = []) async -> (FeedRefresh, owned: Bool) {
+    func refreshOne(_ feed: FeedFetchState, perHost: Int, rules: [FollowerRules] = [],
+                    prefetched: FetchResponse? = nil) async -> (FeedRefresh, owned: Bool) {
         if let joined = await inFlight.join(feed.id) { return (joined, false) }
-        return (await fetchAndParse(feed, perHost: perHost, rules: rules), true)
+        return (await fetchAndParse(feed, perHost: perHost, rules: rules, prefetched: prefetched), true)
     }
 
     /// Which entries (by their index in the document) each follower's rules hide. Judged here, in the
@@ -311,20 +316,28 @@ public final class RefreshPipeline: Sendable {
         return target
     }
 
-    /// Fetches and parses one feed, and judges its document by its followers' `rules`; never throws:
-    /// failures become the feed's recorded error.
-    func fetchAndParse(_ feed: FeedFetchState, perHost: Int, rules: [FollowerRules] = []) async -> FeedRefresh {
-        let (limits, rule) = settings.withLock { ($0.limits, $0.regularAccountsRule) }
-        let fetched: Result<FetchResponse, FetchError>
+    /// One fetch of the feed, with its validators and, for a private copy, its own settings.
+    private func fetch(_ feed: FeedFetchState, perHost: Int, limits: FetchLimits,
+                       refusing rule: String?) async -> Result<FetchResponse, FetchError> {
         do {
             // A private copy's own settings (docs/ARCHITECTURE.md); ignoring the HTTP cache sends no validators.
             let ignoresCache = feed.settings?.ignoresHTTPCache == true
-            fetched = .success(try await fetcher.fetch(FetchRequest(
+            return .success(try await fetcher.fetch(FetchRequest(
                 url: feed.url, etag: ignoresCache ? nil : feed.etag, lastModified: ignoresCache ? nil : feed.lastModified,
                 limits: limits, perHostLimit: perHost, refusingPrivateNetworks: feed.hasAdminFollower ? nil : rule,
                 credentials: feed.settings.map(\.credentials))))
         } catch {
-            fetched = .failure(error)
+            return .failure(error)
+        }
+    }
+
+    /// Fetches (unless it was, `prefetched`) and parses one feed, and judges its document by its
+    /// followers' `rules`; never throws: failures become the feed's recorded error.
+    func fetchAndParse(_ feed: FeedFetchState, perHost: Int, rules: [FollowerRules] = [],
+                       prefetched: FetchResponse? = nil) async -> FeedRefresh {
+        let (limits, rule) = settings.withLock { ($0.limits, $0.regularAccountsRule) }
+        let fetched = if let prefetched { Result<FetchResponse, FetchError>.success(prefetched) } else {
+            await fetch(feed, perHost: perHost, limits: limits, refusing: rule)
         }
         // When the answer came, not when the fetch was asked for: it may have waited for its host.
         let checkedAt = clock.now

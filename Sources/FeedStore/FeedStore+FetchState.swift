@@ -118,13 +118,15 @@ extension FeedFetchState {
 }
 
 extension FeedStore {
-    /// Every feed that is not disabled, soonest due first.
-    public func feedsToFetch() throws(StoreError) -> [FeedFetchState] {
+    /// Every feed that is not disabled (or those of `ids` only), soonest due first.
+    public func feedsToFetch(only ids: [Int64]? = nil) throws(StoreError) -> [FeedFetchState] {
         var feeds: [FeedFetchState] = []
+        var values: [SQLValue] = []
+        let only = ids.map { " AND id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
         try database.statement("""
             SELECT \(FeedFetchState.columns)
-            FROM feeds WHERE status != 'disabled' ORDER BY coalesce(next_check_at, 0), id
-            """).query { row in feeds.append(FeedFetchState(row: row)) }
+            FROM feeds WHERE status != 'disabled'\(only) ORDER BY coalesce(next_check_at, 0), id
+            """).query(values) { row in feeds.append(FeedFetchState(row: row)) }
         return feeds
     }
 

@@ -63,6 +63,30 @@ import Testing
         #expect(!page.contains("\"total\":0"), "Bob's feeds show their stored entries: \(page.prefix(200))")
     }
 
+    /// A feed nobody follows yet is fetched once when followed: the document discovery fetched is
+    /// stored as its first fetch, so its entries are there when the route answers (Miniflux's, which
+    /// used to refresh it again and wait; the CLI's, which left it to the scheduler).
+    @Test func aNewFeedIsFetchedOnceWhenFollowed() async throws {
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        let daemon = try await ServedDaemon(extraArguments: ["--private-networks", "all", "--feed-icons", "false"])
+        defer { daemon.stop() }
+        try await offThePool {
+            let auth = ["-H", "X-Auth-Token: \(try daemon.createAccount(name: "alice", password: password))"]
+            let created = try daemon.curl("/v1/feeds", auth + ["-d", #"{"feed_url": "\#(server.url("/numbered/0/7"))"}"#])
+            #expect(created.status == 201, "\(created.body)")
+            let id = try #require((try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any])?["feed_id"] as? Int)
+            #expect(try daemon.curl("/v1/feeds/\(id)/entries", auth).body.contains("\"total\":20"), "its entries, at once")
+            #expect(try daemon.ctl(["add", server.url("/numbered/0/8")]).status == 0)
+            #expect(try daemon.ctl(["--json", "articles", "--limit", "100"]).output.components(separatedBy: "\"id\"").count - 1 == 40,
+                    "the CLI's too")
+            let hits = try curlBody(server.url("/hits"))
+            for path in ["/numbered/0/7", "/numbered/0/8"] {
+                #expect(hits.contains("1 \(path)\n"), "one request for \(path): \(hits)")
+            }
+        }
+    }
+
     private func curlBody(_ url: String) throws -> String {
         try Binary(url: URL(fileURLWithPath: "/usr/bin/curl")).run(["-s", url]).output
     }

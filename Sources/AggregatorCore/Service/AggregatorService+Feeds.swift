@@ -49,12 +49,7 @@ extension AggregatorService {
         try await checkRoomForAnotherFeed(for: account)
         // A shared feed fetched before is followed as it is stored: no request (docs/ARCHITECTURE.md, "Fetch once").
         let stored = fetchSettings.isDefault ? try await read { try $0.isFetchedSharedFeed(url: url) } : false
-        let found: (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?)
-        if stored {
-            found = (url, nil, [], nil)
-        } else {
-            found = try await discover(url, settings: fetchSettings, for: account)
-        }
+        let found = stored ? Discovery(url: url) : try await discover(url, settings: fetchSettings, for: account)
         if found.url != url { try await admit(found.url, for: account) }  // a feed the page links to
         guard try await write({ try await $0.feedID(url: found.url, account: account.id) }) == nil else {
             throw .alreadySubscribed("already subscribed to \(found.url)")
@@ -62,9 +57,16 @@ extension AggregatorService {
         let subscribed = try await subscribe([.init(url: found.url, title: title ?? found.title, category: category,
                                                     fetchSettings: fetchSettings)], for: account)
         guard subscribed.overQuota.isEmpty else { throw .invalidArgument(quotaRefusal()) }
-        scheduler.wakeEveryone()
-        let feed = try await self.feed(.url(found.url), for: account)
-        return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates, wasFetched: stored)
+        var feed = try await self.feed(.url(found.url), for: account)
+        // The document discovery fetched is the new feed's first fetch, not a request to make again.
+        let keptDocument = if let document = found.document, !stored { await storeFirstFetch(of: feed.id, document, for: account) } else { false }
+        if keptDocument {
+            feed = try await self.feed(.id(feed.id), for: account)
+        } else if !stored {
+            scheduler.wakeEveryone()
+        }
+        return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates, wasFetched: stored || keptDocument,
+                            wasStoredBefore: stored)
     }
 
     /// Unsubscribes; the feed's entries go with it unless another feed carries them too, or they are starred.
@@ -243,7 +245,7 @@ extension AggregatorService {
     /// The feeds found at `url` (a feed itself, or a page linking to feeds), without subscribing.
     public func discoverFeeds(at url: String, for account: AccountIdentity) async throws(AggregatorError) -> [DiscoveredFeed] {
         try await admit(url, for: account)
-        let found: (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?)
+        let found: Discovery
         do {
             found = try await discover(url, for: account)
         } catch .failed(let message) {
@@ -258,8 +260,7 @@ extension AggregatorService {
     /// regular account's requests obey `private-networks = admins` (docs/ARCHITECTURE.md).
     /// With `settings`, its requests are made as the private copy's fetches will be.
     private func discover(_ url: String, settings: FeedFetchSettings = FeedFetchSettings(),
-                          for account: AccountIdentity) async throws(AggregatorError)
-        -> (url: String, title: String?, candidates: [DiscoveredFeed], warning: String?) {
+                          for account: AccountIdentity) async throws(AggregatorError) -> Discovery {
         let fetcher = pipeline.fetcher
         let limits = pipeline.limits
         let refusal = try await addressRefusal(for: account)
@@ -275,17 +276,17 @@ extension AggregatorService {
                 throw .invalidArgument("cannot subscribe to \(url): \(reason)")
             }
             // Subscribe anyway: the scheduler retries with backoff and shows the error on the feed.
-            return (url, nil, [], "could not check the feed now: \(error.description)")
+            return Discovery(url: url, warning: "could not check the feed now: \(error.description)")
         }
         // With settings of its own the feed stays on the host given: its cookie and password go there only.
         let host = FetchRequest.host(of: url)
         func onHost(_ candidate: String) -> Bool { credentials == nil || FetchRequest.host(of: candidate) == host }
         if let feed = parsedFeed(response, limits: limits) {
             let moved = response.permanentRedirect.flatMap { onHost($0) ? $0 : nil }
-            return (moved ?? url, feed.title, [], nil)
+            return Discovery(url: moved ?? url, title: feed.title, document: moved == nil ? response : nil)
         }
         let links = FeedDiscovery.alternateLinks(in: response.body, pageURL: response.finalURL).filter { onHost($0.url) }
-        if let first = links.first { return (first.url, first.title, links, nil) }
+        if let first = links.first { return Discovery(url: first.url, title: first.title, candidates: links) }
         guard onHost(response.finalURL) else {
             throw .invalidArgument("no feed on \(host) at \(url): with its own settings a feed is only looked for "
                 + "on the host given, where its cookie and password are sent")
@@ -298,10 +299,38 @@ extension AggregatorService {
                   let answer = try? await fetcher.fetch(FetchRequest(url: candidate, limits: limits,
                                                                      refusingPrivateNetworks: refusal, credentials: credentials)),
                   let feed = parsedFeed(answer, limits: limits) else { continue }
-            return (candidate, feed.title, [], nil)
+            return Discovery(url: candidate, title: feed.title, document: answer)
         }
         throw .failed("no feed found at \(url): the page is not a feed, links to none "
             + "(<link rel=\"alternate\">), and none of \(FeedDiscovery.commonPaths.joined(separator: ", ")) serves one")
+    }
+
+    /// What discovery found at a URL: the feed's URL and title, the feeds a page linked to, a warning
+    /// when it could not be checked, and the feed's document when discovery fetched it (at that URL).
+    struct Discovery {
+        var url: String
+        var title: String?
+        var candidates: [DiscoveredFeed] = []
+        var warning: String?
+        var document: FetchResponse?
+    }
+
+    /// Stores `document`, which discovery fetched, as the first fetch of the new feed the account's
+    /// subscription `subscription` follows: parsed, judged and stored as a round would (on a shared
+    /// database, once this daemon has claimed the feed). - Returns: whether it was stored.
+    private func storeFirstFetch(of subscription: Int64, _ document: FetchResponse, for account: AccountIdentity) async -> Bool {
+        guard let feedID = try? await write({ try await $0.feedID(ofSubscription: subscription, account: account.id) }),
+              let due = try? await write({ try await $0.feedsToFetch(only: [feedID]) }), !due.isEmpty else { return false }
+        let summary: RefreshSummary
+        if let cluster {
+            guard let stored = try? await refreshAcrossCluster(cluster, feeds: due, everything: false,
+                                                               prefetched: [feedID: document], progress: { _, _ in }) else { return false }
+            summary = stored
+        } else {
+            summary = await pipeline.refresh(due, prefetched: [feedID: document])
+        }
+        await scheduler.startBackgroundPasses()  // as after a round: its icon
+        return summary.ok == 1
     }
 
     /// The feed in a response, or nil when it holds none.

@@ -44,9 +44,12 @@ public struct FeedAddition: Sendable, Equatable {
     public var warning: String?
     /// The feeds an HTML page linked to, when the URL given was a page.
     public var candidates: [DiscoveredFeed]
-    /// The feed was stored and fetched before (another account follows it): its entries and icon are
-    /// there, and nothing was requested.
+    /// The feed's document is stored: fetched before for another account, or discovery's own fetch
+    /// kept as its first. Nothing need be fetched now.
     public var wasFetched = false
+    /// The feed was stored and fetched before (another account follows it): its icon was looked for
+    /// too, and nothing was requested.
+    public var wasStoredBefore = false
 }
 
 /// What an OPML import did.
