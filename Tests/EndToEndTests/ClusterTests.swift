@@ -315,4 +315,96 @@ struct ClusterTests {
         try await eventually(20, "the entries are served again") { try daemon.curl("/v1/entries", auth).status == 200 }
         #expect(try daemon.ctl(["articles"]).status == 0)
     }
+
+    /// Between the daemon and the database, a TCP proxy of the test's own that goes silent (forwards
+    /// nothing, closes nothing: the peer's kernel still acknowledges), then lets new connections
+    /// through again (docs/RELIABILITY.md, "A silent network"). A request ends in an error within
+    /// `db-statement-timeout` + 5 s (and a reconnection's `connect_timeout`), `/healthcheck` always
+    /// answers at once and says so, and the daemon recovers by itself.
+    private static let silentProxy = #"""
+        import os, select, signal, socket, sys, threading, time
+        port_file, target = sys.argv[1], sys.argv[2]
+        state = {"silent": False, "generation": 0}
+        def silence(*_):
+            state["silent"] = True
+            open(port_file + ".silent", "w").close()  # said once it is so
+        def resume(*_):
+            state.update(silent=False, generation=state["generation"] + 1)
+            os.remove(port_file + ".silent")
+        signal.signal(signal.SIGUSR1, silence)
+        signal.signal(signal.SIGUSR2, resume)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1, signal.SIGUSR2})  # the test runner blocks them
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(64)
+        with open(port_file + ".tmp", "w") as f: f.write(str(server.getsockname()[1]))
+        os.rename(port_file + ".tmp", port_file)
+        def pump(source, sink, generation):
+            # Frozen while silent, and for good once the network came back: a connection cut silently.
+            while True:
+                if state["silent"] or state["generation"] != generation:
+                    time.sleep(0.05); continue
+                if not select.select([source], [], [], 0.05)[0]: continue
+                data = source.recv(65536)
+                if not data:
+                    sink.close(); return
+                sink.sendall(data)
+        server.settimeout(0.1)  # the main thread comes back to run the signal handlers
+        while True:
+            try: client, _ = server.accept()
+            except socket.timeout: continue
+            client.settimeout(None)
+            upstream = socket.socket(socket.AF_UNIX)
+            upstream.connect(target)
+            for ends in ((client, upstream), (upstream, client)):
+                threading.Thread(target=pump, args=ends + (state["generation"],), daemon=True).start()
+        """#
+
+    @Test func aSilentNetworkEndsInAnErrorAndTheDaemonRecovers() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let base = try #require(TestPostgres.baseURI)
+        let socketDirectory = try #require(URLComponents(string: base)?.queryItems?.first { $0.name == "host" }?.value)
+        let database = try TestPostgres.freshDatabase()
+        let name = try #require(URLComponents(string: database)?.path.dropFirst())
+        let portFile = directory.appendingPathComponent("port").path
+        let script = directory.appendingPathComponent("silent_proxy.py")
+        try Self.silentProxy.write(to: script, atomically: true, encoding: .utf8)
+        let proxy = try Binary(url: URL(fileURLWithPath: "/usr/bin/env")).start(
+            ["python3", script.path, portFile, "\(socketDirectory)/.s.PGSQL.5432"], logFile: directory.appendingPathComponent("proxy.log"))
+        defer { kill(proxy.processIdentifier, SIGKILL) }
+        try await eventually(10, "the proxy listens") { FileManager.default.fileExists(atPath: portFile) }
+        let port = try String(contentsOfFile: portFile, encoding: .utf8)
+        let throughProxy = "postgresql://postgres@127.0.0.1:\(port)/\(name)?connect_timeout=2"
+        let daemon = try await ServedDaemon(extraArguments: ["--db-statement-timeout", "2s", "--feed-icons", "false"],
+                                            database: throughProxy)
+        defer { daemon.stop() }
+        let auth = ["-H", "X-Auth-Token: \(try daemon.createAccount(name: "alice", password: "correct horse battery"))"]
+        #expect(try daemon.curl("/v1/entries", auth).status == 200)
+
+        kill(proxy.processIdentifier, SIGUSR1)
+        try await eventually(10, "the proxy is silent") { FileManager.default.fileExists(atPath: portFile + ".silent") }
+        let asked = Date()
+        let answer = try daemon.curl("/v1/entries", auth)
+        #expect(answer.status == 503 && answer.headers["retry-after"] != nil, "\(answer.status) \(answer.body)")
+        #expect(Date().timeIntervalSince(asked) < 15, "within 2 s + 5 s, and one reconnection's 2 s")
+        try await eventually(40, "/healthcheck says the database is away, at once each time") {
+            let started = Date()
+            let health = try daemon.curl("/healthcheck")
+            #expect(Date().timeIntervalSince(started) < 1.5, "/healthcheck answered at once")
+            return health.status == 503
+        }
+        #expect(daemon.process.isRunning)
+
+        kill(proxy.processIdentifier, SIGUSR2)
+        try await eventually(10, "the proxy lets new connections through") { !FileManager.default.fileExists(atPath: portFile + ".silent") }
+        try await eventually(60, "/healthcheck is OK again") { try daemon.curl("/healthcheck").status == 200 }
+        // No request fails because of the outage once /healthcheck says it is over: every connection
+        // (the readers' too) connects again.
+        for _ in 0..<6 {
+            let again = try daemon.curl("/v1/entries", auth)
+            #expect(again.status == 200, "\(again.status) \(again.body)")
+        }
+        #expect(try daemon.ctl(["status"]).status == 0)
+    }
 }

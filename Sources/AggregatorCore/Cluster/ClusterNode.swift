@@ -157,11 +157,30 @@ public final class ClusterNode: Sendable {
         lastRoundFetches.withLock { $0 = fetches }
     }
 
-    /// Asks the database whether it answers now (`/healthcheck`); the reason when it does not.
+    /// Asks the database whether it answers now (`/healthcheck`); the reason when it does not. Answers
+    /// within `healthcheckWait` whatever the database does (docs/RELIABILITY.md, "A silent network"):
+    /// a check still running then counts as no answer, and is the one the next ask waits for.
     public func checkDatabase() async -> String? {
-        _ = await using("checking the database") { () throws(StoreError) in try await store.check() }
-        return unavailableReason
+        let check = checking.withLock { running -> Task<Void, Never> in
+            if let running { return running }
+            let task = Task {
+                _ = await self.using("checking the database") { () throws(StoreError) in try await self.store.check() }
+                self.checking.withLock { $0 = nil }
+            }
+            running = task
+            return task
+        }
+        let answered = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let first = FirstAnswer(continuation)
+            Task { await check.value; first.give(true) }
+            Task { try? await Task.sleep(for: Self.healthcheckWait); first.give(false) }
+        }
+        return answered ? unavailableReason : unavailableReason ?? "the database did not answer within a second"
     }
+
+    /// The database check under way (`checkDatabase`), if any.
+    private let checking = Mutex<Task<Void, Never>?>(nil)
+    static let healthcheckWait = Duration.milliseconds(800)
 
     // MARK: - Running
 
@@ -245,6 +264,22 @@ public final class ClusterNode: Sendable {
         case "failed" where fields.count >= 5:
             return Int64(fields[2]).map { (fields[0], .feedFailed(feedID: $0, url: fields[3], reason: fields[4...].joined())) }
         default: return nil
+        }
+    }
+}
+
+/// Resumes a continuation with the first of the answers given, once.
+private final class FirstAnswer: Sendable {
+    private let continuation: CheckedContinuation<Bool, Never>
+    private let given = Atomic<Bool>(false)
+
+    init(_ continuation: CheckedContinuation<Bool, Never>) {
+        self.continuation = continuation
+    }
+
+    func give(_ answer: Bool) {
+        if given.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+            continuation.resume(returning: answer)
         }
     }
 }

@@ -1,4 +1,3 @@
-import FeedFetcher
 import FeedStore
 import Foundation
 import Synchronization
@@ -23,7 +22,6 @@ extension AggregatorService {
     /// is waited for rather than fetched again (up to a lease and a fetch's time). The summary
     /// counts those too, as ok or failed by what their check left (new entries: this daemon's only).
     func refreshAcrossCluster(_ cluster: ClusterNode, feeds: [FeedFetchState], everything: Bool,
-                              prefetched: [Int64: FetchResponse] = [:],
                               progress: (Int, FeedRefresh) -> Void) async throws(AggregatorError) -> RefreshSummary {
         let ids = feeds.map(\.id)
         let watched = ids.count <= 10_000 ? ids : []  // beyond that, those fetched here are counted alone
@@ -36,7 +34,7 @@ extension AggregatorService {
         let renewal = Task { await cluster.keepRenewingClaims() }
         defer { renewal.cancel() }
         let fetchedHere = Mutex<Set<Int64>>([])
-        var summary = await pipeline.refresh(from: source, prefetched: prefetched) { done, refresh in
+        var summary = await pipeline.refresh(from: source) { done, refresh in
             fetchedHere.withLock { _ = $0.insert(refresh.feedID) }
             progress(done, refresh)
         }

@@ -321,13 +321,12 @@ extension AggregatorService {
     private func storeFirstFetch(of subscription: Int64, _ document: FetchResponse, for account: AccountIdentity) async -> Bool {
         guard let feedID = try? await write({ try await $0.feedID(ofSubscription: subscription, account: account.id) }),
               let due = try? await write({ try await $0.feedsToFetch(only: [feedID]) }), !due.isEmpty else { return false }
-        let summary: RefreshSummary
-        if let cluster {
-            guard let stored = try? await refreshAcrossCluster(cluster, feeds: due, everything: false,
-                                                               prefetched: [feedID: document], progress: { _, _ in }) else { return false }
-            summary = stored
+        // On a shared database, claimed as a round claims it (the new feed is due), with nobody woken: a
+        // daemon woken now would claim it first and fetch it again.
+        let summary = if let cluster {
+            await pipeline.refresh(from: ClaimedFeeds(cluster: cluster, only: [feedID]), prefetched: [feedID: document])
         } else {
-            summary = await pipeline.refresh(due, prefetched: [feedID: document])
+            await pipeline.refresh(due, prefetched: [feedID: document])
         }
         await scheduler.startBackgroundPasses()  // as after a round: its icon
         return summary.ok == 1

@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Synchronization
 
 /// One connection to a PostgreSQL server through libpq. The store's SQL is written once, with
 /// SQLite's `?N` parameters; `PostgresSQL.translate` turns it into PostgreSQL's before it is
@@ -17,6 +18,11 @@ final class PostgresConnection: SQLConnection {
     private var preparedCount = 0
     /// Counts reconnections: a statement prepared in an earlier one is prepared again.
     private(set) var generation = 0
+    /// Connections of this process found dead (`outages`) when this one last connected: when another
+    /// finds the database gone, this one connects again before its next statement rather than find
+    /// out by waiting for its own deadline.
+    private var outagesSeen = PostgresConnection.outages.load(ordering: .relaxed)
+    private static let outages = Atomic<Int>(0)
 
     /// Whether `database` names a PostgreSQL database rather than an SQLite file.
     static func isURI(_ database: String) -> Bool {
@@ -28,7 +34,7 @@ final class PostgresConnection: SQLConnection {
     ///   never the password.
     init(uri: String) throws(StoreError) {
         let shown = Self.withoutPassword(uri)
-        guard let handle = PQconnectdb(uri) else {
+        guard let handle = Self.connect(uri) else {
             throw StoreError(.cannotOpen, message: "cannot connect to PostgreSQL at \(shown): out of memory")
         }
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -42,6 +48,15 @@ final class PostgresConnection: SQLConnection {
         location = shown
         aggregator_pq_silence_notices(handle)
         try configureSession()
+    }
+
+    /// Connects with the daemon's defaults for what the URI does not say (docs/RELIABILITY.md, "A
+    /// silent network"): at most 10 s to connect, and TCP keepalives (idle 10 s, every 5 s, 3 lost)
+    /// that find a dead peer. Given before the URI, which libpq expands after them: its values win.
+    private static func connect(_ uri: String) -> OpaquePointer? {
+        let keywords = ["connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "dbname"]
+        let values = ["10", "1", "10", "5", "3", uri]
+        return keywords.withCStrings { keywords in values.withCStrings { values in PQconnectdbParams(keywords, values, 1) } }
     }
 
     /// The session's settings, again after each reconnection (a reset starts a new session).
@@ -63,10 +78,31 @@ final class PostgresConnection: SQLConnection {
     /// Connects again (the server closed the connection, or went away); the session's settings
     /// are made again when it answers.
     private func reset() {
+        // After a failed reconnection, not again before its wait is over, unless another connection of
+        // the process got through since (the database is back: every connection comes back at once).
+        if let retryAt, ContinuousClock.now < retryAt, recoveriesSeen == Self.recoveries.load(ordering: .relaxed) { return }
+        outagesSeen = Self.outages.load(ordering: .relaxed)
+        recoveriesSeen = Self.recoveries.load(ordering: .relaxed)
         PQreset(handle)
         generation += 1  // statements prepared on the old connection are gone
-        if PQstatus(handle) == CONNECTION_OK { try? configureSession() }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            retryAt = ContinuousClock.now + retryWait
+            retryWait = min(retryWait * 2, .seconds(10))
+            return
+        }
+        if retryAt != nil { recoveriesSeen = Self.recoveries.add(1, ordering: .relaxed).newValue }
+        (retryAt, retryWait) = (nil, .milliseconds(500))
+        try? configureSession()
     }
+
+    /// While the database is away, when this connection may try to connect again, and how long it
+    /// waits after the next failure (from 0.5 s, doubling up to 10 s): statements meanwhile fail at
+    /// once, rather than each wait for a connection that cannot be made.
+    private var retryAt: ContinuousClock.Instant?
+    private var retryWait = Duration.milliseconds(500)
+    /// Reconnections of this process's connections after a failure (`recoveries`), as last seen.
+    private var recoveriesSeen = 0
+    private static let recoveries = Atomic<Int>(0)
 
     private var closed = false
 
@@ -150,9 +186,14 @@ final class PostgresConnection: SQLConnection {
     func execute(_ sql: String) throws(StoreError) {
         try startSession()
         try drain()
-        guard let result = PQexec(handle, PostgresSQL.translate(sql)) else { throw failure(nil, sql: sql) }
-        defer { PQclear(result) }
-        try check(result, sql: sql)
+        guard PQsendQuery(handle, PostgresSQL.translate(sql)) == 1 else { throw failure(nil, sql: sql) }
+        // One result per statement of `sql`: the first error is the answer, once all are read.
+        var firstError: StoreError?
+        while let result = try nextResult(sql: sql) {
+            do { try check(result, sql: sql) } catch { if firstError == nil { firstError = error } }
+            PQclear(result)
+        }
+        if let firstError { throw firstError }
     }
 
     func prepare(_ sql: String) throws(StoreError) -> any SQLStatement {
@@ -173,8 +214,9 @@ final class PostgresConnection: SQLConnection {
     func prepareOnServer(_ name: String, _ sql: String, types: [Oid], original: String) throws(StoreError) {
         try requireOpen()
         try drain()
-        let result = types.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
-        guard let result else { throw failure(nil, sql: original) }
+        let sent = types.withUnsafeBufferPointer { PQsendPrepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
+        guard sent == 1 else { throw failure(nil, sql: original) }
+        let result = try lastResult(sql: original)
         defer { PQclear(result) }
         try check(result, sql: original)
     }
@@ -184,10 +226,11 @@ final class PostgresConnection: SQLConnection {
         try requireOpen()
         try drain()
         let (buffers, lengths, formats) = Self.parameters(values)
-        let result = withPointers(to: buffers) { pointers in
-            PQexecPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
+        let sent = withPointers(to: buffers) { pointers in
+            PQsendQueryPrepared(handle, name, Int32(values.count), pointers, lengths, formats, 0)
         }
-        guard let result else { throw failure(nil, sql: original) }
+        guard sent == 1 else { throw failure(nil, sql: original) }
+        let result = try lastResult(sql: original)
         do {
             try check(result, sql: original)
         } catch {
@@ -237,7 +280,7 @@ final class PostgresConnection: SQLConnection {
         var firstError: StoreError?
         if PQpipelineSync(handle) != 1 { firstError = failure(nil, sql: sent.last ?? "") }
         for sql in sent {
-            while let result = PQgetResult(handle) {
+            while let result = try nextResult(sql: sql) {
                 switch PQresultStatus(result) {
                 case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
                     changes = Int(String(cString: PQcmdTuples(result))) ?? 0
@@ -250,7 +293,7 @@ final class PostgresConnection: SQLConnection {
             }
         }
         // The sync point's own result, then nothing: the pipeline is empty.
-        while let result = PQgetResult(handle) {
+        while let result = try nextResult(sql: sent.last ?? "") {
             let status = PQresultStatus(result)
             PQclear(result)
             if status == PGRES_PIPELINE_SYNC { break }
@@ -282,6 +325,41 @@ final class PostgresConnection: SQLConnection {
         return (buffers, lengths, formats)
     }
 
+    /// The next result of what was sent, nil once there is none: the answer is read as it comes (libpq's
+    /// asynchronous calls), for at most `db-statement-timeout` + 5 s (docs/RELIABILITY.md, "A silent
+    /// network"). A network gone silent leaves no server-side limit able to fire and a kernel that
+    /// still acknowledges keepalives; past the deadline the connection is dropped, to be made again by
+    /// the next statement, and the call fails rather than wait for good.
+    private func nextResult(sql: String) throws(StoreError) -> OpaquePointer? {
+        if let limit = DatabaseLimits.current.statementTimeout {
+            let deadline = ContinuousClock.now + limit + .seconds(5)
+            while PQisBusy(handle) == 1 {
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else {
+                    // Cut, not waited for: the next statement connects again (`startSession`), and every
+                    // other connection of the process with it (`outages`). Not retried: it timed out.
+                    unanswered.removeAll()
+                    Self.outages.add(1, ordering: .relaxed)
+                    shutdown(PQsocket(handle), Int32(SHUT_RDWR))
+                    _ = PQconsumeInput(handle)  // libpq sees the connection closed
+                    throw StoreError(.busy, message: "PostgreSQL at \(location) did not answer within "
+                        + "\(limit + .seconds(5)) (db-statement-timeout + 5 s): connection dropped, in `\(sql.prefix(80))`")
+                }
+                var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+                _ = poll(&descriptor, 1, Int32(min(left.components.seconds * 1000 + 1, 1000)))
+                guard PQconsumeInput(handle) == 1 else { break }  // the connection failed: PQgetResult says so
+            }
+        }
+        return PQgetResult(handle)
+    }
+
+    /// The one result of a statement sent alone, with the end of its answer read.
+    private func lastResult(sql: String) throws(StoreError) -> OpaquePointer {
+        guard let result = try nextResult(sql: sql) else { throw failure(nil, sql: sql) }
+        while let extra = try nextResult(sql: sql) { PQclear(extra) }
+        return result
+    }
+
     private func requireOpen() throws(StoreError) {
         guard !closed else { throw StoreError(.cannotOpen, message: "the connection to PostgreSQL at \(location) is closed") }
     }
@@ -294,7 +372,12 @@ final class PostgresConnection: SQLConnection {
     /// (after a server restart: `prepared statement "s2" does not exist`, every time).
     func startSession() throws(StoreError) {
         try requireOpen()
+        if outagesSeen != Self.outages.load(ordering: .relaxed), isBetweenTransactions { reset() }
         reconnectIfClosedByServer()
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let reason = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw StoreError(.cannotOpen, message: "cannot reach PostgreSQL at \(location) now: \(reason)")
+        }
     }
 
     /// Between transactions, finds out whether the server closed this connection (it restarted, or
@@ -343,6 +426,7 @@ final class PostgresConnection: SQLConnection {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
         if PQstatus(handle) != CONNECTION_OK {
+            Self.outages.add(1, ordering: .relaxed)
             reset()  // the next statement finds the server again, if it is back
             return StoreError(.cannotOpen, message: "lost the connection to PostgreSQL at \(location): \(message)")
         }

@@ -105,7 +105,7 @@ public final class PostgresListener: Sendable {
     }
 }
 
-private extension Array where Element == String {
+extension Array where Element == String {
     /// Calls `body` with the strings as a NULL-terminated array of C strings (libpq's keyword lists).
     func withCStrings<T>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
         let copies = map { strdup($0) }

@@ -40,8 +40,8 @@ final class PostgresStatement: SQLStatement {
     func step() throws(StoreError) -> Bool {
         if result == nil {
             let alone = connection.isBetweenTransactions
+            try connection.startSession()  // a connection that cannot be made now is said at once
             do {
-                try connection.startSession()
                 result = try connection.run(try name(), values, original: original)
             } catch let error where error.kind == .cannotOpen && alone && isRead {
                 // The connection dropped under a read of its own: nothing was changed, so it is asked
