@@ -30,6 +30,8 @@ public struct Configuration: Sendable, Equatable {
     public var httpBasePath = "/"
     /// Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
     public var httpTrustedProxies = TrustedProxies.loopback
+    /// How many connections and waiting requests the HTTP server takes (docs/RELIABILITY.md, "Load").
+    public var httpLimits = HTTPLimits()
     /// Whether feeds' icons are looked for after rounds (docs/ARCHITECTURE.md).
     public var feedIcons = true
     /// This daemon's name among several sharing a PostgreSQL database (docs/ARCHITECTURE.md); nil:
@@ -67,6 +69,10 @@ public struct Configuration: Sendable, Equatable {
         ("http-listen", "HOST:PORT or [IPV6]:PORT of the HTTP server, or none (default 127.0.0.1:8080)"),
         ("http-base-path", "path the HTTP APIs are served under behind a reverse proxy, e.g. /rss (default /)"),
         ("http-trusted-proxies", "addresses and networks whose X-Forwarded-For is believed, or none (default 127.0.0.0/8,::1)"),
+        ("http-max-pending", "requests waiting for an answer beyond which another gets 503 with Retry-After at once; "
+            + "/healthcheck and /metrics never wait or are refused (default 256)"),
+        ("http-max-connections", "HTTP connections open at once (default 256)"),
+        ("http-max-connections-per-address", "HTTP connections open at once from one address (default 64)"),
         ("feed-icons", "look for each feed's icon on its site after rounds, every two weeks: true or false (default true)"),
         ("node-name", "this daemon's name among several sharing a PostgreSQL database (default: host name and a digest of the control socket's path, the same across restarts)"),
         ("claim-lease", "how long a feed a daemon claimed stays its own without a renewal, on PostgreSQL (default 60s)"),
@@ -81,7 +87,8 @@ public struct Configuration: Sendable, Equatable {
 
     /// Keys read once at start: the database and sockets stay open, the seed list is for a first start.
     public static let startOnlyKeys: Set<String> = ["database", "socket", "seed-opml", "http-listen", "http-base-path",
-                                                    "http-trusted-proxies", "node-name", "claim-lease",
+                                                    "http-trusted-proxies", "http-max-pending", "http-max-connections",
+                                                    "http-max-connections-per-address", "node-name", "claim-lease",
                                                     "db-statement-timeout", "db-lock-timeout", "db-idle-in-transaction-timeout"]
 
     /// Keys a running daemon applies when it reloads its configuration (SIGHUP): all the others.
@@ -97,6 +104,7 @@ public struct Configuration: Sendable, Equatable {
         kept.httpListen = running.httpListen
         kept.httpBasePath = running.httpBasePath
         kept.httpTrustedProxies = running.httpTrustedProxies
+        kept.httpLimits = running.httpLimits
         kept.nodeName = running.nodeName
         kept.claimLease = running.claimLease
         kept.databaseLimits = running.databaseLimits
@@ -128,6 +136,8 @@ public struct Configuration: Sendable, Equatable {
          "max-interval": Self.durationText(.seconds(refreshPolicy.maximumInterval)),
          "http-listen": httpListen?.description ?? "none", "http-base-path": httpBasePath,
          "http-trusted-proxies": httpTrustedProxies.description, "node-name": nodeName ?? "",
+         "http-max-pending": String(httpLimits.pendingRequests), "http-max-connections": String(httpLimits.connections),
+         "http-max-connections-per-address": String(httpLimits.connectionsPerAddress),
          "claim-lease": Self.durationText(.milliseconds(Int64(claimLease * 1000))), "proxy": proxy ?? "",
          "db-statement-timeout": databaseLimits.statementTimeout.map(Self.durationText) ?? "0",
          "db-lock-timeout": databaseLimits.lockTimeout.map(Self.durationText) ?? "0",
@@ -281,6 +291,10 @@ public struct Configuration: Sendable, Equatable {
             }
             configuration.httpTrustedProxies = proxies
         }
+        configuration.httpLimits.pendingRequests = try whole("http-max-pending", values, default: 256, in: 1...100_000)
+        configuration.httpLimits.connections = UInt32(try whole("http-max-connections", values, default: 256, in: 1...60_000))
+        configuration.httpLimits.connectionsPerAddress = UInt32(try whole("http-max-connections-per-address", values,
+                                                                          default: 64, in: 1...60_000))
     }
 
     /// A duration key: `500ms`, `10s`, `2m`, `1h`, `7d` (a bare number is seconds), within `range`

@@ -14,6 +14,10 @@ public struct HTTPLimits: Sendable, Equatable {
     public var headerBytes = 64 << 10
     /// The largest request body read; a larger one is answered 413 and the connection closed.
     public var bodyBytes = 1 << 20
+    /// Requests read and waiting for a worker beyond which another is answered 503 with
+    /// `Retry-After: 1` at once (load shedding: latency stays bounded rather than grow with the
+    /// queue). Requests for `HTTPServer`'s `neverShed` paths are never shed.
+    public var pendingRequests = 256
 
     public init() {}
 }
@@ -30,6 +34,12 @@ public final class HTTPServer: Sendable {
 
     private let limits: HTTPLimits
     private let bodyLimit: BodyLimit
+    /// Paths answered however loaded the server is (`/healthcheck`, `/metrics`): never shed, and
+    /// answered by workers of their own, never waiting behind the others.
+    private let neverShed: @Sendable (_ path: String) -> Bool
+    /// Requests for `neverShed` paths, and the workers kept for them.
+    private let priorityQueue = RequestQueue()
+    private static let priorityWorkers = 2
     /// The running daemon's address (libmicrohttpd's opaque pointer, which is not Sendable), 0 once stopped.
     private let daemon = Mutex<UInt>(0)
     /// Requests read, waiting for one of `run`'s workers.
@@ -43,10 +53,11 @@ public final class HTTPServer: Sendable {
     /// Listens on `descriptor`, a listening TCP socket (see `HTTPListenAddress.listen`, or one systemd
     /// passed); requests wait for `run`. The server owns the socket from now on.
     /// - Throws: `HTTPServerError.cannotStart` when libmicrohttpd refuses to start.
-    public init(descriptor: Int32, limits: HTTPLimits = HTTPLimits(),
-                bodyLimit: @escaping BodyLimit = { _, _ in nil }) throws(HTTPServerError) {
+    public init(descriptor: Int32, limits: HTTPLimits = HTTPLimits(), bodyLimit: @escaping BodyLimit = { _, _ in nil },
+                neverShed: @escaping @Sendable (_ path: String) -> Bool = { _ in false }) throws(HTTPServerError) {
         self.limits = limits
         self.bodyLimit = bodyLimit
+        self.neverShed = neverShed
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard let started = aggregator_mhd_start(descriptor, Self.access, context, Self.completed, limits.connections,
                                                  limits.connectionsPerAddress, limits.idleTimeoutSeconds,
@@ -63,18 +74,22 @@ public final class HTTPServer: Sendable {
     public func run(workers: Int = 64, _ handler: @escaping Handler) async {
         await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<max(1, workers) {
-                    group.addTask {
-                        while let pending = await self.queue.next() {
-                            let response = await handler(pending.request)
-                            self.unanswered.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) }
-                            pending.respond(response)
+                for (queue, count) in [(self.queue, max(1, workers)), (priorityQueue, Self.priorityWorkers)] {
+                    for _ in 0..<count {
+                        group.addTask {
+                            while let pending = await queue.next() {
+                                let response = await handler(pending.request)
+                                self.unanswered.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) }
+                                pending.respond(response)
+                            }
                         }
                     }
                 }
             }
         } onCancel: {
-            queue.close()  // no more requests are taken; those read are answered, then the workers end
+            // No more requests are taken; those read are answered, then the workers end.
+            queue.close()
+            priorityQueue.close()
         }
         stop()
     }
@@ -86,6 +101,7 @@ public final class HTTPServer: Sendable {
     /// Requests still waiting are answered 503.
     public func stop() {
         queue.close()
+        priorityQueue.close()
         for pending in unanswered.withLock({ state in defer { state.removeAll() }; return Array(state.values) }) {
             pending.respond(.text("the server is stopping\n", status: 503))
         }
@@ -167,8 +183,14 @@ public final class HTTPServer: Sendable {
                                                       ($0.name.lowercased(), $0.value)
                                                   }, uniquingKeysWith: { first, _ in first }),
                                                   body: state.body, clientAddress: clientAddress(of: connection)))
+        let priority = server.neverShed(state.path)
+        if !priority, server.queue.waiting >= server.limits.pendingRequests {
+            var busy = HTTPResponse.text("the server is busy; retry in a second\n", status: 503)
+            busy.headers.append(("Retry-After", "1"))
+            return send(busy, on: connection)
+        }
         server.unanswered.withLock { $0[ObjectIdentifier(pending)] = pending }
-        guard server.queue.put(pending) else {
+        guard (priority ? server.priorityQueue : server.queue).put(pending) else {
             server.unanswered.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) }
             return send(.text("the server is stopping\n", status: 503), on: connection)
         }
@@ -255,6 +277,9 @@ private final class RequestQueue: Sendable {
     }
 
     private let state = Mutex(State())
+
+    /// How many requests wait for a worker.
+    var waiting: Int { state.withLock { $0.requests.count - $0.first } }
 
     /// Hands `request` to a waiting worker, or queues it; false once closed.
     func put(_ request: PendingRequest) -> Bool {

@@ -177,13 +177,17 @@ enum DaemonStartup {
     /// - Throws: `HTTPServerError` when the address cannot be listened on (in use, not ours).
     private static func startHTTP(_ configuration: Configuration, logger: Logger,
                                   bodyLimit: @escaping HTTPServer.BodyLimit) throws -> HTTPServer? {
+        let base = configuration.httpBasePath == "/" ? "" : configuration.httpBasePath
+        // Monitors' routes are never shed under load (docs/RELIABILITY.md, "Load").
+        let monitored: Set<String> = [base + "/healthcheck", base + "/metrics"]
+        let neverShed: @Sendable (String) -> Bool = { monitored.contains($0) }
         if let passed = PassedSockets(environment: ProcessInfo.processInfo.environment), let http = passed.http {
             logger.info("Using the HTTP socket systemd passed", ["fd": http])
-            return try HTTPServer(descriptor: http, bodyLimit: bodyLimit)
+            return try HTTPServer(descriptor: http, limits: configuration.httpLimits, bodyLimit: bodyLimit, neverShed: neverShed)
         }
         guard let address = configuration.httpListen else { return nil }
-        let server = try HTTPServer(descriptor: try address.listen(), bodyLimit: bodyLimit)
-        let base = configuration.httpBasePath == "/" ? "" : configuration.httpBasePath
+        let server = try HTTPServer(descriptor: try address.listen(), limits: configuration.httpLimits, bodyLimit: bodyLimit,
+                                    neverShed: neverShed)
         logger.info("HTTP server listening", ["address": address.description, "web_page": "http://\(address)\(base)/",
                                               "healthcheck": "http://\(address)\(base)/healthcheck"])
         return server

@@ -185,6 +185,7 @@ import Testing
             "http-listen": "127.0.0.1:9999", "log-level": "debug", "http-base-path": "/rss",
             "http-trusted-proxies": "none", "node-name": "web-2", "claim-lease": "2m",
             "db-statement-timeout": "5s", "db-lock-timeout": "0", "db-idle-in-transaction-timeout": "2m",
+            "http-max-pending": "10", "http-max-connections": "20", "http-max-connections-per-address": "5",
         ], environment: environment)
         #expect(Set(next.changedKeys(from: running)).isSuperset(of: Configuration.startOnlyKeys))
         #expect(next.keepingStartOnlySettings(of: running).changedKeys(from: running) == ["log-level"])
