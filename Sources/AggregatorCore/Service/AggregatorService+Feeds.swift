@@ -65,8 +65,7 @@ extension AggregatorService {
         } else if !stored {
             scheduler.wakeEveryone()
         }
-        return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates, wasFetched: stored || keptDocument,
-                            wasStoredBefore: stored)
+        return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates, wasFetched: stored || keptDocument)
     }
 
     /// Unsubscribes; the feed's entries go with it unless another feed carries them too, or they are starred.
@@ -328,8 +327,11 @@ extension AggregatorService {
         } else {
             await pipeline.refresh(due, prefetched: [feedID: document])
         }
-        await scheduler.startBackgroundPasses()  // as after a round: its icon
-        return summary.ok == 1
+        guard summary.ok == 1 else { return false }
+        // Its icon, as a round's background pass would look for it (here, not in a pass that would
+        // race with a route looking for it at once, as Miniflux's does).
+        try? await findIconNow(of: .id(subscription), for: account)
+        return true
     }
 
     /// The feed in a response, or nil when it holds none.

@@ -47,9 +47,6 @@ public struct FeedAddition: Sendable, Equatable {
     /// The feed's document is stored: fetched before for another account, or discovery's own fetch
     /// kept as its first. Nothing need be fetched now.
     public var wasFetched = false
-    /// The feed was stored and fetched before (another account follows it): its icon was looked for
-    /// too, and nothing was requested.
-    public var wasStoredBefore = false
 }
 
 /// What an OPML import did.

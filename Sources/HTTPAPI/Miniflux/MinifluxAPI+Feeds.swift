@@ -44,8 +44,9 @@ extension MinifluxAPI {
         // Fetched now, unless another account's fetches stored it (docs/ARCHITECTURE.md, "Fetch once"). A
         // failed first fetch does not undo the subscription: the feed shows its error and is retried.
         if !added.wasFetched { _ = try? await service.refresh([.id(added.feed.id)], wait: true, for: request.account) }
-        // Its icon too, as Miniflux has it when it answers (apps show it at once).
-        if !added.wasStoredBefore { try? await service.findIconNow(of: .id(added.feed.id), for: request.account) }
+        // Its icon too, as Miniflux has it when it answers (apps show it at once): no request when it
+        // was looked for lately (a stored feed's, as a rule).
+        try? await service.findIconNow(of: .id(added.feed.id), for: request.account)
         if disabled == true || hideGlobally == true || [scraperRules, blocklist, keeplist].contains(where: { $0?.isEmpty == false }) {
             _ = try await service.updateFeed(.id(added.feed.id), title: nil, category: nil, disabled: disabled,
                                              hideGlobally: hideGlobally, scraperRules: scraperRules, blocklist: blocklist,
