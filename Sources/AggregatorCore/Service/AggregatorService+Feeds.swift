@@ -58,14 +58,17 @@ extension AggregatorService {
                                                     fetchSettings: fetchSettings)], for: account)
         guard subscribed.overQuota.isEmpty else { throw .invalidArgument(quotaRefusal()) }
         var feed = try await self.feed(.url(found.url), for: account)
+        // Still stored now that it is followed: its last follower may have left (and the feed gone with
+        // them) between the look and the subscription, which then made the feed anew, never fetched.
+        let stillStored = stored ? try await read { try $0.isFetchedSharedFeed(url: url) } : false
         // The document discovery fetched is the new feed's first fetch, not a request to make again.
-        let keptDocument = if let document = found.document, !stored { await storeFirstFetch(of: feed.id, document, for: account) } else { false }
+        let keptDocument = if let document = found.document { await storeFirstFetch(of: feed.id, document, for: account) } else { false }
         if keptDocument {
             feed = try await self.feed(.id(feed.id), for: account)
-        } else if !stored {
+        } else if !stillStored {
             scheduler.wakeEveryone()
         }
-        return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates, wasFetched: stored || keptDocument)
+        return FeedAddition(feed: feed, warning: found.warning, candidates: found.candidates, wasFetched: stillStored || keptDocument)
     }
 
     /// Unsubscribes; the feed's entries go with it unless another feed carries them too, or they are starred.
