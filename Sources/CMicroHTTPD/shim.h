@@ -9,9 +9,11 @@
 // MHD_start_daemon and MHD_get_connection_info are variadic, which Swift cannot call: these take
 // fixed arguments and pass the options as an MHD_OPTION_ARRAY.
 
-/// Serves on `listen_fd` (bound and listening), one thread per connection, with the given limits.
+/// Serves on `listen_fd` (bound and listening), one thread per connection, with the given limits;
+/// `notify` hears each connection open and close.
 static inline struct MHD_Daemon *aggregator_mhd_start(int listen_fd, MHD_AccessHandlerCallback handler,
                                                       void *handler_context, MHD_RequestCompletedCallback completed,
+                                                      MHD_NotifyConnectionCallback notify,
                                                       unsigned int connection_limit, unsigned int per_ip_limit,
                                                       unsigned int timeout_seconds, size_t memory_limit) {
     struct MHD_OptionItem options[] = {
@@ -21,6 +23,7 @@ static inline struct MHD_Daemon *aggregator_mhd_start(int listen_fd, MHD_AccessH
         { MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds, NULL },
         { MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memory_limit, NULL },
         { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, handler_context },
+        { MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify, handler_context },
         { MHD_OPTION_END, 0, NULL },
     };
     // poll, not select: select cannot watch a descriptor numbered past 1023, and a busy daemon has many.
@@ -33,6 +36,12 @@ static inline struct MHD_Daemon *aggregator_mhd_start(int listen_fd, MHD_AccessH
 static inline const struct sockaddr *aggregator_mhd_client_address(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info ? info->client_addr : NULL;
+}
+
+/// What the connection-notify callback kept for this connection, or NULL.
+static inline void *aggregator_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
 }
 
 #endif

@@ -5,7 +5,9 @@ import Synchronization
 
 /// Bounds on what clients may make the server do.
 public struct HTTPLimits: Sendable, Equatable {
-    /// Connections open at once, in all and from one address.
+    /// Connections served at once, in all and from one address. A connection opened past a cap is
+    /// answered 503 with `Retry-After: 1` (the monitors' paths are still served on it) until a place
+    /// is free; past twice a cap libmicrohttpd closes it unanswered.
     public var connections: UInt32 = 256
     public var connectionsPerAddress: UInt32 = 64
     /// A connection that sends nothing for this long is closed (slow or silent clients).
@@ -49,6 +51,10 @@ public final class HTTPServer: Sendable {
     private let unanswered = Mutex<[ObjectIdentifier: PendingRequest]>([:])
     /// Requests begun and not completed (their response not yet sent): `stop()` lets them finish.
     private let inProgress = Mutex(0)
+    /// Connections open, and those holding a place within the caps.
+    private let open = Mutex(Admissions())
+    /// Requests answered 503 because the server was busy (pending bound or connection caps).
+    private let shedCount = Atomic<Int>(0)
 
     /// Listens on `descriptor`, a listening TCP socket (see `HTTPListenAddress.listen`, or one systemd
     /// passed); requests wait for `run`. The server owns the socket from now on.
@@ -59,8 +65,11 @@ public final class HTTPServer: Sendable {
         self.bodyLimit = bodyLimit
         self.neverShed = neverShed
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let started = aggregator_mhd_start(descriptor, Self.access, context, Self.completed, limits.connections,
-                                                 limits.connectionsPerAddress, limits.idleTimeoutSeconds,
+        // libmicrohttpd's own caps, past which it closes a connection unanswered, are twice ours: the
+        // connections between answer 503 at once (or serve the monitors' paths), see `notify`.
+        guard let started = aggregator_mhd_start(descriptor, Self.access, context, Self.completed, Self.notify,
+                                                 Self.hardCap(limits.connections),
+                                                 Self.hardCap(limits.connectionsPerAddress), limits.idleTimeoutSeconds,
                                                  limits.headerBytes) else {
             close(descriptor)
             throw .cannotStart("libmicrohttpd did not start on descriptor \(descriptor)")
@@ -97,6 +106,14 @@ public final class HTTPServer: Sendable {
     /// How many requests have been read and wait for `run` to answer them.
     var waitingRequests: Int { unanswered.withLock { $0.count } }
 
+    /// Connections open now.
+    var openConnections: Int { open.withLock { $0.open } }
+
+    /// Requests answered 503 because the server was busy, since it started.
+    public var shedRequests: Int { shedCount.load(ordering: .relaxed) }
+
+    private static func hardCap(_ cap: UInt32) -> UInt32 { cap > UInt32.max / 2 ? UInt32.max : cap * 2 }
+
     /// Stops accepting, ends every connection and waits for the library's threads; closes the socket.
     /// Requests still waiting are answered 503.
     public func stop() {
@@ -131,6 +148,8 @@ public final class HTTPServer: Sendable {
         var body = Data()
         /// Bytes of a body over the limit, read and dropped.
         var dropped = 0
+        /// Answered 503 once read: its connection holds no place within the caps.
+        var isShed = false
         /// The largest body read, and the answer to a larger one.
         let limit: Int
         let tooLarge: HTTPResponse
@@ -155,6 +174,10 @@ public final class HTTPServer: Sendable {
                                      path: url.map { String(cString: $0) } ?? "/", server: server)
             slot.pointee = Unmanaged.passRetained(state).toOpaque()
             server.inProgress.withLock { $0 += 1 }  // until `completed`
+            // Answered once read (not now: a response queued before the request is read closes the connection).
+            if let opened = aggregator_mhd_socket_context(connection), !server.neverShed(state.path) {
+                state.isShed = !server.admit(Unmanaged<ConnectionSlot>.fromOpaque(opened).takeUnretainedValue())
+            }
             // A body declared too large is refused before it is sent (no 100 Continue).
             if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                let length = Int(String(cString: declared)), length > state.limit {
@@ -177,6 +200,7 @@ public final class HTTPServer: Sendable {
             return .YES
         }
         if state.dropped > 0 { return send(state.tooLarge, on: connection) }
+        if state.isShed { return server.shed(on: connection) }
         let pending = PendingRequest(HTTPRequest(method: state.method, path: state.path,
                                                   query: values(of: connection, kind: .GET_ARGUMENT_KIND),
                                                   headers: Dictionary(values(of: connection, kind: .HEADER_KIND).map {
@@ -185,9 +209,7 @@ public final class HTTPServer: Sendable {
                                                   body: state.body, clientAddress: clientAddress(of: connection)))
         let priority = server.neverShed(state.path)
         if !priority, server.queue.waiting >= server.limits.pendingRequests {
-            var busy = HTTPResponse.text("the server is busy; retry in a second\n", status: 503)
-            busy.headers.append(("Retry-After", "1"))
-            return send(busy, on: connection)
+            return server.shed(on: connection)
         }
         server.unanswered.withLock { $0[ObjectIdentifier(pending)] = pending }
         guard (priority ? server.priorityQueue : server.queue).put(pending) else {
@@ -205,6 +227,50 @@ public final class HTTPServer: Sendable {
         Unmanaged<RequestState>.fromOpaque(stored).release()
         slot.pointee = nil
         Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().inProgress.withLock { $0 -= 1 }
+    }
+
+    /// A connection opened (its place against the caps taken) or closed (given back).
+    private static let notify: MHD_NotifyConnectionCallback = { context, connection, socketContext, event in
+        guard let context, let connection, let socketContext else { return }
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        if event == .CONNECTION_NOTIFY_STARTED {
+            let slot = ConnectionSlot(address: clientAddress(of: connection))
+            slot.isAdmitted = server.open.withLock { open in
+                open.open += 1
+                return open.admit(slot.address, within: server.limits)
+            }
+            socketContext.pointee = Unmanaged.passRetained(slot).toOpaque()
+        } else if let kept = socketContext.pointee {
+            let slot = Unmanaged<ConnectionSlot>.fromOpaque(kept).takeRetainedValue()
+            socketContext.pointee = nil
+            server.open.withLock { open in
+                open.open -= 1
+                if slot.isAdmitted { open.release(slot.address) }
+            }
+        }
+    }
+
+    /// Whether the connection holds a place within the caps, taking one if it is free now. One told
+    /// 503 for want of a place less than a second ago (its client did not wait the Retry-After) first
+    /// waits out that second here, on the connection's own thread: a client asking again at once on
+    /// the same connection is paced, not answered as fast as it can ask.
+    private func admit(_ slot: ConnectionSlot) -> Bool {
+        if slot.isAdmitted { return true }
+        if let refused = slot.lastRefused {
+            let rest = refused.addingTimeInterval(1).timeIntervalSinceNow
+            if rest > 0 { Thread.sleep(forTimeInterval: rest) }
+        }
+        slot.isAdmitted = open.withLock { $0.admit(slot.address, within: limits) }
+        slot.lastRefused = slot.isAdmitted ? nil : Date()
+        return slot.isAdmitted
+    }
+
+    /// Answers 503 with `Retry-After: 1` at once, without a worker.
+    private func shed(on connection: OpaquePointer) -> MHD_Result {
+        shedCount.add(1, ordering: .relaxed)
+        var busy = HTTPResponse.text("the server is busy; retry in a second\n", status: 503)
+        busy.headers.append(("Retry-After", "1"))
+        return Self.send(busy, on: connection)
     }
 
     private static func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
@@ -241,6 +307,41 @@ public final class HTTPServer: Sendable {
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return "" }
         return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Connections open, and those holding a place within `HTTPLimits`' caps (in all and per peer
+/// address): a connection without one is answered 503 but for the monitors' paths.
+private struct Admissions {
+    var open = 0
+    private var admitted = 0
+    private var admittedByAddress: [String: Int] = [:]
+
+    /// Takes a place for a connection from `address`, if one is free.
+    mutating func admit(_ address: String, within limits: HTTPLimits) -> Bool {
+        guard admitted < Int(limits.connections),
+              admittedByAddress[address, default: 0] < Int(limits.connectionsPerAddress) else { return false }
+        admitted += 1
+        admittedByAddress[address, default: 0] += 1
+        return true
+    }
+
+    mutating func release(_ address: String) {
+        admitted -= 1
+        let left = admittedByAddress[address, default: 1] - 1
+        admittedByAddress[address] = left > 0 ? left : nil
+    }
+}
+
+/// One open connection, used on its own thread only: its peer, whether it holds a place within the
+/// caps, and when it was last refused one.
+private final class ConnectionSlot {
+    let address: String
+    var isAdmitted = false
+    var lastRefused: Date?
+
+    init(address: String) {
+        self.address = address
     }
 }
 

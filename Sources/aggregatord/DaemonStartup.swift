@@ -177,6 +177,7 @@ enum DaemonStartup {
     /// - Throws: `HTTPServerError` when the address cannot be listened on (in use, not ours).
     private static func startHTTP(_ configuration: Configuration, logger: Logger,
                                   bodyLimit: @escaping HTTPServer.BodyLimit) throws -> HTTPServer? {
+        raiseOpenFileLimit()
         let base = configuration.httpBasePath == "/" ? "" : configuration.httpBasePath
         // Monitors' routes are never shed under load (docs/RELIABILITY.md, "Load").
         let monitored: Set<String> = [base + "/healthcheck", base + "/metrics"]
@@ -191,6 +192,15 @@ enum DaemonStartup {
         logger.info("HTTP server listening", ["address": address.description, "web_page": "http://\(address)\(base)/",
                                               "healthcheck": "http://\(address)\(base)/healthcheck"])
         return server
+    }
+
+    /// Every HTTP connection holds a descriptor (up to twice `http-max-connections`), besides the
+    /// database's and the fetches': the soft limit (1,024 unless raised) goes up to the hard one.
+    private static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// The store, and this process's claim on its file (held as long as the store is used). A

@@ -52,6 +52,88 @@ import Testing
         }
     }
 
+    /// Connections past a cap get a quick 503, never a close unanswered; the monitors' path is still
+    /// served on them; one is served once a place is free; those within the caps are served as ever.
+    @Test func connectionsPastTheCapsAreAnswered503AndMonitorsStillServed() async throws {
+        var limits = HTTPLimits()
+        (limits.connections, limits.connectionsPerAddress) = (3, 2)
+        let descriptor = try HTTPListenAddress(host: "127.0.0.1", port: 0).listen()
+        let port = try #require(HTTPListenAddress.port(of: descriptor))
+        let server = try HTTPServer(descriptor: descriptor, limits: limits, neverShed: { $0 == "/healthcheck" })
+        let serving = Task { await server.run(workers: 2) { request in .text("done \(request.path)") } }
+        defer { serving.cancel() }
+
+        var held = [try Self.connect(port, from: "127.0.0.1"), try Self.connect(port, from: "127.0.0.1")]
+        defer { held.forEach { close($0) } }
+        try await waitUntil { server.openConnections == 2 }
+        let overAddress = await Self.get(port, "/x", from: "127.0.0.1")
+        #expect(overAddress.status == 503 && overAddress.retryAfter == "1", "a third from one address: \(overAddress)")
+        try await waitUntil { server.openConnections == 2 }
+        #expect(await Self.get(port, "/healthcheck", from: "127.0.0.1").status == 200, "the monitors' path past the cap")
+        try await waitUntil { server.openConnections == 2 }
+        #expect(await Self.get(port, "/x", from: "127.0.0.2").status == 200, "another address, within the total")
+
+        try await waitUntil { server.openConnections == 2 }
+        held.append(try Self.connect(port, from: "127.0.0.3"))
+        try await waitUntil { server.openConnections == 3 }
+        let overTotal = await Self.get(port, "/x", from: "127.0.0.4")
+        #expect(overTotal.status == 503 && overTotal.retryAfter == "1", "a fourth in all: \(overTotal)")
+        // A fourth kept open: refused while the others are held, served on the same connection once one goes.
+        let waiting = try Self.connect(port, from: "127.0.0.5")
+        defer { close(waiting) }
+        #expect(await Self.exchange(waiting, "/kept") == 503)
+        close(held.removeLast())
+        try await waitUntil { server.openConnections == 3 }
+        #expect(await Self.exchange(waiting, "/kept") == 200)
+        #expect(server.shedRequests == 3)
+    }
+
+    /// A TCP connection from `source` (a loopback address), held open and silent.
+    private static func connect(_ port: UInt16, from source: String) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        func address(_ host: String, _ port: UInt16) -> sockaddr_in {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr(host)
+            return address
+        }
+        var local = address(source, 0), remote = address("127.0.0.1", port)
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, length) }
+        }
+        guard bound == 0, connected == 0 else { close(descriptor); throw POSIXError(.ECONNREFUSED) }
+        return descriptor
+    }
+
+    /// The status of one GET on a connection kept open (0: no answer), on a thread of its own.
+    private static func exchange(_ descriptor: Int32, _ path: String) async -> Int {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let request = Array("GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n".utf8)
+                guard write(descriptor, request, request.count) == request.count else { return continuation.resume(returning: 0) }
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                // Headers and the short body arrive together; read until the body's length is in.
+                while true {
+                    let count = read(descriptor, &buffer, buffer.count)
+                    if count <= 0 { break }
+                    received += buffer[..<count]
+                    let text = String(decoding: received, as: UTF8.self)
+                    if let end = text.range(of: "\r\n\r\n"),
+                       let length = text[..<end.lowerBound].split(separator: "\r\n")
+                        .first(where: { $0.lowercased().hasPrefix("content-length:") })
+                        .flatMap({ Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) }),
+                       text.utf8.count - text[..<end.upperBound].utf8.count >= length { break }
+                }
+                let status = String(decoding: received, as: UTF8.self).split(separator: " ").dropFirst().first.flatMap { Int($0) }
+                continuation.resume(returning: status ?? 0)
+            }.start()
+        }
+    }
+
     private final class Gate: Sendable {
         let isOpen = Atomic<Bool>(false)
         let entered = Atomic<Int>(0)
@@ -64,17 +146,17 @@ import Testing
 
     /// The status and Retry-After of a GET, by curl on a thread of its own (never the pool's, which
     /// the server's workers and every other test need).
-    private static func get(_ port: UInt16, _ path: String) async -> (status: Int, retryAfter: String?) {
+    private static func get(_ port: UInt16, _ path: String, from source: String = "127.0.0.1") async -> (status: Int, retryAfter: String?) {
         await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: blockingGet(port, path)) }.start()
+            Thread { continuation.resume(returning: blockingGet(port, path, from: source)) }.start()
         }
     }
 
-    private static func blockingGet(_ port: UInt16, _ path: String) -> (status: Int, retryAfter: String?) {
+    private static func blockingGet(_ port: UInt16, _ path: String, from source: String) -> (status: Int, retryAfter: String?) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         // A long limit: in a full parallel run the server's workers may wait long for one of the pool's threads.
-        process.arguments = ["-s", "-m", String(Int(300 * testTimeScale)), "-o", "/dev/null", "-D", "-", "-w", "%{http_code}", "http://127.0.0.1:\(port)\(path)"]
+        process.arguments = ["-s", "--interface", source, "-m", String(Int(300 * testTimeScale)), "-o", "/dev/null", "-D", "-", "-w", "%{http_code}", "http://127.0.0.1:\(port)\(path)"]
         let output = Pipe()
         process.standardOutput = output
         guard (try? process.run()) != nil else { return (0, nil) }
