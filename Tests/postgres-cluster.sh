@@ -5,10 +5,14 @@
 # removes DIR. Local connections are trusted: nothing outside this machine can reach the socket.
 # fsync is off (a throwaway cluster) unless POSTGRES_FSYNC=on (benchmarks: bench/postgres_ingest.sh).
 # `halt DIR` stops the server and keeps its data; `resume DIR` starts it again (the tests of daemons
-# that must survive their database going away).
+# that must survive their database going away). `standby DIR PRIMARY_DIR` makes a streaming standby
+# of the cluster in PRIMARY_DIR (pg_basebackup over its socket) in DIR, listening in DIR, and prints
+# its URI; `kill DIR` stops a server at once (as a crash would) and keeps its data; `promote DIR`
+# makes a standby the primary (the failover tests).
 set -euo pipefail
-command=${1:?usage: postgres-cluster.sh start|stop|halt|resume DIR}
-directory=${2:?usage: postgres-cluster.sh start|stop|halt|resume DIR}
+usage="usage: postgres-cluster.sh start|stop|halt|resume|kill|promote DIR | standby DIR PRIMARY_DIR"
+command=${1:?$usage}
+directory=${2:?$usage}
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$bin/initdb" ] || { echo "error: PostgreSQL's server is not installed (make test-deps installs it)" >&2; exit 1; }
 
@@ -39,7 +43,21 @@ start)
     serve
     echo "postgresql:///postgres?host=$directory&user=postgres"
     ;;
+standby)
+    primary=${3:?$usage}
+    mkdir -p "$directory"
+    [ "$(id -u)" = 0 ] && chown postgres "$directory"
+    chmod 0777 "$directory"
+    # -R: standby.signal and primary_conninfo (the primary's socket) are written for the server; -c fast:
+    # the checkpoint it starts from is made at once (a spread one takes minutes).
+    as_owner "$bin/pg_basebackup" -h "$primary" -U postgres -D "$directory/data" -R -X stream -c fast >"$directory/basebackup.log" 2>&1 \
+        || { cat "$directory/basebackup.log" >&2; exit 1; }
+    serve
+    echo "postgresql:///postgres?host=$directory&user=postgres"
+    ;;
 halt) as_owner "$bin/pg_ctl" -D "$directory/data" -m fast -w stop >/dev/null ;;
+kill) as_owner "$bin/pg_ctl" -D "$directory/data" -m immediate -w stop >/dev/null ;;
+promote) as_owner "$bin/pg_ctl" -D "$directory/data" -w promote >/dev/null ;;
 resume) serve ;;
 stop)
     if [ -d "$directory/data" ]; then
@@ -47,5 +65,5 @@ stop)
     fi
     rm -rf "$directory"
     ;;
-*) echo "usage: postgres-cluster.sh start|stop|halt|resume DIR" >&2; exit 2 ;;
+*) echo "$usage" >&2; exit 2 ;;
 esac

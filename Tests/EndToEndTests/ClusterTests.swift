@@ -407,4 +407,76 @@ struct ClusterTests {
         }
         #expect(try daemon.ctl(["status"]).status == 0)
     }
+
+    /// Failover (docs/RELIABILITY.md, "Failover"): two daemons on a libpq multi-host URI naming a
+    /// primary and its streaming standby; the primary killed as by a crash and the standby promoted,
+    /// both daemons go on against it by themselves within 30 s, and what the standby had received
+    /// (everything committed before: the test waits for it, as synchronous replication would) is there.
+    @Test func daemonsFollowAPromotedStandbyAndLoseNothingItReceived() async throws {
+        let directory = try temporaryDirectory()
+        chmod(directory.path, 0o755)
+        let (primary, standby) = (directory.appendingPathComponent("primary").path, directory.appendingPathComponent("standby").path)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("postgres-cluster.sh").path
+        func cluster(_ arguments: String) throws -> String {
+            let out = directory.appendingPathComponent("cluster.out").path
+            let result = try Binary(url: URL(fileURLWithPath: "/bin/sh")).run(["-c", "'\(script)' \(arguments) > '\(out)' 2>&1"])
+            let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+            guard result.status == 0 else { throw TestSupportError("postgres-cluster.sh \(arguments): \(text)") }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let primaryBase = try cluster("start '\(primary)'")
+        defer {
+            _ = try? cluster("stop '\(standby)'")
+            _ = try? cluster("stop '\(primary)'")
+            try? FileManager.default.removeItem(at: directory)
+        }
+        _ = try query(primaryBase, "CREATE DATABASE failover")
+        _ = try cluster("standby '\(standby)' '\(primary)'")
+        let onPrimary = "postgresql:///failover?host=\(primary)&user=postgres"
+        let onStandby = "postgresql:///failover?host=\(standby)&user=postgres"
+        let database = "postgresql:///failover?host=\(primary),\(standby)&user=postgres&target_session_attrs=read-write"
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        var daemons: [ServedDaemon] = []
+        defer { for daemon in daemons { daemon.stop() } }
+        for name in ["node-a", "node-b"] {
+            daemons.append(try await ServedDaemon(extraArguments: ["--node-name", name, "--feed-icons", "false"], database: database))
+        }
+        let auth = ["-H", "X-Auth-Token: \(try daemons[0].createAccount(name: "alice", password: "correct horse battery"))"]
+        #expect(try daemons[0].ctl(["--user", "alice", "add", server.url("/numbered/0/2")]).status == 0)
+        try await eventually(30, "the feed stored") { try query(onPrimary, "SELECT count(*) FROM entries") == "20" }
+        let first = try #require(try query(onPrimary, "SELECT min(id) FROM entries"))
+        #expect(try daemons[1].curl("/v1/entries", auth + ["-X", "PUT", "-d", #"{"entry_ids": [\#(first)], "status": "read"}"#]).status == 204)
+        // Everything committed has reached the standby (what synchronous replication would promise).
+        let written = try query(onPrimary, "SELECT pg_current_wal_lsn()")
+        try await eventually(30, "the standby has replayed it") {
+            try query(onStandby, "SELECT pg_last_wal_replay_lsn() >= '\(written)'::pg_lsn") == "t"
+        }
+
+        _ = try cluster("kill '\(primary)'")
+        let killed = Date()
+        for daemon in daemons {
+            // The primary refuses, the standby is read-only (target_session_attrs): no database to write to.
+            try await eventually(20, "/healthcheck says so while no standby is promoted") { try daemon.curl("/healthcheck").status == 503 }
+        }
+        _ = try cluster("promote '\(standby)'")
+        let promoted = Date()
+        for daemon in daemons {
+            try await eventually(30, "/healthcheck is OK against the promoted standby") { try daemon.curl("/healthcheck").status == 200 }
+        }
+        print("Failover: both daemons healthy \(String(format: "%.1f", Date().timeIntervalSince(promoted))) s after the promotion, "
+              + "\(String(format: "%.1f", Date().timeIntervalSince(killed))) s after the primary died")
+        for daemon in daemons {
+            let read = try daemon.curl("/v1/entries?status=read", auth)
+            #expect(read.status == 200 && read.body.contains("\"total\":1"), "the mark made before: \(read.status) \(read.body.prefix(200))")
+            #expect(try daemon.curl("/v1/entries?status=unread", auth).body.contains("\"total\":19"))
+            #expect(try daemon.ctl(["status"]).status == 0)
+        }
+        let added = try daemons[1].ctl(["--user", "alice", "add", server.url("/numbered/0/1")])
+        #expect(added.status == 0, "\(added.error)")
+        try await eventually(30, "the new feed stored on the new primary") { try query(onStandby, "SELECT count(*) FROM entries") == "40" }
+        #expect(try daemons[0].curl("/v1/entries?status=unread", auth).body.contains("\"total\":39"), "one daemon sees what the other stored")
+        for daemon in daemons { #expect(daemon.process.isRunning) }
+    }
 }
