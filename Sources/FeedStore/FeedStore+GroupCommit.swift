@@ -30,8 +30,9 @@ extension FeedStore {
             try self.database.connection.drain()
             return results
         }
-        // Alone, the group is run again when it loses a deadlock to another daemon's (its body starts afresh).
-        guard holdingOpen || database.held != nil else { return try database.retryingConflicts(body) }
+        // Alone, the group is run again when it loses a deadlock to another daemon's, or its connection
+        // before COMMIT (`Database.transaction`; its body starts afresh).
+        guard holdingOpen || database.held != nil else { return try database.transaction(body) }
         let earlier = database.held?.calls ?? 0
         let results: [IngestCounts]
         do {

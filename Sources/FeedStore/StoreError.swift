@@ -11,7 +11,7 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
         /// elsewhere, a statement too long) or is locked: asking again later may work.
         case busy
         /// PostgreSQL undid the transaction to end a deadlock or a serialization failure (`40P01`,
-        /// `40001`): run again, it may well pass (`Database.retryingConflicts`).
+        /// `40001`): run again, it may well pass (`Database.transaction` does).
         case conflict
     }
 

@@ -57,6 +57,7 @@ import Testing
     @Test func connectionsPastTheCapsAreAnswered503AndMonitorsStillServed() async throws {
         var limits = HTTPLimits()
         (limits.connections, limits.connectionsPerAddress) = (3, 2)
+        limits.idleTimeoutSeconds = 3600  // the held connections are silent, and a full parallel run is slow
         let descriptor = try HTTPListenAddress(host: "127.0.0.1", port: 0).listen()
         let port = try #require(HTTPListenAddress.port(of: descriptor))
         let server = try HTTPServer(descriptor: descriptor, limits: limits, neverShed: { $0 == "/healthcheck" })

@@ -84,33 +84,42 @@ final class Database {
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. A
-    /// transaction `heldTransaction` kept open is committed first.
+    /// transaction `heldTransaction` kept open is committed first. `body` must change nothing but
+    /// the database (what it declares inside is made afresh), for it may run again from the start
+    /// (docs/RELIABILITY.md, "Conflicts" and "The database restarting"):
+    /// - when PostgreSQL undid the transaction to end a deadlock or a serialization failure
+    ///   (`StoreError.Kind.conflict`): up to three more times, each after 5 to 50 ms at random (two
+    ///   daemons storing the same new entries at once deadlock now and then);
+    /// - once, when the connection was lost before COMMIT was sent: the server rolled it back, and the
+    ///   failure made a new connection. Lost after COMMIT was sent, whether it committed is unknown:
+    ///   that is never run again.
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try commitHeld()
-        try connection.beginWrite()
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
-    }
-
-    /// Runs `transaction(body)`, and again (at most `attempts` times in all, after a pause of a few
-    /// milliseconds at random) while PostgreSQL undoes it to end a deadlock or a serialization failure
-    /// (`StoreError.Kind.conflict`): two daemons storing the same new entries at once deadlock now and
-    /// then, and the loser would otherwise wait for its feeds' next turn (docs/RELIABILITY.md). `body`
-    /// must be one that can run again: all it changes is in the database, undone with the transaction.
-    func retryingConflicts<T>(attempts: Int = 4, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        var attempt = 1
+        var (conflicts, losses) = (0, 0)
         while true {
+            let result: T
             do {
-                return try transaction(body)
-            } catch where error.kind == .conflict && attempt < attempts {
-                attempt += 1
-                usleep(useconds_t.random(in: 5_000...50_000))
+                try connection.beginWrite()
+                result = try body()
+            } catch {
+                try? execute("ROLLBACK")
+                if error.kind == .conflict && conflicts < 3 {
+                    conflicts += 1
+                    usleep(useconds_t.random(in: 5_000...50_000))
+                    continue
+                }
+                if error.kind == .cannotOpen && losses < 1 && dialect == .postgres {
+                    losses += 1
+                    continue
+                }
+                throw error
+            }
+            do {
+                try execute("COMMIT")
+                return result
+            } catch {
+                try? execute("ROLLBACK")
+                throw error
             }
         }
     }

@@ -425,7 +425,9 @@ final class PostgresConnection: SQLConnection {
         let message = (text.isEmpty ? String(cString: PQerrorMessage(handle)) : text)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
-        if PQstatus(handle) != CONNECTION_OK {
+        // The session ended by the server (a shutdown or restart, an administrator's
+        // pg_terminate_backend: 57P01-03) is said before libpq sees the socket close: lost alike.
+        if PQstatus(handle) != CONNECTION_OK || state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state) {
             Self.outages.add(1, ordering: .relaxed)
             reset()  // the next statement finds the server again, if it is back
             return StoreError(.cannotOpen, message: "lost the connection to PostgreSQL at \(location): \(message)")

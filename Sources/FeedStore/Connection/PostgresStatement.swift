@@ -33,27 +33,47 @@ final class PostgresStatement: SQLStatement {
     func execute(_ values: [SQLValue]) throws(StoreError) {
         reset()
         self.values = values
-        try connection.startSession()
-        try connection.send(try name(), values, original: original)
+        let alone = connection.isBetweenTransactions
+        try againAfterConflicts(alone: alone) { () throws(StoreError) in
+            try connection.startSession()
+            try connection.send(try name(), values, original: original)
+        }
     }
 
     func step() throws(StoreError) -> Bool {
         if result == nil {
             let alone = connection.isBetweenTransactions
-            try connection.startSession()  // a connection that cannot be made now is said at once
-            do {
-                result = try connection.run(try name(), values, original: original)
-            } catch let error where error.kind == .cannotOpen && alone && isRead {
-                // The connection dropped under a read of its own: nothing was changed, so it is asked
-                // once more, on a new connection (the failure reconnected), before anyone is told.
-                try connection.startSession()
-                result = try connection.run(try name(), values, original: original)
+            try againAfterConflicts(alone: alone) { () throws(StoreError) in
+                try connection.startSession()  // a connection that cannot be made now is said at once
+                do throws(StoreError) {
+                    result = try connection.run(try name(), values, original: original)
+                } catch let error where error.kind == .cannotOpen && alone && isRead {
+                    // The connection dropped under a read of its own: nothing was changed, so it is asked
+                    // once more, on a new connection (the failure reconnected), before anyone is told.
+                    try connection.startSession()
+                    result = try connection.run(try name(), values, original: original)
+                }
             }
             row = -1
         }
         guard let result else { return false }
         row += 1
         return row < PQntuples(result)
+    }
+
+    /// Runs `run`, and again (up to three more times, after 5 to 50 ms at random) when it ran `alone`,
+    /// a transaction of its own, and PostgreSQL undid it to end a deadlock: nothing of it stayed
+    /// (`Database.transaction` does the same for whole transactions).
+    private func againAfterConflicts(alone: Bool, _ run: () throws(StoreError) -> Void) throws(StoreError) {
+        var attempt = 0
+        while true {
+            do {
+                return try run()
+            } catch where error.kind == .conflict && alone && attempt < 3 {
+                attempt += 1
+                usleep(useconds_t.random(in: 5_000...50_000))
+            }
+        }
     }
 
     /// The server-side statement for the bound values' types, prepared when first needed.
