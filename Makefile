@@ -14,7 +14,7 @@ RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 # Debian packages the build and the tests need (libseccomp-dev: systemd/check-sandbox.sh).
 DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev libpq-dev zlib1g-dev libseccomp-dev
 
-.PHONY: all build deps run test test-deps test-venv test-postgres check-sanitizers check-asan check-tsan fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall deb deb-deps check-deb clean
+.PHONY: all build deps run test test-deps test-venv test-postgres faults check-sanitizers check-asan check-tsan fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall deb deb-deps check-deb clean
 
 all: build
 
@@ -83,6 +83,15 @@ test-postgres:
 	uri=$$(Tests/postgres-cluster.sh start "$$directory") || exit 1; \
 	echo "PostgreSQL test cluster: $$uri"; \
 	AGGREGATOR_TEST_POSTGRES="$$uri" $(SWIFT) test --filter '$(POSTGRES_TESTS)'
+
+# The fault suite (docs/RELIABILITY.md): its fast cases are part of `make test`; this runs them with
+# the long ones (AGGREGATOR_LONG_FAULTS=1: 500 clients at once, a lock held for three minutes) on
+# SQLite, then on a throwaway PostgreSQL cluster. About ten minutes.
+FAULT_TESTS ?= LongFaultTests|LoadSheddingTests|ClusterTests|ConflictRetryTests|KilledDaemonTests|StorageFaultTests|CrashSafetyTests|HostileServerTests
+faults: deps test-deps test-venv
+	$(RELEASE_BUILD)
+	AGGREGATOR_LONG_FAULTS=1 $(SWIFT) test --filter '$(FAULT_TESTS)'
+	@AGGREGATOR_LONG_FAULTS=1 $(MAKE) --no-print-directory test-postgres POSTGRES_TESTS='$(FAULT_TESTS)'
 
 # The whole suite under each sanitizer, built apart (.build/asan, .build/tsan): the daemons and
 # clients the tests start are the sanitized builds too, and every process writes its report to

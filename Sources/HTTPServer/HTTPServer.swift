@@ -20,6 +20,11 @@ public struct HTTPLimits: Sendable, Equatable {
     /// `Retry-After: 1` at once (load shedding: latency stays bounded rather than grow with the
     /// queue). Requests for `HTTPServer`'s `neverShed` paths are never shed.
     public var pendingRequests = 256
+    /// A request that waited this long for a worker, taken while at least half as many requests as
+    /// there are workers still wait (a backlog, not one slow moment), is answered 503 with
+    /// `Retry-After: 1`, not served: whatever requests cost (a slower database, a larger store), an
+    /// accepted one is answered within about this and its own time. Not for `neverShed` paths.
+    public var queueWait = Duration.seconds(1)
 
     public init() {}
 }
@@ -84,10 +89,12 @@ public final class HTTPServer: Sendable {
         await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
                 for (queue, count) in [(self.queue, max(1, workers)), (priorityQueue, Self.priorityWorkers)] {
+                    let backlog = queue === priorityQueue ? Int.max : count / 2
                     for _ in 0..<count {
                         group.addTask {
                             while let pending = await queue.next() {
-                                let response = await handler(pending.request)
+                                let isStale = pending.arrived.duration(to: .now) > self.limits.queueWait && queue.waiting >= backlog
+                                let response = isStale ? self.busy() : await handler(pending.request)
                                 self.unanswered.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(pending)) }
                                 pending.respond(response)
                             }
@@ -267,10 +274,15 @@ public final class HTTPServer: Sendable {
 
     /// Answers 503 with `Retry-After: 1` at once, without a worker.
     private func shed(on connection: OpaquePointer) -> MHD_Result {
+        Self.send(busy(), on: connection)
+    }
+
+    /// The answer to a request shed, counted.
+    private func busy() -> HTTPResponse {
         shedCount.add(1, ordering: .relaxed)
         var busy = HTTPResponse.text("the server is busy; retry in a second\n", status: 503)
         busy.headers.append(("Retry-After", "1"))
-        return Self.send(busy, on: connection)
+        return busy
     }
 
     private static func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
@@ -348,6 +360,8 @@ private final class ConnectionSlot {
 /// A request read on a connection's thread, which waits in `response()` until `run` answers it.
 private final class PendingRequest: Sendable {
     let request: HTTPRequest
+    /// When it was read: one that waited past `HTTPLimits.queueWait` is shed.
+    let arrived = ContinuousClock.now
     private let answer = Mutex<HTTPResponse?>(nil)
     private let answered = DispatchSemaphore(value: 0)
 

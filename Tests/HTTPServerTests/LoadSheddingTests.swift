@@ -12,6 +12,7 @@ import Testing
     @Test func requestsPastThePendingBoundAreShedAndMonitorsStillAnswered() async throws {
         var limits = HTTPLimits()
         limits.pendingRequests = 2
+        limits.queueWait = .seconds(3600)  // those within the bound wait for the gate, however long
         let descriptor = try HTTPListenAddress(host: "127.0.0.1", port: 0).listen()
         let port = try #require(HTTPListenAddress.port(of: descriptor))
         let server = try HTTPServer(descriptor: descriptor, limits: limits, neverShed: { $0 == "/healthcheck" })
@@ -50,6 +51,34 @@ import Testing
             let answer = await task.value
             #expect(answer.status == 200, "those within the bound are answered: \(answer)")
         }
+    }
+
+    /// A request that waited for a worker past `queueWait` is answered 503 when a worker takes it, not
+    /// served: accepted requests' latency stays bounded whatever requests cost. (Read before any
+    /// worker runs, so that how soon Swift's pool runs the workers in a busy test run does not matter.)
+    @Test func aRequestThatWaitedTooLongForAWorkerIsShedNotServed() async throws {
+        var limits = HTTPLimits()
+        limits.queueWait = .milliseconds(300)
+        let descriptor = try HTTPListenAddress(host: "127.0.0.1", port: 0).listen()
+        let port = try #require(HTTPListenAddress.port(of: descriptor))
+        let server = try HTTPServer(descriptor: descriptor, limits: limits)
+        let waiting = [Task { await Self.get(port, "/first") }, Task { await Self.get(port, "/second") }]
+        try await waitUntil { server.waitingRequests == 2 }
+        try await Task.sleep(for: .milliseconds(500))
+        let served = Atomic<Int>(0)
+        let serving = Task {
+            await server.run(workers: 1) { request in
+                served.add(1, ordering: .relaxed)
+                return .text("done \(request.path)")
+            }
+        }
+        defer { serving.cancel() }
+        for request in waiting {
+            let answer = await request.value
+            #expect(answer.status == 503 && answer.retryAfter == "1", "\(answer)")
+        }
+        #expect(served.load(ordering: .relaxed) == 0, "the stale requests reached no handler")
+        #expect(server.shedRequests == 2)
     }
 
     /// Connections past a cap get a quick 503, never a close unanswered; the monitors' path is still

@@ -13,13 +13,13 @@ final class Database {
     var location: String { connection.location }
 
     /// Opens (and with `create`, creates) the database at `path` and applies pending migrations
-    /// (up to `schemaVersion`: tests build older databases with it).
+    /// (up to `schemaVersion`: tests build older databases with it). `limits`: PostgreSQL's waits.
     /// - Throws: `StoreError` naming what is wrong and what to do.
     init(path: String, create: Bool = true, readOnly: Bool = false,
-         schemaVersion: Int64 = Migrations.currentVersion) throws(StoreError) {
+         schemaVersion: Int64 = Migrations.currentVersion, limits: DatabaseLimits = .current) throws(StoreError) {
         self.path = path
         if PostgresConnection.isURI(path) {
-            connection = try PostgresConnection(uri: path)
+            connection = try PostgresConnection(uri: path, limits: limits)
         } else {
             connection = try SQLiteConnection(path: path, create: create, readOnly: readOnly)
         }

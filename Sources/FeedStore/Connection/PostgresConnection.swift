@@ -29,10 +29,14 @@ final class PostgresConnection: SQLConnection {
         database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
     }
 
+    /// How long the server and this side wait for a statement (the process's, when connected).
+    private let limits: DatabaseLimits
+
     /// Connects to the database `uri` names (libpq's syntax; its environment variables fill the rest).
     /// - Throws: `StoreError` saying which of URI, server, login or database is wrong, and what to do;
     ///   never the password.
-    init(uri: String) throws(StoreError) {
+    init(uri: String, limits: DatabaseLimits = .current) throws(StoreError) {
+        self.limits = limits
         let shown = Self.withoutPassword(uri)
         guard let handle = Self.connect(uri) else {
             throw StoreError(.cannotOpen, message: "cannot connect to PostgreSQL at \(shown): out of memory")
@@ -47,6 +51,7 @@ final class PostgresConnection: SQLConnection {
         self.handle = handle
         location = shown
         aggregator_pq_silence_notices(handle)
+        PQsetnonblocking(handle, 1)  // sending is bounded by a deadline too (`nextResult`)
         try configureSession()
     }
 
@@ -72,7 +77,7 @@ final class PostgresConnection: SQLConnection {
         // 1,000,000 entries: 32 ms of JIT in 68 ms; 18.5 ms without).
         try execute("SET jit = off")
         // How long the database may keep this session waiting (DatabaseLimits: the daemon's keys).
-        try execute(DatabaseLimits.current.settings)
+        try execute(limits.settings)
     }
 
     /// Connects again (the server closed the connection, or went away); the session's settings
@@ -92,6 +97,7 @@ final class PostgresConnection: SQLConnection {
         }
         if retryAt != nil { recoveriesSeen = Self.recoveries.add(1, ordering: .relaxed).newValue }
         (retryAt, retryWait) = (nil, .milliseconds(500))
+        PQsetnonblocking(handle, 1)
         try? configureSession()
     }
 
@@ -325,32 +331,39 @@ final class PostgresConnection: SQLConnection {
         return (buffers, lengths, formats)
     }
 
-    /// The next result of what was sent, nil once there is none: the answer is read as it comes (libpq's
-    /// asynchronous calls), for at most `db-statement-timeout` + 5 s (docs/RELIABILITY.md, "A silent
-    /// network"). A network gone silent leaves no server-side limit able to fire and a kernel that
-    /// still acknowledges keepalives; past the deadline the connection is dropped, to be made again by
-    /// the next statement, and the call fails rather than wait for good.
+    /// The next result of what was sent, nil once there is none: what was sent is flushed to the
+    /// socket and the answer read as it comes (the connection is nonblocking), for at most
+    /// `db-statement-timeout` + 5 s (docs/RELIABILITY.md, "A silent network"). A network gone silent
+    /// leaves no server-side limit able to fire, a kernel that still acknowledges keepalives, and a
+    /// large statement waiting for socket buffers that never empty; past the deadline the connection
+    /// is dropped, to be made again by the next statement, and the call fails rather than wait for good.
     private func nextResult(sql: String) throws(StoreError) -> OpaquePointer? {
-        if let limit = DatabaseLimits.current.statementTimeout {
+        if let limit = limits.statementTimeout {
             let deadline = ContinuousClock.now + limit + .seconds(5)
-            while PQisBusy(handle) == 1 {
+            while true {
+                let unsent = PQflush(handle)  // 1: part of what was sent still waits for the socket
+                guard unsent == 1 || (unsent == 0 && PQisBusy(handle) == 1) else { break }  // -1: PQgetResult says
                 let left = deadline - ContinuousClock.now
-                guard left > .zero else {
-                    // Cut, not waited for: the next statement connects again (`startSession`), and every
-                    // other connection of the process with it (`outages`). Not retried: it timed out.
-                    unanswered.removeAll()
-                    Self.outages.add(1, ordering: .relaxed)
-                    shutdown(PQsocket(handle), Int32(SHUT_RDWR))
-                    _ = PQconsumeInput(handle)  // libpq sees the connection closed
-                    throw StoreError(.busy, message: "PostgreSQL at \(location) did not answer within "
-                        + "\(limit + .seconds(5)) (db-statement-timeout + 5 s): connection dropped, in `\(sql.prefix(80))`")
-                }
-                var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+                guard left > .zero else { throw cut(after: limit + .seconds(5), sql: sql) }
+                let events = POLLIN | (unsent == 1 ? POLLOUT : 0)
+                var descriptor = pollfd(fd: PQsocket(handle), events: Int16(events), revents: 0)
                 _ = poll(&descriptor, 1, Int32(min(left.components.seconds * 1000 + 1, 1000)))
                 guard PQconsumeInput(handle) == 1 else { break }  // the connection failed: PQgetResult says so
             }
         }
         return PQgetResult(handle)
+    }
+
+    /// Drops the connection that missed its deadline, not waited for: the next statement connects
+    /// again (`startSession`), and every other connection of the process with it (`outages`). Not
+    /// retried: it timed out.
+    private func cut(after deadline: Duration, sql: String) -> StoreError {
+        unanswered.removeAll()
+        Self.outages.add(1, ordering: .relaxed)
+        shutdown(PQsocket(handle), Int32(SHUT_RDWR))
+        _ = PQconsumeInput(handle)  // libpq sees the connection closed
+        return StoreError(.busy, message: "PostgreSQL at \(location) did not answer within "
+            + "\(deadline) (db-statement-timeout + 5 s): connection dropped, in `\(sql.prefix(80))`")
     }
 
     /// The one result of a statement sent alone, with the end of its answer read.
