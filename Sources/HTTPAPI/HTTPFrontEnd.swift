@@ -1,6 +1,7 @@
 import AggregatorCore
 import Foundation
 import HTTPServer
+import Synchronization
 
 /// The daemon's HTTP front end: routes each request to its answer, over the same service as the
 /// control socket: `/healthcheck` (as Miniflux does: `OK`, for reverse proxies and monitors),
@@ -13,6 +14,8 @@ public struct HTTPFrontEnd: Sendable {
     private let googleReader: GoogleReaderAPI
     private let web: WebUI
     private let requests = RequestCounts()
+    /// The HTTP server's count of requests it shed (answered 503 before any handler), once it runs.
+    private let shedCount = ShedCount()
     private let logger: Logger
     /// What every path starts with behind a reverse proxy that serves us under a sub-path; "/" for none.
     private let basePath: String
@@ -28,6 +31,11 @@ public struct HTTPFrontEnd: Sendable {
         fever = FeverAPI(service: service)
         googleReader = GoogleReaderAPI(service: service, basePath: basePath, trustedProxies: trustedProxies)
         web = WebUI(service: service, basePath: basePath, trustedProxies: trustedProxies)
+    }
+
+    /// Where `/metrics` reads the requests the server shed: they never reach this front end.
+    public func countShed(_ count: @escaping @Sendable () -> Int) {
+        shedCount.source.withLock { $0 = count }
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -106,7 +114,8 @@ public struct HTTPFrontEnd: Sendable {
                 // The server's totals; unread entries are the first admin's (each account has its own).
                 let admin = try await service.account(named: nil)
                 let page = Metrics.page(status: try await service.status(for: admin), totals: service.refreshTotals,
-                                        requests: requests.current, node: service.cluster?.name)
+                                        requests: requests.current, shed: shedCount.value,
+                                        node: service.cluster?.name)
                 return ("/metrics", HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")],
                                                  body: Data(page.utf8)))
             } catch {
@@ -155,4 +164,11 @@ public struct HTTPFrontEnd: Sendable {
         let body = try? JSONSerialization.data(withJSONObject: ["error_message": message], options: [.sortedKeys])
         return .json(body ?? Data(), status: status)
     }
+}
+
+/// Where `/metrics` reads the requests the HTTP server shed: they never reach the front end, and
+/// the server starts after it.
+private final class ShedCount: Sendable {
+    let source = Mutex<(@Sendable () -> Int)?>(nil)
+    var value: Int { source.withLock { $0 }?() ?? 0 }
 }

@@ -10,7 +10,8 @@ enum Metrics {
     /// The page, from the service's status and totals and the front end's request counts. With
     /// `node` (daemons sharing a database), every sample carries `node="NAME"`: each daemon counts
     /// its own fetches and requests, and a monitor sums them.
-    static func page(status: ServiceStatus, totals: RefreshTotals, requests: [RequestKey: Int], node: String? = nil) -> String {
+    static func page(status: ServiceStatus, totals: RefreshTotals, requests: [RequestKey: Int], shed: Int = 0,
+                     node: String? = nil) -> String {
         var text = ""
         let nodeLabel = node.map { "node=\"" + $0.replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
@@ -43,6 +44,9 @@ enum Metrics {
                requests.sorted { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }.map {
                    ("{route=\"\($0.key.route)\",status=\"\($0.key.status)\"}", String($0.value))
                })
+        metric("aggregatord_http_requests_shed_total", "counter",
+               "HTTP requests answered 503 under load before any route (connection caps, pending bound, queue wait).",
+               [("", String(shed))])
         return text
     }
 

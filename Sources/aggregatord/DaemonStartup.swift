@@ -51,6 +51,7 @@ enum DaemonStartup {
         let frontEnd = HTTPFrontEnd(service: service, logger: logger.component("http"), basePath: configuration.httpBasePath,
                                     trustedProxies: configuration.httpTrustedProxies)
         let http = try startHTTP(configuration, logger: logger, bodyLimit: frontEnd.bodyLimit)
+        if let http { frontEnd.countShed { http.shedRequests } }
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let memory = MemoryReturner()
         logger.info("Started", ["version": AggregatorVersion.current, "database": FeedStore.location(of: configuration.databasePath),

@@ -48,6 +48,9 @@ struct LongFaultTests {
         #expect((result["accepted_per_second"] as? Int ?? 0) > 0)
         #expect(failed == 0, "/healthcheck answered every probe within a second")
         #expect(roundSeconds < 60, "the round ended during the load")
+        let metrics = try daemon.curl("/metrics").body
+        let shed = metrics.split(separator: "\n").first { $0.hasPrefix("aggregatord_http_requests_shed_total ") }
+        #expect(shed.flatMap { Int($0.split(separator: " ")[1]) } ?? 0 > 0, "the 503s are counted: \(String(describing: shed))")
         #expect(daemon.process.isRunning)
     }
 

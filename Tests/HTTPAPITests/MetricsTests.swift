@@ -20,7 +20,7 @@ import Testing
         let status = ServiceStatus(version: "9.9", uptime: 61.7, databasePath: "/x.db", databaseBytes: 4096,
                                    totals: StoreTotals(feedsByStatus: [.ok: 5, .failing: 1], entries: 40, unread: 12))
         let page = Metrics.page(status: status, totals: totals,
-                                requests: [RequestKey(route: "/healthcheck", status: 200): 3])
+                                requests: [RequestKey(route: "/healthcheck", status: 200): 3], shed: 7)
         for line in page.split(separator: "\n") where !line.hasPrefix("#") {
             #expect(line.wholeMatch(of: /[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.]+/) != nil, "\(line)")
         }
@@ -31,5 +31,6 @@ import Testing
         #expect(page.contains("aggregatord_round_duration_seconds_sum 1.500\naggregatord_round_duration_seconds_count 2\n"))
         #expect(page.contains("aggregatord_http_requests_total{route=\"/healthcheck\",status=\"200\"} 3\n"))
         #expect(page.contains("aggregatord_build_info{version=\"9.9\"} 1\n"))
+        #expect(page.contains("aggregatord_http_requests_shed_total 7\n"))
     }
 }
