@@ -22,6 +22,7 @@ import Testing
 
     /// A server on a free loopback port, echoing each request as `METHOD PATH | query | header | bytes`.
     final class Echo: Sendable {
+        static let executor = ThreadExecutor(name: "echo-server")
         let server: HTTPServer
         let port: UInt16
 
@@ -34,7 +35,8 @@ import Testing
         /// Runs `body` while the server answers, then stops it.
         func serving(_ body: () async throws -> Void) async throws {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
+                // Its workers on a thread of their own: a starved pool would leave curl unanswered.
+                group.addTask(executorPreference: Echo.executor) {
                     await self.server.run { request in
                         let query = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
                         return .text("\(request.method) \(request.path) | \(query) | \(request.headers["x-test"] ?? "-") | "

@@ -9,6 +9,9 @@ import Testing
 /// is answered 503 with Retry-After at once instead of queueing without bound; the monitors' paths
 /// are never shed and have workers of their own, so they are answered while every other worker is busy.
 @Suite struct LoadSheddingTests {
+    /// The servers' workers run here, not on Swift's pool, which other tests may hold (HTTPServerTests' `Echo`).
+    private static let executor = ThreadExecutor(name: "load-shedding-server")
+
     @Test func requestsPastThePendingBoundAreShedAndMonitorsStillAnswered() async throws {
         var limits = HTTPLimits()
         limits.pendingRequests = 2
@@ -17,7 +20,7 @@ import Testing
         let port = try #require(HTTPListenAddress.port(of: descriptor))
         let server = try HTTPServer(descriptor: descriptor, limits: limits, neverShed: { $0 == "/healthcheck" })
         let gate = Gate()  // the one worker holds /slow requests until it opens
-        let serving = Task {
+        let serving = Task(executorPreference: Self.executor) {
             await server.run(workers: 1) { request in
                 if request.path == "/slow" {
                     gate.entered.add(1, ordering: .relaxed)
@@ -66,7 +69,7 @@ import Testing
         try await waitUntil { server.waitingRequests == 2 }
         try await Task.sleep(for: .milliseconds(500))
         let served = Atomic<Int>(0)
-        let serving = Task {
+        let serving = Task(executorPreference: Self.executor) {
             await server.run(workers: 1) { request in
                 served.add(1, ordering: .relaxed)
                 return .text("done \(request.path)")
@@ -90,7 +93,7 @@ import Testing
         let descriptor = try HTTPListenAddress(host: "127.0.0.1", port: 0).listen()
         let port = try #require(HTTPListenAddress.port(of: descriptor))
         let server = try HTTPServer(descriptor: descriptor, limits: limits, neverShed: { $0 == "/healthcheck" })
-        let serving = Task { await server.run(workers: 2) { request in .text("done \(request.path)") } }
+        let serving = Task(executorPreference: Self.executor) { await server.run(workers: 2) { request in .text("done \(request.path)") } }
         defer { serving.cancel() }
 
         var held = [try Self.connect(port, from: "127.0.0.1"), try Self.connect(port, from: "127.0.0.1")]
