@@ -95,32 +95,32 @@ final class Database {
     ///   that is never run again.
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try commitHeld()
-        var (conflicts, losses) = (0, 0)
-        while true {
-            let result: T
-            do {
-                try connection.beginWrite()
-                result = try body()
-            } catch {
-                try? execute("ROLLBACK")
-                if error.kind == .conflict && conflicts < 3 {
-                    conflicts += 1
-                    usleep(useconds_t.random(in: 5_000...50_000))
-                    continue
-                }
-                if error.kind == .cannotOpen && losses < 1 && dialect == .postgres {
-                    losses += 1
-                    continue
-                }
-                throw error
+        var mayRunAfterLoss = dialect == .postgres
+        let result = try againAfterConflicts { () throws(StoreError) -> T in
+            do throws(StoreError) {
+                return try uncommitted(body)
+            } catch where error.kind == .cannotOpen && mayRunAfterLoss {
+                mayRunAfterLoss = false
+                return try uncommitted(body)
             }
-            do {
-                try execute("COMMIT")
-                return result
-            } catch {
-                try? execute("ROLLBACK")
-                throw error
-            }
+        }
+        do {
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// `body` in a transaction begun here and left open; rolled back when it throws.
+    private func uncommitted<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        do {
+            try connection.beginWrite()
+            return try body()
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
         }
     }
 
@@ -176,3 +176,19 @@ final class Database {
 
 @available(*, unavailable)
 extension Database: Sendable {}
+
+/// Runs `run`, and again while PostgreSQL undoes it to end a deadlock or a serialization failure
+/// (`StoreError.Kind.conflict`), up to three more times, each after 5 to 50 ms at random
+/// (docs/RELIABILITY.md, "Conflicts"). `run` must be a whole transaction, so that nothing of an
+/// undone run stays: `Database.transaction`'s body, or a statement run alone.
+func againAfterConflicts<T>(_ run: () throws(StoreError) -> T) throws(StoreError) -> T {
+    var retries = 0
+    while true {
+        do {
+            return try run()
+        } catch where error.kind == .conflict && retries < 3 {
+            retries += 1
+            usleep(useconds_t.random(in: 5_000...50_000))
+        }
+    }
+}

@@ -34,7 +34,7 @@ final class PostgresStatement: SQLStatement {
         reset()
         self.values = values
         let alone = connection.isBetweenTransactions
-        try againAfterConflicts(alone: alone) { () throws(StoreError) in
+        try retryingIfAlone(alone) { () throws(StoreError) in
             try connection.startSession()
             try connection.send(try name(), values, original: original)
         }
@@ -43,7 +43,7 @@ final class PostgresStatement: SQLStatement {
     func step() throws(StoreError) -> Bool {
         if result == nil {
             let alone = connection.isBetweenTransactions
-            try againAfterConflicts(alone: alone) { () throws(StoreError) in
+            try retryingIfAlone(alone) { () throws(StoreError) in
                 try connection.startSession()  // a connection that cannot be made now is said at once
                 do throws(StoreError) {
                     result = try connection.run(try name(), values, original: original)
@@ -61,19 +61,10 @@ final class PostgresStatement: SQLStatement {
         return row < PQntuples(result)
     }
 
-    /// Runs `run`, and again (up to three more times, after 5 to 50 ms at random) when it ran `alone`,
-    /// a transaction of its own, and PostgreSQL undid it to end a deadlock: nothing of it stayed
-    /// (`Database.transaction` does the same for whole transactions).
-    private func againAfterConflicts(alone: Bool, _ run: () throws(StoreError) -> Void) throws(StoreError) {
-        var attempt = 0
-        while true {
-            do {
-                return try run()
-            } catch where error.kind == .conflict && alone && attempt < 3 {
-                attempt += 1
-                usleep(useconds_t.random(in: 5_000...50_000))
-            }
-        }
+    /// Runs `run`; when it ran `alone`, a transaction of its own, again after conflicts (nothing of an
+    /// undone run stayed).
+    private func retryingIfAlone(_ alone: Bool, _ run: () throws(StoreError) -> Void) throws(StoreError) {
+        if alone { try againAfterConflicts(run) } else { try run() }
     }
 
     /// The server-side statement for the bound values' types, prepared when first needed.
