@@ -58,7 +58,8 @@ final class PostgresConnection: SQLConnection {
     /// Connects with the daemon's defaults for what the URI does not say (docs/RELIABILITY.md, "A
     /// silent network"): at most 10 s to connect, and TCP keepalives (idle 10 s, every 5 s, 3 lost)
     /// that find a dead peer. Given before the URI, which libpq expands after them: its values win.
-    private static func connect(_ uri: String) -> OpaquePointer? {
+    /// Every connection the daemon makes, the listener's too.
+    static func connect(_ uri: String) -> OpaquePointer? {
         let keywords = ["connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "dbname"]
         let values = ["10", "1", "10", "5", "3", uri]
         return keywords.withCStrings { keywords in values.withCStrings { values in PQconnectdbParams(keywords, values, 1) } }
@@ -458,3 +459,13 @@ final class PostgresConnection: SQLConnection {
 
 @available(*, unavailable)
 extension PostgresConnection: Sendable {}
+
+private extension Array where Element == String {
+    /// Calls `body` with the strings as a NULL-terminated array of C strings (libpq's keyword lists).
+    func withCStrings<T>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+        let copies = map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

@@ -52,14 +52,9 @@ public final class PostgresListener: Sendable {
 
     /// A connection listening on every channel, or nil when that failed.
     private func connect() -> OpaquePointer? {
-        // TCP keepalives: a connection cut silently (a NAT's timeout, a failover) is noticed within
-        // a minute, not the kernel's fifteen; a socket ignores them.
-        let keywords = ["dbname", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count"]
-        let values = [uri, "1", "30", "10", "3"]
-        let connection = keywords.withCStrings { keywords in
-            values.withCStrings { values in PQconnectdbParams(keywords, values, 1) }
-        }
-        guard let connection else { return nil }
+        // With every connection's defaults: a connection cut silently (a NAT's timeout, a failover) is
+        // noticed by TCP keepalives within a minute, not the kernel's fifteen; a socket ignores them.
+        guard let connection = PostgresConnection.connect(uri) else { return nil }
         guard PQstatus(connection) == CONNECTION_OK else {
             PQfinish(connection)
             return nil
@@ -102,15 +97,5 @@ public final class PostgresListener: Sendable {
             usleep(UInt32(min(left, 0.5) * 1_000_000))
             left -= 0.5
         }
-    }
-}
-
-extension Array where Element == String {
-    /// Calls `body` with the strings as a NULL-terminated array of C strings (libpq's keyword lists).
-    func withCStrings<T>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
-        let copies = map { strdup($0) }
-        defer { copies.forEach { free($0) } }
-        let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
-        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }
