@@ -43,6 +43,18 @@ struct ClusterTests {
         throw TestSupportError("not within \(Int(timeout)) s: \(what)")
     }
 
+    /// Runs Tests/postgres-cluster.sh with `arguments` (clusters of a test's own, in `directory`);
+    /// its output. Through a shell writing to a file: the server must not hold this process's pipes.
+    private func clusterScript(_ arguments: String, in directory: URL) throws -> String {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("postgres-cluster.sh").path
+        let out = directory.appendingPathComponent("cluster.out").path
+        let result = try Binary(url: URL(fileURLWithPath: "/bin/sh")).run(["-c", "'\(script)' \(arguments) > '\(out)' 2>&1"])
+        let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        guard result.status == 0 else { throw TestSupportError("postgres-cluster.sh \(arguments): \(text)") }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     private func nodes(_ daemon: ServedDaemon) throws -> [[String: Any]] {
         let status = try daemon.ctl(["status", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
@@ -200,16 +212,7 @@ struct ClusterTests {
         let directory = try temporaryDirectory()
         chmod(directory.path, 0o755)
         let clusterDirectory = directory.appendingPathComponent("pg").path
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("postgres-cluster.sh").path
-        // Through a shell writing to a file: the server must not hold this process's pipes.
-        func cluster(_ command: String) throws -> String {
-            let out = directory.appendingPathComponent("cluster.out").path
-            let result = try Binary(url: URL(fileURLWithPath: "/bin/sh")).run(["-c", "'\(script)' \(command) '\(clusterDirectory)' > '\(out)' 2>&1"])
-            let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-            guard result.status == 0 else { throw TestSupportError("postgres-cluster.sh \(command): \(text)") }
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        func cluster(_ command: String) throws -> String { try clusterScript("\(command) '\(clusterDirectory)'", in: directory) }
         let base = try cluster("start")
         defer {
             _ = try? cluster("stop")
@@ -416,15 +419,7 @@ struct ClusterTests {
         let directory = try temporaryDirectory()
         chmod(directory.path, 0o755)
         let (primary, standby) = (directory.appendingPathComponent("primary").path, directory.appendingPathComponent("standby").path)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("postgres-cluster.sh").path
-        func cluster(_ arguments: String) throws -> String {
-            let out = directory.appendingPathComponent("cluster.out").path
-            let result = try Binary(url: URL(fileURLWithPath: "/bin/sh")).run(["-c", "'\(script)' \(arguments) > '\(out)' 2>&1"])
-            let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-            guard result.status == 0 else { throw TestSupportError("postgres-cluster.sh \(arguments): \(text)") }
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        func cluster(_ arguments: String) throws -> String { try clusterScript(arguments, in: directory) }
         let primaryBase = try cluster("start '\(primary)'")
         defer {
             _ = try? cluster("stop '\(standby)'")

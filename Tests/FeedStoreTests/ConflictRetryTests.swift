@@ -7,23 +7,8 @@ import Testing
 /// used to wait for their next turn. One whose connection is lost before COMMIT is run again once.
 @Suite(.enabled(if: TestDatabase.isPostgres, "PostgreSQL's deadlocks")) struct ConflictRetryTests {
     @Test func aTransactionThatLosesADeadlockIsRunAgain() async throws {
-        let fixture = try StoreFixture()
-        let first = try await fixture.feed("https://a.example/feed"), second = try await fixture.feed("https://b.example/feed")
-        let feeds = (try await fixture.store.feedID(ofSubscription: first, account: 1),
-                     try await fixture.store.feedID(ofSubscription: second, account: 1))
+        let (fixture, feeds, done) = try await Self.deadlockAhead()
         let mine = try Database(path: fixture.path)
-        nonisolated(unsafe) let other = try Database(path: fixture.path)
-        try other.execute("BEGIN; UPDATE feeds SET title = 'other' WHERE id = \(feeds.1)")
-        // The other session then asks for the row this transaction holds, while this one waits for
-        // the row it holds: a deadlock, which PostgreSQL ends (after deadlock_timeout, 1 s) by undoing
-        // the transaction that waited first, this one.
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            Thread.sleep(forTimeInterval: 0.3)
-            try? other.execute("UPDATE feeds SET title = 'other' WHERE id = \(feeds.0)")
-            try? other.execute("COMMIT")
-            done.signal()
-        }.start()
         var runs = 0
         try mine.transaction { () throws(StoreError) in
             runs += 1
@@ -71,25 +56,34 @@ import Testing
 
     /// A statement run alone (its own transaction) that loses a deadlock is run again the same way.
     @Test func aStatementOfItsOwnThatLosesADeadlockIsRunAgain() async throws {
-        let fixture = try StoreFixture()
-        let first = try await fixture.feed("https://a.example/feed"), second = try await fixture.feed("https://b.example/feed")
-        let feeds = (try await fixture.store.feedID(ofSubscription: first, account: 1),
-                     try await fixture.store.feedID(ofSubscription: second, account: 1))
+        let (fixture, feeds, done) = try await Self.deadlockAhead()
         let mine = try Database(path: fixture.path)
-        nonisolated(unsafe) let other = try Database(path: fixture.path)
-        try other.execute("BEGIN; UPDATE feeds SET title = 'other' WHERE id = \(feeds.1)")
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            Thread.sleep(forTimeInterval: 0.3)  // this statement holds the first row and waits for the second
-            try? other.execute("UPDATE feeds SET title = 'other' WHERE id = \(feeds.0)")
-            try? other.execute("COMMIT")
-            done.signal()
-        }.start()
         // One statement taking the rows in order (a CTE ordered by id, locking as it goes).
         try mine.statement("""
             UPDATE feeds SET title = 'mine' WHERE id IN (SELECT id FROM feeds WHERE id IN (?1, ?2) ORDER BY id FOR UPDATE)
             """).run([.integer(feeds.0), .integer(feeds.1)])
         done.wait()
         #expect(try mine.integer("SELECT count(*) FROM feeds WHERE title = 'mine'") == 2, "undone, then run again")
+    }
+
+    /// Two feeds, and another session that holds the second's row now and asks for the first's in
+    /// 0.3 s: a transaction that takes the first's row meanwhile and then asks for the second's
+    /// deadlocks with it, and PostgreSQL ends that (after deadlock_timeout, 1 s) by undoing the one
+    /// that waited first, the test's. `done` is signalled once the other session has committed.
+    private static func deadlockAhead() async throws -> (StoreFixture, (Int64, Int64), DispatchSemaphore) {
+        let fixture = try StoreFixture()
+        let first = try await fixture.feed("https://a.example/feed"), second = try await fixture.feed("https://b.example/feed")
+        let feeds = (try await fixture.store.feedID(ofSubscription: first, account: 1),
+                     try await fixture.store.feedID(ofSubscription: second, account: 1))
+        nonisolated(unsafe) let other = try Database(path: fixture.path)
+        try other.execute("BEGIN; UPDATE feeds SET title = 'other' WHERE id = \(feeds.1)")
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            try? other.execute("UPDATE feeds SET title = 'other' WHERE id = \(feeds.0)")
+            try? other.execute("COMMIT")
+            done.signal()
+        }.start()
+        return (fixture, feeds, done)
     }
 }
