@@ -8,6 +8,9 @@ import HTTPServer
 public struct Configuration: Sendable, Equatable {
     /// The SQLite database file.
     public var databasePath: String
+    /// PostgreSQL standbys that answer lists and searches (docs/RELIABILITY.md, "Reading from
+    /// standbys"); nil: the primary answers everything.
+    public var databaseRead: String?
     /// The control socket.
     public var socketPath: String
     /// OPML imported on the first start with an empty database; nil for none.
@@ -49,6 +52,8 @@ public struct Configuration: Sendable, Equatable {
     /// Every key a file, the environment or a flag may set, with what it means.
     public static let keys: [(name: String, summary: String)] = [
         ("database", "SQLite database file, or PostgreSQL URI"),
+        ("database-read", "PostgreSQL URI of standbys that answer lists and searches, each account seeing its own "
+            + "writes at once (default: none, the database answers)"),
         ("socket", "control socket path"),
         ("seed-opml", "OPML file imported on the first start with an empty database"),
         ("log-level", "debug, info, warning or error"),
@@ -86,7 +91,7 @@ public struct Configuration: Sendable, Equatable {
     ] + Quotas.keys
 
     /// Keys read once at start: the database and sockets stay open, the seed list is for a first start.
-    public static let startOnlyKeys: Set<String> = ["database", "socket", "seed-opml", "http-listen", "http-base-path",
+    public static let startOnlyKeys: Set<String> = ["database", "database-read", "socket", "seed-opml", "http-listen", "http-base-path",
                                                     "http-trusted-proxies", "http-max-pending", "http-max-connections",
                                                     "http-max-connections-per-address", "node-name", "claim-lease",
                                                     "db-statement-timeout", "db-lock-timeout", "db-idle-in-transaction-timeout"]
@@ -99,6 +104,7 @@ public struct Configuration: Sendable, Equatable {
     public func keepingStartOnlySettings(of running: Configuration) -> Configuration {
         var kept = self
         kept.databasePath = running.databasePath
+        kept.databaseRead = running.databaseRead
         kept.socketPath = running.socketPath
         kept.seedOPMLPath = running.seedOPMLPath
         kept.httpListen = running.httpListen
@@ -120,7 +126,8 @@ public struct Configuration: Sendable, Equatable {
 
     /// Each key's value as text, e.g. to log what a reload changed.
     public var settingValues: [String: String] {
-        ["database": FeedStore.location(of: databasePath), "socket": socketPath, "seed-opml": seedOPMLPath ?? "",
+        ["database": FeedStore.location(of: databasePath), "database-read": databaseRead.map(FeedStore.location(of:)) ?? "",
+         "socket": socketPath, "seed-opml": seedOPMLPath ?? "",
          "log-level": logLevel.rawValue,
          "private-networks": privateNetworks.rawValue,  // deny-private-networks only sets this
          "feed-icons": String(feedIcons),
@@ -179,6 +186,7 @@ public struct Configuration: Sendable, Equatable {
             seedOPMLPath: seed,
             logLevel: logLevel
         )
+        configuration.databaseRead = try databaseRead(values["database-read"], database: configuration.databasePath)
         if let value = values["private-networks"] {
             guard let rule = PrivateNetworkRule(rawValue: value.lowercased()) else {
                 throw .invalidValue(key: "private-networks", value: value, expected: "admins, all or none")
@@ -220,6 +228,16 @@ public struct Configuration: Sendable, Equatable {
         try readFetching(values, into: &configuration)
         try readHTTP(values, into: &configuration)
         return configuration
+    }
+
+    /// `database-read`: a PostgreSQL URI beside a PostgreSQL `database`, or nothing.
+    private static func databaseRead(_ value: String?, database: String) throws(ConfigurationError) -> String? {
+        guard let value = nonEmpty(value) else { return nil }
+        guard FeedStore.isPostgres(value), FeedStore.isPostgres(database) else {
+            throw .invalidValue(key: "database-read", value: FeedStore.location(of: value),
+                                expected: "a PostgreSQL URI (postgresql://…), beside a PostgreSQL database")
+        }
+        return value
     }
 
     /// The `db-…-timeout` keys: a duration up to a day, or 0 for none.

@@ -5,9 +5,10 @@ import Foundation
 public final class StoreReader {
     let database: Database
 
-    /// Opens a reader on an existing store.
-    public init(path: String) throws(StoreError) {
-        database = try Database(path: path, create: false)
+    /// Opens a reader on an existing store; with `standby`, on a PostgreSQL standby that replays it
+    /// (`database-read`), where nothing is migrated or written.
+    public init(path: String, standby: Bool = false) throws(StoreError) {
+        database = try Database(path: path, create: false, readOnly: standby)
         if database.dialect == .sqlite {
             // A page cache of 16 MiB (SQLite's default is 2): an unread page reads a few thousand pages of
             // the date index and state rows, which a 2 MiB cache read again from the OS at each request

@@ -11,16 +11,20 @@ public final class StoreReaderPool: Sendable {
     public let path: String
     private let idle = Mutex<[Idle]>([])
     private let keep: Int
+    private let standby: Bool
 
-    /// - Parameter keep: how many idle readers stay open (more are opened when needed, then closed).
-    public init(path: String, keep: Int = 4) {
+    /// - Parameters:
+    ///   - keep: how many idle readers stay open (more are opened when needed, then closed).
+    ///   - standby: whether `path` is a PostgreSQL standby's (`StoreReader.init(path:standby:)`).
+    public init(path: String, keep: Int = 4, standby: Bool = false) {
         self.path = path
         self.keep = keep
+        self.standby = standby
     }
 
     /// Runs `body` with a reader of its own.
     public func withReader<T>(_ body: (StoreReader) throws -> T) throws -> T {
-        let reader = try idle.withLock { $0.popLast() }?.reader ?? StoreReader(path: path)
+        let reader = try idle.withLock { $0.popLast() }?.reader ?? StoreReader(path: path, standby: standby)
         defer {
             let returned = Idle(reader: reader)
             idle.withLock { if $0.count < keep { $0.append(returned) } }

@@ -181,7 +181,7 @@ import Testing
     @Test func aReloadKeepsEveryStartOnlySetting() throws {
         let running = try Configuration.resolve(flags: [:], environment: environment)
         let next = try Configuration.resolve(flags: [
-            "database": "/elsewhere.db", "socket": "/elsewhere.sock", "seed-opml": "/other.opml",
+            "database": "postgresql:///elsewhere", "database-read": "postgresql:///elsewhere?host=standby", "socket": "/elsewhere.sock", "seed-opml": "/other.opml",
             "http-listen": "127.0.0.1:9999", "log-level": "debug", "http-base-path": "/rss",
             "http-trusted-proxies": "none", "node-name": "web-2", "claim-lease": "2m",
             "db-statement-timeout": "5s", "db-lock-timeout": "0", "db-idle-in-transaction-timeout": "2m",
@@ -189,6 +189,22 @@ import Testing
         ], environment: environment)
         #expect(Set(next.changedKeys(from: running)).isSuperset(of: Configuration.startOnlyKeys))
         #expect(next.keepingStartOnlySettings(of: running).changedKeys(from: running) == ["log-level"])
+    }
+
+    /// `database-read` (docs/RELIABILITY.md, "Reading from standbys") names PostgreSQL standbys
+    /// beside a PostgreSQL database, and nothing else; its password is never shown.
+    @Test func standbysAreReadOnlyBesideAPostgreSQLDatabase() throws {
+        let set = try Configuration.resolve(flags: ["database": "postgresql:///feeds",
+                                                    "database-read": "postgresql://reader:secret@standby/feeds"],
+                                            environment: environment)
+        #expect(set.databaseRead == "postgresql://reader:secret@standby/feeds")
+        #expect(set.settingValues["database-read"]?.contains("secret") == false)
+        #expect(try Configuration.resolve(flags: ["database": "postgresql:///feeds"], environment: environment).databaseRead == nil)
+        for (database, standby) in [("/var/lib/feeds.db", "postgresql://standby/feeds"), ("postgresql:///feeds", "/var/lib/copy.db")] {
+            #expect(throws: ConfigurationError.self) {
+                try Configuration.resolve(flags: ["database": database, "database-read": standby], environment: environment)
+            }
+        }
     }
 
     /// The database's limits (docs/RELIABILITY.md, "A busy database"): defaults, a duration, 0 for

@@ -474,4 +474,78 @@ struct ClusterTests {
         #expect(try daemons[0].curl("/v1/entries?status=unread", auth).body.contains("\"total\":39"), "one daemon sees what the other stored")
         for daemon in daemons { #expect(daemon.process.isRunning) }
     }
+
+    /// With `database-read` naming a streaming standby, lists come from it, and each account sees its
+    /// own writes at once on every daemon even while the standby replays nothing; a standby that
+    /// stops leaves the primary answering (docs/RELIABILITY.md, "Reading from standbys").
+    @Test func listsComeFromTheStandbyAndAnAccountSeesItsOwnWrites() async throws {
+        let directory = try temporaryDirectory()
+        chmod(directory.path, 0o755)
+        let (primary, standby) = (directory.appendingPathComponent("primary").path, directory.appendingPathComponent("standby").path)
+        func cluster(_ arguments: String) throws -> String { try clusterScript(arguments, in: directory) }
+        _ = try query(try cluster("start '\(primary)'"), "CREATE DATABASE readside")
+        defer {
+            _ = try? cluster("stop '\(standby)'")
+            _ = try? cluster("stop '\(primary)'")
+            try? FileManager.default.removeItem(at: directory)
+        }
+        _ = try cluster("standby '\(standby)' '\(primary)'")
+        let (onPrimary, onStandby) = ("postgresql:///readside?host=\(primary)&user=postgres", "postgresql:///readside?host=\(standby)&user=postgres")
+        let server = try FeedTestServer()
+        defer { server.stop() }
+        var daemons: [ServedDaemon] = []
+        defer { for daemon in daemons { daemon.stop() } }
+        for name in ["node-a", "node-b"] {
+            daemons.append(try await ServedDaemon(extraArguments: ["--node-name", name, "--feed-icons", "false", "--private-networks", "all",
+                                                                  "--database-read", onStandby],
+                                                  database: onPrimary))
+        }
+        let alice = ["-H", "X-Auth-Token: \(try daemons[0].createAccount(name: "alice", password: "correct horse battery"))"]
+        #expect(try daemons[0].ctl(["user", "add", "bob"], input: "correct horse battery\n").status == 0)
+        let bob = ["-H", "X-Auth-Token: \(try daemons[0].ctl(["--user", "bob", "token", "create"]).output.trimmingCharacters(in: .newlines))"]
+        for name in ["alice", "bob"] {
+            let added = try daemons[0].ctl(["--user", name, "add", server.url("/numbered/0/2")])
+            #expect(added.status == 0, "\(added.output) \(added.error)")
+        }
+        try await eventually(30, "the feed stored") { try query(onPrimary, "SELECT count(*) FROM entries") == "20" }
+        let written = try query(onPrimary, "SELECT pg_current_wal_lsn()")
+        try await eventually(30, "the standby replayed it") {
+            try query(onStandby, "SELECT pg_last_wal_replay_lsn() >= '\(written)'::pg_lsn") == "t"
+        }
+
+        for daemon in daemons { _ = try daemon.curl("/v1/entries", bob) }  // as a daemon that has run a while
+
+        // The standby stops replaying: what is written now reaches the primary only.
+        _ = try query(onStandby, "SELECT pg_wal_replay_pause()")
+        let first = try #require(try query(onPrimary, "SELECT min(id) FROM entries"))
+        _ = try query(onPrimary, "UPDATE entries SET title = 'Retitled on the primary' WHERE id = \(first)")
+        for daemon in daemons {
+            let listed = try daemon.curl("/v1/entries?limit=100", bob)
+            #expect(listed.status == 200 && listed.body.contains("\"total\":20") && !listed.body.contains("Retitled"),
+                    "bob wrote nothing: the standby answers him, as it was: \(listed.body.prefix(120))")
+            let found = try daemon.ctl(["--user", "bob", "search", "item 7"])
+            #expect(found.status == 0 && found.output.contains("item 7"), "searches too: \(found.output) \(found.error)")
+        }
+        #expect(try daemons[0].curl("/v1/entries", alice + ["-X", "PUT", "-d", #"{"entry_ids": [\#(first)], "status": "read"}"#]).status == 204)
+        for daemon in daemons {
+            let unread = try daemon.curl("/v1/entries?status=unread", alice)
+            #expect(unread.body.contains("\"total\":19"), "alice sees her mark on every daemon: \(unread.body.prefix(120))")
+            let read = try daemon.curl("/v1/entries?status=read", alice)
+            #expect(read.body.contains("Retitled on the primary"), "from the primary: \(read.body.prefix(200))")
+        }
+
+        // Replaying again, the standby catches up and answers bob with what the primary holds.
+        _ = try query(onStandby, "SELECT pg_wal_replay_resume()")
+        try await eventually(30, "bob sees the new title once the standby replayed it") {
+            try daemons[1].curl("/v1/entries?limit=100", bob).body.contains("Retitled on the primary")
+        }
+        // The standby gone, the primary answers every list.
+        _ = try cluster("kill '\(standby)'")
+        for daemon in daemons {
+            let listed = try daemon.curl("/v1/entries?status=unread", alice)
+            #expect(listed.status == 200 && listed.body.contains("\"total\":19"), "\(listed.status) \(listed.body.prefix(120))")
+            #expect(try daemon.curl("/v1/entries?limit=100", bob).body.contains("Retitled on the primary"))
+            #expect(try daemon.curl("/healthcheck").status == 200, "the primary serves everything")
+        }
+    }
 }

@@ -25,6 +25,9 @@ public final class ClusterNode: Sendable {
     private let held = Mutex<Set<Int64>>([])
     /// Signalled when another daemon says it is done with a host (`ClusterStore.freedChannel`).
     private let freed = Broadcast()  // several sources may wait at once: the scheduler's, a manual refresh
+    /// Told of the writes daemons announce (`StoreReader.writesChannel`), and when the listener lost
+    /// track of them for a while (`hearWrites`).
+    private let writesHeard = Mutex<(heard: @Sendable (Int64, Int64) -> Void, lostTrack: @Sendable () -> Void)?>(nil)
     private static let heartbeatInterval: TimeInterval = 10
     /// Separates the fields of a notification's payload (never in a name, number or URL).
     private static let separator: Character = "\u{1F}"
@@ -76,6 +79,20 @@ public final class ClusterNode: Sendable {
             logger.log(first ? .error : .debug, "Cannot use the database", ["node": name, "while": what, "error": error.description])
             return nil
         }
+    }
+
+    /// Hands `heard` each write announced on `StoreReader.writesChannel` (account, position), and
+    /// calls `lostTrack` when announcements may have been missed (the listener reconnected).
+    func hearWrites(_ heard: @escaping @Sendable (_ account: Int64, _ position: Int64) -> Void,
+                    lostTrack: @escaping @Sendable () -> Void) {
+        writesHeard.withLock { $0 = (heard, lostTrack) }
+    }
+
+    /// A write announced on `StoreReader.writesChannel`: "account:position".
+    private func heardWrite(_ payload: String) {
+        let fields = payload.split(separator: ":")
+        guard fields.count == 2, let account = Int64(fields[0]), let position = Int64(fields[1]) else { return }
+        writesHeard.withLock { $0 }?.heard(account, position)
     }
 
     // MARK: - Claims
@@ -191,17 +208,21 @@ public final class ClusterNode: Sendable {
         _ = await using("registering") { () throws(StoreError) in try await store.register(started: started, lease: lease) }
         let node = name
         let listener = PostgresListener(uri: uri, channels: [ClusterStore.eventChannel, ClusterStore.wakeChannel,
-                                                             ClusterStore.freedChannel],
-                                        onNotification: { [freed] channel, payload in
-            if channel == ClusterStore.freedChannel {
+                                                             ClusterStore.freedChannel, StoreReader.writesChannel],
+                                        onNotification: { [freed, self] channel, payload in
+            if channel == StoreReader.writesChannel {
+                heardWrite(payload)
+            } else if channel == ClusterStore.freedChannel {
                 freed.signal()
             } else if channel == ClusterStore.wakeChannel {
                 scheduler.wake()
             } else if let (sender, event) = Self.decode(payload), sender != node {
                 events.publishFromElsewhere(event)
             }
-        }, onReconnect: {
-            // What was sent while away is lost: watchers read the store again, schedulers look again.
+        }, onReconnect: { [self] in
+            // What was sent while away is lost: watchers read the store again, schedulers look again,
+            // standbys must replay whatever was written meanwhile.
+            writesHeard.withLock { $0 }?.lostTrack()
             events.publishFromElsewhere(.entriesStored(count: 0))
             scheduler.wake()
         }, onTrouble: { [logger] reason in logger.warning("Event relay: \(reason)", ["node": node]) })

@@ -17,7 +17,7 @@ extension AggregatorService {
         }
         let filter = try await filter(query, for: account)
         let order = sort ?? (filter.search == nil ? .newest : .relevance)
-        var page = try await read { try $0.articles(filter, sort: order, limit: limit, cursor: cursor) }
+        var page = try await listRead(for: account) { try $0.articles(filter, sort: order, limit: limit, cursor: cursor) }
         page.articles = try await seen(by: account, page.articles)
         return page
     }
@@ -37,10 +37,10 @@ extension AggregatorService {
         guard isRead != nil || starred != nil else { throw .invalidArgument("say read and/or starred") }
         switch selection {
         case .ids(let ids):
-            return try await write { try await $0.mark(ids: ids, account: account.id, read: isRead, starred: starred) }
+            return try await write(for: account.id) { try await $0.mark(ids: ids, account: account.id, read: isRead, starred: starred) }
         case .matching(let query):
             let filter = try await filter(query, for: account)
-            return try await write { try await $0.mark(filter, read: isRead, starred: starred) }
+            return try await write(for: account.id) { try await $0.mark(filter, read: isRead, starred: starred) }
         }
     }
 
@@ -48,7 +48,7 @@ extension AggregatorService {
     /// Miniflux's "flush history"); others see them as before. Returns how many it hid.
     @discardableResult
     public func flushHistory(for account: AccountIdentity) async throws(AggregatorError) -> Int {
-        try await write { try await $0.flushHistory(account: account.id) }
+        try await write(for: account.id) { try await $0.flushHistory(account: account.id) }
     }
 
     /// Calls `onArticle` with each article `query` selects that is stored from now on, in the order

@@ -28,7 +28,7 @@ extension AggregatorService {
             let content = try await extractedPage(at: try Self.pageURL(of: entry.article), rules: rules,
                                                   credentials: credentials, for: account).html
             if update {
-                guard try await write({ try await $0.editEntry(id: id, title: nil, content: content, account: account.id) }) else {
+                guard try await write(for: account.id, { try await $0.editEntry(id: id, title: nil, content: content, account: account.id) }) else {
                     throw .notFound("no entry with id \(id)")
                 }
             }
@@ -46,7 +46,7 @@ extension AggregatorService {
                 throw .notFound("no entry with id \(id)")
             }
         }
-        if update { try await write { try await $0.showPage(entryID: id, account: account.id) } }
+        if update { try await write(for: account.id) { try await $0.showPage(entryID: id, account: account.id) } }
         return content
     }
 

@@ -26,7 +26,7 @@ extension AggregatorService {
             throw .invalidArgument("the entry content can be at most \(Self.maximumEditedContent >> 20) MiB")
         }
         _ = try await entry(id: id, for: account)  // not found: 404, nothing written
-        guard try await write({ try await $0.editEntry(id: id, title: title, content: content, account: account.id) }) else {
+        guard try await write(for: account.id, { try await $0.editEntry(id: id, title: title, content: content, account: account.id) }) else {
             throw .notFound("no entry with id \(id)")
         }
         return try await entry(id: id, for: account)

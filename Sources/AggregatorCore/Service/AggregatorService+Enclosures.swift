@@ -36,7 +36,7 @@ extension AggregatorService {
         async throws(AggregatorError) {
         guard seconds >= 0 else { throw .invalidArgument("media_progression must be a number of seconds, not negative") }
         let item = try await enclosure(id: enclosureID, for: account)
-        guard try await write({ try await $0.setMediaProgression(seconds, account: account.id, entryID: item.entryID,
+        guard try await write(for: account.id, { try await $0.setMediaProgression(seconds, account: account.id, entryID: item.entryID,
                                                                   index: item.index) }) else {
             throw .notFound("no enclosure with id \(enclosureID)")
         }

@@ -64,6 +64,7 @@ extension AggregatorService {
         // The document discovery fetched is the new feed's first fetch, not a request to make again.
         let keptDocument = if let document = found.document { await storeFirstFetch(of: feed.id, document, for: account) } else { false }
         if keptDocument {
+            await noteWrite(account.id)  // its entries, stored by the pipeline
             feed = try await self.feed(.id(feed.id), for: account)
         } else if !stillStored {
             scheduler.wakeEveryone()
@@ -75,7 +76,7 @@ extension AggregatorService {
     /// - Returns: the id of the feed removed.
     public func removeFeed(_ reference: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> Int64 {
         let id = try await feedID(reference, for: account)
-        try await write { try await $0.removeFeed(id: id, account: account.id) }
+        try await write(for: account.id) { try await $0.removeFeed(id: id, account: account.id) }
         return id
     }
 
@@ -106,7 +107,7 @@ extension AggregatorService {
                 throw .alreadySubscribed("already subscribed to \(url)")
             }
         }
-        try await write { try await $0.updateFeed(id: id, account: account.id, title: title, category: category, url: url,
+        try await write(for: account.id) { try await $0.updateFeed(id: id, account: account.id, title: title, category: category, url: url,
                                                   siteURL: siteURL, disabled: disabled, hideGlobally: hideGlobally,
                                                   scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist,
                                                   fetchSettings: fetchSettings, crawler: crawler) }
@@ -238,7 +239,7 @@ extension AggregatorService {
     /// Renames a category; into the name of another one, the two are merged.
     public func renameCategory(_ name: String, to newName: String,
                                for account: AccountIdentity) async throws(AggregatorError) -> CategorySummary? {
-        try await write { try await $0.renameCategory(name, to: newName, account: account.id) }
+        try await write(for: account.id) { try await $0.renameCategory(name, to: newName, account: account.id) }
         return try await categories(for: account).first { $0.name.caseInsensitiveCompare(newName) == .orderedSame }
     }
 

@@ -52,7 +52,7 @@ extension AggregatorService {
         let incoming = IncomingEntry(url: url, guid: entry.externalID.flatMap { $0.isEmpty ? nil : $0 }, title: title,
                                      content: content, author: entry.author.flatMap { $0.isEmpty ? nil : $0 },
                                      published: entry.published, searchText: plainText)
-        let imported = try await write { store in
+        let imported = try await write(for: account.id) { store in
             try await store.importEntry(incoming, subscription: feedID, account: account.id, read: entry.isRead,
                                         starred: entry.isStarred)
         }

@@ -18,7 +18,7 @@ extension AggregatorService {
         fetcher.setProxy(configuration.proxy)
         let scheduler = Scheduler(store: store, pipeline: pipeline, logger: logger.component("scheduler"),
                                   retention: configuration.retention, findsIcons: configuration.feedIcons, cluster: cluster)
-        self.init(store: store, scheduler: scheduler, pipeline: pipeline)
+        self.init(store: store, scheduler: scheduler, pipeline: pipeline, standby: configuration.databaseRead)
         quotaSettings.withLock { $0 = configuration.quotas }
     }
 

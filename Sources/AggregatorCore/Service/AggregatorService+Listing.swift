@@ -14,7 +14,7 @@ extension AggregatorService {
         // 404 for a feed that is not there (or another account's)
         if let feedID = listing.filter.feedID { _ = try await feed(.id(feedID), for: account) }
         guard listing.filter.account == account.id else { throw .notFound("no such entries") }
-        let (entries, total) = try await read { [listing] in try $0.entries(listing) }
+        let (entries, total) = try await listRead(for: account) { [listing] in try $0.entries(listing) }
         return (try await seen(by: account, entries), total)
     }
 
@@ -22,7 +22,7 @@ extension AggregatorService {
     /// `entries`, not capped: ids are small).
     public func entryIDs(_ listing: EntryListing, for account: AccountIdentity) async throws(AggregatorError) -> [Int64] {
         guard listing.filter.account == account.id else { throw .notFound("no such entries") }
-        return try await read { try $0.entryIDs(listing) }
+        return try await listRead(for: account) { try $0.entryIDs(listing) }
     }
 
     /// One entry with the dates apps sync by.
@@ -59,7 +59,7 @@ extension AggregatorService {
     public func createCategory(_ name: String, for account: AccountIdentity) async throws(AggregatorError) -> CategorySummary {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 200 else { throw .invalidArgument("a category name must be 1 to 200 characters") }
-        guard let id = try await write({ try await $0.createCategory(name, account: account.id) }) else {
+        guard let id = try await write(for: account.id, { try await $0.createCategory(name, account: account.id) }) else {
             throw .alreadySubscribed("a category named \(name) exists already")
         }
         return try await category(id: id, for: account)
@@ -80,13 +80,13 @@ extension AggregatorService {
     /// Hides the category with this id from the global listings (Miniflux's `hide_globally`), or shows it.
     public func setCategoryHidden(id: Int64, _ hidden: Bool, for account: AccountIdentity) async throws(AggregatorError)
         -> CategorySummary {
-        try await write { try await $0.setCategoryHidden(id: id, account: account.id, hidden) }
+        try await write(for: account.id) { try await $0.setCategoryHidden(id: id, account: account.id, hidden) }
         return try await category(id: id, for: account)
     }
 
     /// Deletes the category with this id; its feeds stay, filed under no category.
     public func removeCategory(id: Int64, for account: AccountIdentity) async throws(AggregatorError) {
-        try await write { try await $0.removeCategory(id: id, account: account.id) }
+        try await write(for: account.id) { try await $0.removeCategory(id: id, account: account.id) }
     }
 }
 

@@ -43,7 +43,7 @@ extension AggregatorService {
             for (feed, rules) in try await read({ try $0.ruleSets(account: account, subscriptions: subscriptions) }) {
                 try Task.checkCancellation()
                 if rules.isEmpty {
-                    try await write { try await $0.forgetRuleHides(feed: feed, account: account) }
+                    try await write(for: account) { try await $0.forgetRuleHides(feed: feed, account: account) }
                     continue
                 }
                 var after: Int64 = 0
@@ -53,7 +53,7 @@ extension AggregatorService {
                     let chunk = try await read { try $0.ruledEntries(feed: feed, after: start, limit: Self.judgingChunk) }
                     guard let last = chunk.last else { break }
                     let verdicts = await Self.judge(chunk, feed: feed, by: rules, with: matcher)
-                    try await write { try await $0.apply(verdicts, account: account) }
+                    try await write(for: account) { try await $0.apply(verdicts, account: account) }
                     after = last.id
                     judged += chunk.count
                 }

@@ -47,7 +47,7 @@ extension AggregatorService {
     /// Subscribes `account` to `feeds`, up to its `max-subscriptions` (docs/SECURITY.md, "Quotas").
     func subscribe(_ feeds: [FeedStore.NewFeed], for account: AccountIdentity) async throws(AggregatorError) -> FeedStore.Subscribed {
         let limit = try await isAdmin(account) ? nil : quotaSettings.withLock { $0.subscriptions }
-        return try await write { try await $0.subscribe(feeds, account: account.id, maximumSubscriptions: limit) }
+        return try await write(for: account.id) { try await $0.subscribe(feeds, account: account.id, maximumSubscriptions: limit) }
     }
 
     /// Why a subscription past the quota is refused.

@@ -87,7 +87,7 @@ extension AggregatorService {
         }
         if settings != target.settings {
             let text = settings.storedText
-            try await write { try await $0.setSettings(text, account: id) }
+            try await write(for: id) { try await $0.setSettings(text, account: id) }
             // New filter rules judge the account's stored entries again (docs/ARCHITECTURE.md).
             let rules = ["block_filter_entry_rules", "keep_filter_entry_rules"]
             if rules.contains(where: { settings[$0] != target.settings[$0] }) {

@@ -15,6 +15,8 @@ public final class AggregatorService: Sendable {
     let scheduler: Scheduler
     let pipeline: RefreshPipeline
     let readers: StoreReaderPool
+    /// Lists and searches from standbys (`database-read`); nil: the primary answers them.
+    let standbys: StandbyReads?
     let started: Date
     /// Verified logins remembered, failures throttled, token uses pending.
     let authenticator = Authenticator()
@@ -25,12 +27,19 @@ public final class AggregatorService: Sendable {
     /// Regular accounts' refreshes on demand, bounded.
     let refreshLimiter = RefreshLimiter()
 
-    public init(store: FeedStore, scheduler: Scheduler, pipeline: RefreshPipeline, started: Date = Date()) {
+    /// - Parameter standby: `database-read`, the PostgreSQL standbys that answer lists and searches.
+    public init(store: FeedStore, scheduler: Scheduler, pipeline: RefreshPipeline, started: Date = Date(),
+                standby: String? = nil) {
         self.store = store
         self.scheduler = scheduler
         self.pipeline = pipeline
         self.started = started
-        readers = StoreReaderPool(path: store.path)
+        let readers = StoreReaderPool(path: store.path)
+        self.readers = readers
+        standbys = standby.map { StandbyReads(uri: $0, primary: readers, logger: pipeline.logger.component("standby")) }
+        if let standbys {
+            scheduler.cluster?.hearWrites({ standbys.heard(account: $0, wroteUpTo: $1) }, lostTrack: { standbys.lostTrack() })
+        }
     }
 
     /// What happens in the daemon as it happens (entries stored, rounds finished, feeds failing),
@@ -85,6 +94,45 @@ public final class AggregatorService: Sendable {
 
     /// Where reads run: a queue of its own, whose threads Dispatch adds as reads block.
     private static let readQueue = DispatchQueue(label: "store-readers", attributes: .concurrent)
+
+    /// Runs `body` for a list or search of `account`'s: on a standby (`database-read`) when one has
+    /// replayed what the account wrote (`StandbyReads`), else as `read` does.
+    func listRead<T: Sendable>(for account: AccountIdentity,
+                               _ body: @escaping @Sendable (StoreReader) throws -> T) async throws(AggregatorError) -> T {
+        guard let standbys else { return try await read(body) }
+        let answer: Result<T, AggregatorError>? = await withCheckedContinuation { continuation in
+            Self.readQueue.async {
+                continuation.resume(returning: standbys.read(for: account.id, body)?.mapError(Self.translated))
+            }
+        }
+        if let answer { return try answer.get() }
+        return try await read(body)
+    }
+
+    /// `write` for what `account` sees: with standbys, its later lists wait for this write to be
+    /// replayed (on every daemon: it is announced before this returns), whether or not it succeeded.
+    @discardableResult
+    func write<T>(for account: Int64, _ body: (FeedStore) async throws -> T) async throws(AggregatorError) -> T {
+        do {
+            let result = try await write(body)
+            await noteWrite(account)
+            return result
+        } catch {
+            await noteWrite(account)  // a part may have been stored
+            throw error
+        }
+    }
+
+    /// With standbys: `account` wrote (`StandbyReads.wrote`).
+    func noteWrite(_ account: Int64) async {
+        guard let standbys else { return }
+        await withCheckedContinuation { continuation in
+            Self.readQueue.async {
+                standbys.wrote(account: account)
+                continuation.resume()
+            }
+        }
+    }
 
     /// Runs `body` against the writer, store failures as the service's errors.
     func write<T>(_ body: (FeedStore) async throws -> T) async throws(AggregatorError) -> T {
