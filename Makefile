@@ -182,7 +182,7 @@ uninstall:
 	-rmdir $(SHAREDIR) 2>/dev/null
 	# $(SYSCONF_DIR)/aggregatord.conf is left in place: it may hold your settings.
 
-# The Debian package (DESIGN.md §16, packaging/deb/): `make deb` builds
+# The Debian package (docs/deploying.md, packaging/deb/): `make deb` builds
 # .build/deb/aggregatord_VERSION_ARCH.deb from the release build's two executables, stripped;
 # `make deb VERSION=0.2.0~rc1` builds another version
 # of the same tree. `make check-deb` lints it and installs, runs, upgrades and purges it on a clean

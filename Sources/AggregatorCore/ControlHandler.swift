@@ -27,7 +27,7 @@ public struct ControlHandler: Sendable {
         }
     }
 
-    /// The JSON-RPC error for each of the service's errors (codes listed in the README).
+    /// The JSON-RPC error for each of the service's errors (codes listed in docs/cli.md, "The control protocol").
     static func rpcError(_ error: AggregatorError) -> JSONRPCError {
         switch error {
         case .notFound(let message): .notFound(message)
@@ -296,7 +296,7 @@ public struct ControlHandler: Sendable {
         return .object(json)
     }
 
-    /// An account: `user show`'s fields, and `user list`'s (`created`, `last_login`, as the README lists them).
+    /// An account: `user show`'s fields, and `user list`'s (`created`, `last_login`, as docs/cli.md lists them ("Accounts and tokens")).
     static func json(_ account: AccountSummary) -> JSONValue {
         let created = JSONValue.string(timestamp(account.createdAt))
         let lastLogin = JSONValue.from(account.lastLoginAt.map(timestamp))

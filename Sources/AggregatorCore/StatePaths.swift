@@ -1,7 +1,7 @@
 import ControlProtocol
 import Foundation
 
-/// Where the daemon keeps its database and socket when not told otherwise (the README's "The daemon").
+/// Where the daemon keeps its database and socket when not told otherwise (docs/configuration.md, keys database and socket).
 public struct StatePaths: Sendable, Equatable {
     /// `$STATE_DIRECTORY/aggregator.db` under systemd, else `$XDG_STATE_HOME/aggregator/aggregator.db`,
     /// else `~/.local/state/aggregator/aggregator.db`.

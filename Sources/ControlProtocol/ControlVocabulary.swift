@@ -1,5 +1,5 @@
 /// The control protocol's methods, declared once for the daemon (which answers them) and the CLI
-/// (which calls them). Their params and results are listed in the README ("The control protocol").
+/// (which calls them). Their params and results are listed in docs/cli.md ("The control protocol").
 public enum ControlMethod: String, Sendable, CaseIterable {
     case status
     case feedsList = "feeds.list"

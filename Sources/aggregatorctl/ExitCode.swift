@@ -1,4 +1,4 @@
-/// The exit statuses the README lists, which scripts rely on.
+/// The exit statuses docs/cli.md lists ("Commands"), which scripts rely on.
 enum ExitCode: Int32 {
     case success = 0
     case failure = 1

@@ -194,7 +194,7 @@ struct Command {
                                ("admin NAME on|off", "Make an account an admin, or a regular one (not the last admin)"),
                                ("fever on|off", "Let --user's Fever clients log in (off by default). On asks for its\n"
                                     + "password: Fever's key is md5 of NAME:PASSWORD, stored as such (weak:\n"
-                                    + "see the README). A new password turns Fever off again.")],
+                                    + "docs/reader-apps.md, \"Fever\"). A new password turns Fever off again.")],
                 options: [OptionSpec(name: "--admin", help: "With add: make the new account an admin", isInUsage: false)]),
         Command(name: "token", summary: "Create, list or revoke API tokens for apps (X-Auth-Token)",
                 arguments: "create [LABEL] | list | revoke ID|LABEL",

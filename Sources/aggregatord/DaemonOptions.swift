@@ -82,7 +82,8 @@ enum DaemonOptions: Equatable {
             "Every key can also be set as AGGREGATOR_KEY in the environment (e.g. AGGREGATOR_LOG_LEVEL=debug)",
             "or in the configuration file; flags win over the environment, which wins over the file.",
             "SIGINT or SIGTERM stops the daemon cleanly. SIGHUP reads the configuration again and applies",
-            "every key at once but database, socket and seed-opml (those at the next start).",
+            "every key at once but these (at the next start):",
+        ] + Self.wrapped(Configuration.keys.map(\.name).filter(Configuration.startOnlyKeys.contains), width: 100) + [
             "",
             "The database is an SQLite file (the default) or a PostgreSQL URI, e.g.",
             "postgresql:///aggregator?host=/run/postgresql (libpq's syntax and PG* environment variables).",
@@ -91,6 +92,21 @@ enum DaemonOptions: Equatable {
             "into an empty TARGET, ids included, and prints what it copied. Stop the daemon on SOURCE first.",
         ]
         return lines.joined(separator: "\n")
+    }
+
+    /// `words` joined by ", " in lines of at most `width` characters, each indented by two spaces.
+    static func wrapped(_ words: [String], width: Int) -> [String] {
+        var lines: [String] = []
+        var line = " "
+        for (index, word) in words.enumerated() {
+            let piece = " " + word + (index < words.count - 1 ? "," : ".")
+            if line.count + piece.count > width {
+                lines.append(line)
+                line = " "
+            }
+            line += piece
+        }
+        return lines + [line]
     }
 }
 

@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// A daemon's default node name (README, "Several daemons"): the same for a restart on the same control
+/// A daemon's default node name (docs/deploying.md, "Several daemons on one PostgreSQL database"): the same for a restart on the same control
 /// socket, so that it takes back its killed predecessor's claims; another for another socket.
 @Suite struct ClusterNodeNameTests {
     @Test func theNameSurvivesARestartAndDiffersBySocket() {

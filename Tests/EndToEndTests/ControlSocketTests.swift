@@ -214,7 +214,7 @@ import Testing
         #expect(exchange(Data("[1,2,3]\n".utf8)).contains("-32600"))
         #expect(exchange(Data(#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#.utf8 + [0x0A])).contains("-32601"))
         #expect(exchange(Data(#"{"jsonrpc":"2.0","id":1,"method":"articles.list","params":{"limit":"x"}}"#.utf8 + [0x0A])).contains("\"id\":1"))
-        // Each of the service's errors has its code (the README lists them).
+        // Each of the service's errors has its code (docs/cli.md, "The control protocol", lists them).
         func call(_ method: String, _ params: String) -> String {
             exchange(Data(#"{"jsonrpc":"2.0","id":7,"method":"\#(method)","params":\#(params)}"#.utf8 + [0x0A]))
         }

@@ -10,7 +10,7 @@ import Testing
     private static let scenario = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Clients/web_ui_scenario.py")
 
-    /// Where the browser's screenshots go (the README's come from here).
+    /// Where the browser's screenshots go (docs/web.md's come from here).
     private static let artifacts = TestVenv.directory.deletingLastPathComponent().appendingPathComponent("test-artifacts/web")
 
     /// The whole scenario at 1280×900 (then the hostile feed's article), and again at 360×740.

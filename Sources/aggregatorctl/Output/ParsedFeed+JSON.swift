@@ -3,7 +3,7 @@ import FoundationEssentials
 import Glibc
 
 extension ParsedFeed {
-    /// The normalized JSON the README describes (feedparser's conformance suite's schema), on one line (ended by a newline),
+    /// The normalized JSON docs/cli.md describes ("Parsing feeds locally") (feedparser's conformance suite's schema), on one line (ended by a newline),
     /// plus `encoding` and `problems` (extra keys the schema allows).
     func schemaJSONLine() -> [UInt8] {
         // Sized from the texts it will hold, so the buffer is not copied as it grows.
