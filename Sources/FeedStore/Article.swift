@@ -21,6 +21,9 @@ public struct ArticleFilter: Sendable, Equatable {
     public var search: String?
     /// Only entries stored after the entry with this id (ids grow as entries are stored): for `watch`.
     public var storedAfterID: Int64?
+    /// Only entries first stored before this moment (Google Reader's mark-all-as-read `ts`: what the
+    /// app had seen when it asked).
+    public var storedBefore: Date?
     /// Leave out the entries whose feed is filed under a category hidden from the global listings.
     public var globallyVisibleOnly = false
     /// The subscription whose feed's text a search matches (docs/SECURITY.md, "Text versions"): `feedID`,

@@ -80,6 +80,10 @@ extension ArticleFilter {
             conditions.append(AccountScope.notHidden(account: account()))
         }
         if let storedAfterID { conditions.append("st.entry_id > \(parameter(.integer(storedAfterID)))") }
+        if let storedBefore {
+            let moment = parameter(.integer(Int64(storedBefore.timeIntervalSince1970.rounded(.down))))
+            conditions.append("(SELECT first_seen_at FROM entries WHERE id = st.entry_id) < \(moment)")
+        }
         if unreadOnly { conditions.append("NOT " + AccountScope.marked(.read, account: account())) }
         if starredOnly { conditions.append(AccountScope.marked(.starred, account: account())) }
         if globallyVisibleOnly {

@@ -98,6 +98,7 @@ extension AggregatorService {
         filter.uncategorized = query.uncategorized
         filter.since = query.since
         filter.before = query.before
+        filter.storedBefore = query.storedBefore
         return filter
     }
 

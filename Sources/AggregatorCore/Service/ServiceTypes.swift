@@ -22,6 +22,8 @@ public struct ArticleQuery: Sendable, Equatable {
     public var before: Date?
     /// Full-text search words.
     public var search: String?
+    /// Only articles first stored before this moment (what an app had seen when it marked a stream).
+    public var storedBefore: Date?
 
     public init(category: String? = nil, uncategorized: Bool = false, feed: FeedReference? = nil, unreadOnly: Bool = false,
                 starredOnly: Bool = false, since: Date? = nil, before: Date? = nil, search: String? = nil) {

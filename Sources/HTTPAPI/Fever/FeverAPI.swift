@@ -133,18 +133,18 @@ struct FeverAPI: Sendable {
             guard read != nil || starred != nil else { return }
             _ = try await service.mark(.ids([id]), read: read, starred: starred, for: account)
         case ("feed", "read"), ("group", "read"):
-            var listing = EntryListing(account: account.id)
-            (listing.order, listing.read, listing.limit) = (.id, false, .max)
-            if let before, before > 0 { listing.createdBefore = Date(timeIntervalSince1970: Double(before) + 1) }
+            // In one transaction of the store's, what was stored up to `before` (what the app had seen).
+            var query = ArticleQuery(unreadOnly: true)
+            if let before, before > 0 { query.storedBefore = Date(timeIntervalSince1970: Double(before) + 1) }
             if kind == "feed" {
                 guard id > 0 else { return }
-                listing.filter.feedID = try await service.feed(.id(id), for: account).id
+                query.feed = .id(id)
             } else if id > 0 {
-                listing.filter.category = try await service.category(id: id, for: account).name
+                query.category = try await service.category(id: id, for: account).name
             } else if id < 0 {
                 return  // Fever's Sparks: none here
             }
-            _ = try await service.mark(.ids(try await service.entryIDs(listing, for: account)), read: true, starred: nil, for: account)
+            _ = try await service.mark(.matching(query), read: true, starred: nil, for: account)
         default:
             return
         }

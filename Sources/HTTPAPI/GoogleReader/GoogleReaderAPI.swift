@@ -397,17 +397,25 @@ struct GoogleReaderAPI: Sendable {
         return .text("OK")
     }
 
-    /// `s` (a stream) read, up to `ts` (microseconds; what was stored before the client last looked).
+    /// `s` (a stream) read, up to `ts` (microseconds; what was stored before the client last looked),
+    /// in one transaction of the store's.
     private func markAllAsRead(_ request: ReaderRequest) async throws -> HTTPResponse {
         guard let text = request.value("s"), let stream = ReaderStream(text) else { throw ReaderError("s must be a stream id") }
-        var listing = try await listing(for: stream, request)
-        (listing.order, listing.read, listing.limit) = (.id, false, Int(Int32.max))
+        var query = ArticleQuery(unreadOnly: true)
+        switch stream {
+        case .readingList, .keptUnread, .unread: break
+        case .read: return .text("OK")  // read already
+        case .starred: query.starredOnly = true
+        case .label(let name): query.category = name
+        case .feed(let id): query.feed = .id(id)
+        case .feedURL(let url): query.feed = .url(url)
+        }
         if let stamp = request.value("ts").flatMap(Double.init), stamp > 0 {
             // Microseconds as Google wrote them; a value too small for that is seconds (as Miniflux reads it).
             let seconds = stamp >= 1e14 ? stamp / 1_000_000 : stamp
-            listing.createdBefore = Date(timeIntervalSince1970: seconds + 1)
+            query.storedBefore = Date(timeIntervalSince1970: seconds + 1)
         }
-        _ = try await service.mark(.ids(try await service.entryIDs(listing, for: request.account)), read: true, starred: nil, for: request.account)
+        _ = try await service.mark(.matching(query), read: true, starred: nil, for: request.account)
         return .text("OK")
     }
 

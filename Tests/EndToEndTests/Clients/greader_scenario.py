@@ -167,6 +167,13 @@ check(session.post(api + "/edit-tag", data={"i": item1_id, "a": "user/-/state/co
                    timeout=30).text == "OK", "star")
 starred = get("/stream/items/ids", s="user/-/state/com.google/starred", output="json").json()["itemRefs"]
 check([r["id"] for r in starred] == [str(int(item1_id[-16:], 16))], "starred stream")
+def reading_list_unread():
+    counts = get("/unread-count", output="json").json()["unreadcounts"]
+    return next(c["count"] for c in counts if c["id"] == "user/-/state/com.google/reading-list")
+before_marks = reading_list_unread()
+# ts in microseconds, 1973: everything was stored after it, so nothing is marked.
+check(session.post(api + "/mark-all-as-read", data={"s": many["id"], "ts": "100000000000000"}, timeout=30).text == "OK"
+      and reading_list_unread() == before_marks, "mark-all-as-read leaves what was stored after ts")
 check(session.post(api + "/mark-all-as-read", data={"s": crosspost["id"], "ts": "9999999999000000"},
                    timeout=30).text == "OK", "mark-all-as-read")
 counts = {c["id"]: c["count"] for c in get("/unread-count", output="json").json()["unreadcounts"]}
