@@ -86,35 +86,44 @@ extension ArticleFilter {
         }
         if unreadOnly { conditions.append("NOT " + AccountScope.marked(.read, account: account())) }
         if starredOnly { conditions.append(AccountScope.marked(.starred, account: account())) }
-        if globallyVisibleOnly {
-            // Visible when any feed carrying it is not hidden, itself or by its category (Miniflux keeps
-            // a copy per feed, and the copy of a visible feed shows): the first feed decides most entries,
-            // against the few hidden feeds collected once; only a cross-post looks further.
-            let hiddenFeeds = """
-                SELECT u.feed_id FROM subscriptions u LEFT JOIN categories c ON c.id = u.category_id
-                WHERE u.account_id = \(account()) AND (u.hide_globally = 1 OR coalesce(c.hide_globally, 0) = 1)
-                """
-            conditions.append("""
-                (coalesce(st.feed_id NOT IN (\(hiddenFeeds)), TRUE)
-                 OR (st.sources > 1 AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = st.entry_id
-                                                AND s.feed_id NOT IN (\(hiddenFeeds)))))
-                """)
-        }
+        if globallyVisibleOnly { conditions.append(Self.globallyVisible(account: account())) }
         conditions += dateConditions(for: use, parameter: parameter)
         if let search, use != .searchIndex {
             let match = parameter(try SearchQuery(search).bound(for: dialect))
             let subscription = (feedID ?? textSubscription).map { parameter(.integer($0)) }
-            let readText = Self.matchesReadText(match, account: account(), subscription: subscription, dialect: dialect)
-            // Collecting every match, the rows' and the versions' matches are the candidates; only an
-            // entry that may have versions is asked which text the account reads.
-            conditions.append(use == .newEntries ? readText : """
-                st.entry_id IN (\(SearchIndex.matchingIDs(dialect, match))
-                                UNION ALL SELECT v.entry_id FROM \(SearchIndex.versionTable(dialect))
-                                WHERE \(SearchIndex.versionMatches(dialect, match)))
-                AND (st.versioned = 0 OR \(readText))
-                """)
+            conditions.append(Self.matches(match, account: account(), subscription: subscription, for: use, dialect: dialect))
         }
         return conditions
+    }
+
+    /// Entry `st` is visible in the account's global listings: some feed carrying it is not hidden,
+    /// itself or by its category (Miniflux keeps a copy per feed, and the copy of a visible feed
+    /// shows). The first feed decides most entries, against the few hidden feeds collected once;
+    /// only a cross-post looks further.
+    private static func globallyVisible(account: String) -> String {
+        let hiddenFeeds = """
+            SELECT u.feed_id FROM subscriptions u LEFT JOIN categories c ON c.id = u.category_id
+            WHERE u.account_id = \(account) AND (u.hide_globally = 1 OR coalesce(c.hide_globally, 0) = 1)
+            """
+        return """
+            (coalesce(st.feed_id NOT IN (\(hiddenFeeds)), TRUE)
+             OR (st.sources > 1 AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = st.entry_id
+                                            AND s.feed_id NOT IN (\(hiddenFeeds)))))
+            """
+    }
+
+    /// Entry `st` matches the search bound as `match`, in the text the account reads. Collecting
+    /// every match, the rows' and the versions' matches are the candidates; only an entry that may
+    /// have versions is asked which text the account reads.
+    private static func matches(_ match: String, account: String, subscription: String?, for use: Use,
+                                dialect: SQLDialect) -> String {
+        let readText = matchesReadText(match, account: account, subscription: subscription, dialect: dialect)
+        return use == .newEntries ? readText : """
+            st.entry_id IN (\(SearchIndex.matchingIDs(dialect, match))
+                            UNION ALL SELECT v.entry_id FROM \(SearchIndex.versionTable(dialect))
+                            WHERE \(SearchIndex.versionMatches(dialect, match)))
+            AND (st.versioned = 0 OR \(readText))
+            """
     }
 
     /// Entry `st` matches the search bound as `match` in the text the account reads: a version's

@@ -83,20 +83,7 @@ public final class ClusterStore: Sendable {
                 // ends its transaction, and a claim that waits too long fails (and is tried again).
                 try database.execute("SET LOCAL lock_timeout = '5s'; SET LOCAL idle_in_transaction_session_timeout = '30s'")
                 try database.statement("SELECT pg_advisory_xact_lock(\(Self.claimLock))").run()
-                var taken = Set<String>()  // hosts another daemon holds, or has waited for longer
-                var mine: [String: Int] = [:]  // this daemon's feeds in flight, by host: it waits for nobody there
-                try database.statement("SELECT url, claimed_by FROM feeds WHERE claimed_by IS NOT NULL AND next_check_at > ?1")
-                    .query([.integer(nowSeconds)]) { row in
-                        let key = host(row.text(at: 0) ?? "")
-                        if row.text(at: 1) == node { mine[key, default: 0] += 1 } else { taken.insert(key) }
-                    }
-                let waitingSince = try database.integer("SELECT waiting_since FROM nodes WHERE name = ?1", [.text(node)])
-                try database.statement("""
-                    SELECT waiting_for FROM nodes
-                    WHERE name <> ?1 AND waiting_for IS NOT NULL AND heartbeat_at >= ?2 AND waiting_since < ?3
-                    """).query([.text(node), .integer(nowSeconds - 30), .integer(waitingSince ?? nowSeconds + 1)]) { row in
-                    taken.insert(row.text(at: 0) ?? "")
-                }
+                let (taken, mine) = try Self.hostsInUse(by: node, now: nowSeconds, host: host, in: database)
                 // A host this daemon holds and nobody else waits for is topped up as its feeds finish
                 // (its turn goes on), up to a turn's worth in flight while other daemons run, up to a
                 // whole claim's when it runs alone: a turn of 8 that had to end before the next began
@@ -104,63 +91,111 @@ public final class ClusterStore: Sendable {
                 // against SQLite's 0.1 s.
                 let othersRun = (try database.integer("SELECT count(*) FROM nodes WHERE name <> ?1 AND heartbeat_at >= ?2",
                                                       [.text(node), .integer(nowSeconds - 30)]) ?? 0) > 0
-                let inFlightBound = othersRun ? perTurn : max(perTurn, limit)
-                var chosen: [Candidate] = []
-                var perHost: [String: Int] = [:]
-                var firstHeldBack: String?
-                var seen = 0
-                var beyondTurn: [Candidate] = []  // due feeds of free hosts past this claim's turn on them
-                // Due feeds in due order, a page at a time: a host with hundreds of due feeds (an
-                // import) must not hide the others behind it. Only what the choice needs is read, and
-                // nothing is locked: the rows chosen are locked and read whole by the claim itself.
-                var after: (due: Int64, id: Int64) = (Int64.min, Int64.min)
-                for _ in 0..<Self.claimPages where chosen.count < limit {
-                    var values: [SQLValue] = [.integer(nowSeconds), .integer(Int64(limit * 4)), .integer(after.due), .integer(after.id)]
-                    let restriction = only.map { "AND id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
-                    var candidates: [Candidate] = []
-                    try database.statement("""
-                        SELECT id, url, coalesce(next_check_at, 0) FROM feeds
-                        WHERE status <> 'disabled' AND coalesce(next_check_at, 0) <= ?1
-                            AND (coalesce(next_check_at, 0), id) > (?3, ?4) \(restriction)
-                        ORDER BY coalesce(next_check_at, 0), id LIMIT ?2
-                        """).query(values) { row in
-                        candidates.append(Candidate(id: row.int64(at: 0), host: host(row.text(at: 1) ?? ""),
-                                                    due: row.int64(at: 2)))
-                    }
-                    seen += candidates.count
-                    for feed in candidates where chosen.count < limit {
-                        let claiming = perHost[feed.host, default: 0]
-                        let inFlight = mine[feed.host, default: 0] + claiming
-                        guard !taken.contains(feed.host), claiming < perTurn, inFlight < inFlightBound else {
-                            if firstHeldBack == nil, perHost[feed.host] == nil, mine[feed.host] == nil {
-                                firstHeldBack = feed.host
-                            }
-                            if !taken.contains(feed.host), claiming >= perTurn { beyondTurn.append(feed) }
-                            continue
-                        }
-                        perHost[feed.host, default: 0] += 1
-                        chosen.append(feed)
-                    }
-                    guard candidates.count == limit * 4, let last = candidates.last else { break }
-                    after = (last.due, last.id)
-                }
+                var choice = ClaimChoice(limit: limit, perTurn: perTurn, inFlightBound: othersRun ? perTurn : max(perTurn, limit),
+                                         taken: taken, mine: mine)
+                let seen = try Self.considerDueFeeds(now: nowSeconds, only: only, into: &choice, host: host, in: database)
                 // Alone, the claim is filled with more of the hosts it took, once every host had its
                 // turn in it: a claim and a release per eight feeds of one host was most of a warm
                 // round's time.
-                for feed in beyondTurn where !othersRun && chosen.count < limit {
-                    guard mine[feed.host, default: 0] + perHost[feed.host, default: 0] < inFlightBound else { continue }
-                    perHost[feed.host, default: 0] += 1
-                    chosen.append(feed)
-                }
-                let claimed = try Self.take(chosen, node: node, leaseEnd: nowSeconds + Int64(lease.rounded(.up)),
+                if !othersRun { choice.fillBeyondTurn() }
+                let claimed = try Self.take(choice.chosen, node: node, leaseEnd: nowSeconds + Int64(lease.rounded(.up)),
                                             now: nowSeconds, in: database)
-                let waitsFor = claimed.isEmpty ? firstHeldBack : nil
+                let waitsFor = claimed.isEmpty ? choice.firstHeldBack : nil
                 try database.statement("""
                     UPDATE nodes SET feeds_claimed = feeds_claimed + ?2, waiting_for = CAST(?3 AS TEXT),
                         waiting_since = CASE WHEN CAST(?3 AS TEXT) IS NULL THEN NULL ELSE coalesce(waiting_since, ?4) END
                     WHERE name = ?1
                     """).run([.text(node), .integer(Int64(claimed.count)), SQLValue(waitsFor), .integer(nowSeconds)])
                 return Claim(feeds: claimed, heldBack: seen - claimed.count, isAlone: !othersRun)
+            }
+        }
+    }
+
+    /// The hosts another daemon holds claims on or has waited for longer than `node` (`taken`), and
+    /// `node`'s own feeds in flight by host (`mine`: it waits for nobody there).
+    private static func hostsInUse(by node: String, now: Int64, host: (String) -> String,
+                                   in database: Database) throws(StoreError) -> (taken: Set<String>, mine: [String: Int]) {
+        var taken = Set<String>()
+        var mine: [String: Int] = [:]
+        try database.statement("SELECT url, claimed_by FROM feeds WHERE claimed_by IS NOT NULL AND next_check_at > ?1")
+            .query([.integer(now)]) { row in
+                let key = host(row.text(at: 0) ?? "")
+                if row.text(at: 1) == node { mine[key, default: 0] += 1 } else { taken.insert(key) }
+            }
+        let waitingSince = try database.integer("SELECT waiting_since FROM nodes WHERE name = ?1", [.text(node)])
+        try database.statement("""
+            SELECT waiting_for FROM nodes
+            WHERE name <> ?1 AND waiting_for IS NOT NULL AND heartbeat_at >= ?2 AND waiting_since < ?3
+            """).query([.text(node), .integer(now - 30), .integer(waitingSince ?? now + 1)]) { row in
+            taken.insert(row.text(at: 0) ?? "")
+        }
+        return (taken, mine)
+    }
+
+    /// Hands `choice` the due feeds (among `only`) in due order, a page at a time, until it is full:
+    /// a host with hundreds of due feeds (an import) must not hide the others behind it. Only what
+    /// the choice needs is read, and nothing is locked: the rows chosen are locked and read whole by
+    /// the claim itself. Returns how many due feeds it looked at.
+    private static func considerDueFeeds(now: Int64, only: [Int64]?, into choice: inout ClaimChoice,
+                                         host: (String) -> String, in database: Database) throws(StoreError) -> Int {
+        var seen = 0
+        var after: (due: Int64, id: Int64) = (Int64.min, Int64.min)
+        let page = choice.limit * 4
+        for _ in 0..<claimPages where !choice.isFull {
+            var values: [SQLValue] = [.integer(now), .integer(Int64(page)), .integer(after.due), .integer(after.id)]
+            let restriction = only.map { "AND id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
+            var candidates: [Candidate] = []
+            try database.statement("""
+                SELECT id, url, coalesce(next_check_at, 0) FROM feeds
+                WHERE status <> 'disabled' AND coalesce(next_check_at, 0) <= ?1
+                    AND (coalesce(next_check_at, 0), id) > (?3, ?4) \(restriction)
+                ORDER BY coalesce(next_check_at, 0), id LIMIT ?2
+                """).query(values) { row in
+                candidates.append(Candidate(id: row.int64(at: 0), host: host(row.text(at: 1) ?? ""), due: row.int64(at: 2)))
+            }
+            seen += candidates.count
+            for feed in candidates where !choice.isFull { choice.consider(feed) }
+            guard candidates.count == page, let last = candidates.last else { break }
+            after = (last.due, last.id)
+        }
+        return seen
+    }
+
+    /// A claim's choice among due feeds, host by host: a host taken by another daemon is passed
+    /// over; of a free one, at most `perTurn` feeds this claim and `inFlightBound` in flight.
+    private struct ClaimChoice {
+        let limit: Int
+        let perTurn: Int
+        let inFlightBound: Int
+        let taken: Set<String>
+        let mine: [String: Int]
+        var chosen: [Candidate] = []
+        var perHost: [String: Int] = [:]
+        /// The first host passed over that this daemon has nothing of: the one it then waits for.
+        var firstHeldBack: String?
+        /// Due feeds of free hosts past this claim's turn on them.
+        var beyondTurn: [Candidate] = []
+
+        var isFull: Bool { chosen.count >= limit }
+
+        mutating func consider(_ feed: Candidate) {
+            let claiming = perHost[feed.host, default: 0]
+            let inFlight = mine[feed.host, default: 0] + claiming
+            guard !taken.contains(feed.host), claiming < perTurn, inFlight < inFlightBound else {
+                if firstHeldBack == nil, perHost[feed.host] == nil, mine[feed.host] == nil { firstHeldBack = feed.host }
+                if !taken.contains(feed.host), claiming >= perTurn { beyondTurn.append(feed) }
+                return
+            }
+            perHost[feed.host, default: 0] += 1
+            chosen.append(feed)
+        }
+
+        /// More of the hosts taken, up to `inFlightBound` each (a daemon alone).
+        mutating func fillBeyondTurn() {
+            for feed in beyondTurn where !isFull {
+                guard mine[feed.host, default: 0] + perHost[feed.host, default: 0] < inFlightBound else { continue }
+                perHost[feed.host, default: 0] += 1
+                chosen.append(feed)
             }
         }
     }

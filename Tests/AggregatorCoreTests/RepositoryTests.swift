@@ -32,4 +32,92 @@ struct RepositoryTests {
         }
         #expect(try text("LICENSE").contains("Apache License"))
     }
+
+    /// No function, initializer or closure-bodied property of the sources is longer than 80 lines
+    /// (docs/DEVELOPMENT.md): split by meaning, they fit on a screen.
+    @Test func noFunctionIsLongerThanAScreen() throws {
+        var long: [String] = []
+        let sources = Self.root.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        #expect(files.count > 100)
+        let sample = "protocol P {\n    func f()\n}\nstruct S {\n    func g() {\n" + String(repeating: "        let x = \"{\" // }\n", count: 85)
+            + "    }\n    init() {}\n}\n"
+        #expect(Self.functions(in: sample).map(\.length) == [87], "the counter itself (a one-line function is not followed)")
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for (line, length, declaration) in Self.functions(in: text) where length > 80 {
+                long.append("\(file.path.dropFirst(Self.root.path.count + 1)):\(line): \(length) lines: \(declaration)")
+            }
+        }
+        #expect(long.isEmpty, "\(long.joined(separator: "\n"))")
+    }
+
+    /// Each function's first line, length in lines and declaration, by counting braces outside
+    /// strings and comments.
+    static func functions(in text: String) -> [(line: Int, length: Int, declaration: String)] {
+        var found: [(line: Int, length: Int, declaration: String)] = []
+        var open: [(line: Int, depth: Int, declaration: String, started: Bool)] = []
+        var depth = 0
+        var inMultilineString = false
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = String(raw)
+            if line.components(separatedBy: "\"\"\"").count % 2 == 0 { inMultilineString.toggle(); continue }
+            if inMultilineString { continue }
+            let code = codePart(of: line)
+            // A body opens with the brace that ends its line (not a default closure's in the signature).
+            let opensBody = code.trimmingCharacters(in: .whitespaces).hasSuffix("{")
+            if isDeclaration(code) {
+                while let last = open.last, !last.started { open.removeLast() }  // a requirement, without a body
+                // One on a single line (`func f() {}`) is short: not followed.
+                if opensBody || !code.contains("{") { open.append((index + 1, depth, line.trimmingCharacters(in: .whitespaces), false)) }
+            }
+            let lastOpening = code.lastIndex(of: "{")
+            for position in code.indices where code[position] == "{" || code[position] == "}" {
+                let character = code[position]
+                depth += character == "{" ? 1 : -1
+                if character == "{", opensBody, position == lastOpening, let last = open.last, !last.started,
+                   depth == last.depth + 1 {
+                    open[open.count - 1].started = true
+                }
+                if character == "}", let last = open.last, last.started, depth == last.depth {
+                    found.append((last.line, index + 1 - last.line + 1, String(last.declaration.prefix(100))))
+                    open.removeLast()
+                }
+            }
+        }
+        return found
+    }
+
+    /// The line without its comment and the contents of its string literals.
+    private static func codePart(of line: String) -> String {
+        var code = ""
+        var inString = false
+        var previous: Character = " "
+        for character in line {
+            if inString {
+                if character == "\"", previous != "\\" { inString = false }
+            } else if character == "\"" {
+                inString = true
+            } else if character == "/", previous == "/" {
+                code.removeLast()
+                break
+            } else {
+                code.append(character)
+            }
+            previous = character
+        }
+        return code
+    }
+
+    private static func isDeclaration(_ code: String) -> Bool {
+        var words = code.trimmingCharacters(in: .whitespaces).split(separator: " ", omittingEmptySubsequences: true)
+        let modifiers: Set<Substring> = ["public", "private", "fileprivate", "internal", "package", "open", "static", "final",
+                                         "override", "mutating", "nonmutating", "nonisolated", "convenience", "required", "class"]
+        while let first = words.first, first.hasPrefix("@") || modifiers.contains(first) || first.hasPrefix("private(") {
+            words.removeFirst()
+        }
+        guard let first = words.first else { return false }
+        return first == "func" || first == "deinit" || first.hasPrefix("init(") || first.hasPrefix("init?(") || first.hasPrefix("init<")
+    }
 }

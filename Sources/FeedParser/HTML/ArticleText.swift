@@ -123,12 +123,7 @@ private struct Reader {
             lists.removeLast()
             flush()
         case "li":
-            var marker = "•"
-            if let list = lists.last, list.ordered {
-                marker = "\(list.next)."
-                lists[lists.count - 1].next += 1
-            }
-            startBlock(.listItem(marker: marker))
+            startBlock(.listItem(marker: nextMarker()))
             walk(children, depth: depth + 1)
             flush()
         case "blockquote":
@@ -147,26 +142,9 @@ private struct Reader {
         case "strong", "b":
             pending.inlines.append(.strong(Self.text(of: children)))
         case "a":
-            let text = Self.text(of: children)
-            guard let target = Self.attribute("href", of: node).flatMap(resolved) else {
-                pending.inlines.append(.text(text))
-                return
-            }
-            let shown = text.trimmingWhitespaceAndNewlines
-            // A link that shows its own address needs no footnote.
-            if shown.isEmpty || shown == target || "http://" + shown == target || "https://" + shown == target {
-                pending.inlines.append(.text(shown.isEmpty ? target : text))
-            } else {
-                pending.inlines.append(.link(text, footnote: footnote(target)))
-            }
+            pending.inlines.append(link(node))
         case "img":
-            let alt = Self.attribute("alt", of: node)?.trimmingWhitespaceAndNewlines ?? ""
-            let label = alt.isEmpty ? "[image]" : "[image: \(alt)]"
-            if let source = Self.attribute("src", of: node).flatMap(resolved) {
-                pending.inlines.append(.link(label, footnote: footnote(source)))
-            } else {
-                pending.inlines.append(.text(label))
-            }
+            pending.inlines.append(image(node))
         case "td", "th":
             if pending.inlines.contains(where: { $0 != .text("") }) { pending.inlines.append(.text(" | ")) }
             walk(children, depth: depth + 1)
@@ -177,6 +155,32 @@ private struct Reader {
         default:
             walk(children, depth: depth + 1)
         }
+    }
+
+    /// The marker of the next item of the innermost list: a bullet, or its number.
+    private mutating func nextMarker() -> String {
+        guard let list = lists.last, list.ordered else { return "•" }
+        lists[lists.count - 1].next += 1
+        return "\(list.next)."
+    }
+
+    /// A link's text, with its target as a footnote unless the text shows the address already.
+    private mutating func link(_ node: xmlNodePtr) -> ArticleText.Inline {
+        let text = Self.text(of: node.pointee.children)
+        guard let target = Self.attribute("href", of: node).flatMap(resolved) else { return .text(text) }
+        let shown = text.trimmingWhitespaceAndNewlines
+        if shown.isEmpty || shown == target || "http://" + shown == target || "https://" + shown == target {
+            return .text(shown.isEmpty ? target : text)
+        }
+        return .link(text, footnote: footnote(target))
+    }
+
+    /// An image as its alternative text, with its source as a footnote.
+    private mutating func image(_ node: xmlNodePtr) -> ArticleText.Inline {
+        let alt = Self.attribute("alt", of: node)?.trimmingWhitespaceAndNewlines ?? ""
+        let label = alt.isEmpty ? "[image]" : "[image: \(alt)]"
+        guard let source = Self.attribute("src", of: node).flatMap(resolved) else { return .text(label) }
+        return .link(label, footnote: footnote(source))
     }
 
     /// Ends the block being filled and starts one of `kind`.

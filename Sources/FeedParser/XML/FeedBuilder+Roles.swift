@@ -23,98 +23,79 @@ extension FeedBuilder {
         case .ignored:
             return (nil, nil)
         case .person:
-            switch kind {
-            case .personName: return (.personName, nil)
-            case .personEmail: return (.personEmail, nil)
-            default: return (nil, nil)
-            }
+            return (kind == .personName ? .personName : kind == .personEmail ? .personEmail : nil, nil)
         case .entry, nil:
             break
         }
+        if let container = Self.container(of: kind) { return (nil, container) }
+        if takeAttributes(of: kind, attributes, base: base) { return (nil, nil) }
+        return (textRole(of: kind, key: key), nil)
+    }
+
+    /// What the text of an element of `kind` becomes where it is (in an entry or the feed's own).
+    private func textRole(of kind: ElementKind, key: String) -> Role? {
         let inEntry = entry != nil
         switch kind {
-        case .item, .image, .ignoredContainer, .person:
-            return (nil, Self.container(of: kind))
-        case .title:
-            return (.title, nil)
-        case .mediaTitle:
-            return (inEntry && entry?.entry.title == nil ? .title : nil, nil)
-        case .rssLink:
-            return (.rssLink, nil)
+        case .title: return .title
+        case .mediaTitle: return inEntry && entry?.entry.title == nil ? .title : nil
+        case .rssLink: return .rssLink
+        case .description: return inEntry ? .summary : .subtitle
+        // A podcast's `itunes:summary` describes the channel when it has nothing better (`assign`).
+        case .summary: return inEntry ? .summary : key == "itunes:summary" ? .subtitle : nil
+        case .mediaDescription: return inEntry && entry?.entry.summary == nil ? .summary : nil
+        case .subtitle: return inEntry ? nil : .subtitle
+        case .content: return inEntry ? .content : nil
+        case .language: return inEntry ? nil : .language
+        case .dateUpdated: return .dateUpdated
+        case .datePublished: return .datePublished
+        case .author: return .authorText
+        case .guid: return inEntry ? .guid : nil
+        case .atomID: return inEntry ? .atomID : nil
+        case .category: return inEntry ? .category : nil
+        case .keywords: return inEntry ? .keywords : nil
+        case .logo: return inEntry ? nil : .logo
+        case .timeToLive: return .timeToLive
+        case .updatePeriod: return .updatePeriod
+        case .updateFrequency: return .updateFrequency
+        default: return nil
+        }
+    }
+
+    /// Takes what an element that carries its value in attributes says (links, categories,
+    /// enclosures, images, CDF's channel); false for an element of another kind.
+    private func takeAttributes(of kind: ElementKind, _ attributes: SAXAttributes, base: String?) -> Bool {
+        switch kind {
         case .atomLink:
             takeAtomLink(attributes, base: base)
-            return (nil, nil)
-        case .description:
-            return (inEntry ? .summary : .subtitle, nil)
-        case .summary:
-            // A podcast's `itunes:summary` describes the channel when it has nothing better (`assign`).
-            return (inEntry ? .summary : key == "itunes:summary" ? .subtitle : nil, nil)
-        case .mediaDescription:
-            return (inEntry && entry?.entry.summary == nil ? .summary : nil, nil)
-        case .subtitle:
-            return (inEntry ? nil : .subtitle, nil)
-        case .content:
-            return (inEntry ? .content : nil, nil)
-        case .language:
-            return (inEntry ? nil : .language, nil)
-        case .dateUpdated:
-            return (.dateUpdated, nil)
-        case .datePublished:
-            return (.datePublished, nil)
-        case .author:
-            return (.authorText, nil)
-        case .guid:
-            return (inEntry ? .guid : nil, nil)
-        case .atomID:
-            return (inEntry ? .atomID : nil, nil)
-        case .category:
-            return (inEntry ? .category : nil, nil)
-        case .keywords:
-            return (inEntry ? .keywords : nil, nil)
         case .atomCategory:
             if let entry, let term = nonEmpty(attributes.value("term")) ?? nonEmpty(attributes.value("label")) {
                 entry.addCategory(term, scheme: attributes.value("scheme"))
             }
-            return (nil, nil)
         case .itunesCategory:
             if let entry, let name = nonEmpty(attributes.value("text")) { entry.addCategory(name, scheme: "itunes") }
-            return (nil, nil)
         case .enclosure:
             if let entry, let url = nonEmpty(attributes.value("url")) {
                 entry.entry.enclosures.append(Enclosure(url: url, type: nonEmpty(attributes.value("type")),
                                                         length: Self.length(attributes.value("length"))))
             }
-            return (nil, nil)
         case .mediaThumbnail:
             if let entry, entry.thumbnail == nil { entry.thumbnail = nonEmpty(attributes.value("url")) }
-            return (nil, nil)
         case .mediaContent:
             let isImage = attributes.value("medium") == "image"
                 || (attributes.value("type")?.lowercased().hasPrefix("image/") ?? false)
             if let entry, isImage, entry.mediaImage == nil { entry.mediaImage = nonEmpty(attributes.value("url")) }
-            return (nil, nil)
         case .itunesImage:
             takeITunesImage(nonEmpty(attributes.value("href") ?? attributes.value("url")))
-            return (nil, nil)
         case .itunesLink:
             if attributes.value("rel")?.lowercased() == "image" { takeITunesImage(nonEmpty(attributes.value("href"))) }
-            return (nil, nil)
-        case .logo:
-            return (inEntry ? nil : .logo, nil)
-        case .timeToLive:
-            return (.timeToLive, nil)
-        case .updatePeriod:
-            return (.updatePeriod, nil)
-        case .updateFrequency:
-            return (.updateFrequency, nil)
         case .channel:
             // CDF keeps the channel's link and date in attributes.
             if let href = nonEmpty(attributes.value("href")) { feed.link = URLResolver.resolve(href, against: base) }
             if let date = attributes.value("lastmod").flatMap(FeedDateParser.secondsSinceEpoch) { feedUpdated = date }
-            return (nil, nil)
-        case .url, .personName, .personEmail, .mediaGroup, .other:
-            return (nil, nil)
+        default:
+            return false
         }
+        return true
     }
 
     /// The container an element of `kind` opens; nil for anything else.

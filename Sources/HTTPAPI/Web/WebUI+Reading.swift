@@ -16,63 +16,28 @@ extension WebUI {
 
     // MARK: - Lists of articles
 
+    /// What a list of articles shows above them, and which articles it lists.
+    private struct ListingHeader {
+        var title = ""
+        var section = ""
+        var query = ArticleQuery()
+        /// Buttons and links beside "Mark this page read".
+        var extra = ""
+        var searchText = ""
+    }
+
     func listing(_ request: WebRequest, kind: Listing) async throws -> HTTPResponse {
         let http = request.http
-        var query = ArticleQuery()
         let showAll = http.queryValue("all") == "1"
-        var (title, section, heading, extra) = ("", "", "", "")
-        var searchText = ""
-        var page = WebPage(base: basePath, csrf: request.csrf)
-        switch kind {
-        case .unread:
-            (title, section) = ("Unread", "unread")
-            query.unreadOnly = true
-        case .starred:
-            (title, section) = ("Starred", "starred")
-            query.starredOnly = true
-        case .history:
-            (title, section) = ("History", "history")
-            extra = page.button("Flush history (hide every read entry but the starred)", action: "/history/flush",
-                                fields: [("back", http.path)])
-        case .search:
-            searchText = String((http.queryValue("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(500))
-            title = searchText.isEmpty ? "Search" : "Search: \(searchText)"
-            if !searchText.isEmpty { query.search = searchText }
-        case .uncategorized:
-            title = "Uncategorized"
-            query.uncategorized = true
-            query.unreadOnly = !showAll
-            extra = page.button("Mark all uncategorized read", action: "/uncategorized/mark-read", fields: [("back", http.path)])
-                + toggleAll(path: http.path, showAll: showAll)
-        case .category(let id):
-            let category = try await service.category(id: id, for: request.account)
-            title = category.name
-            query.category = category.name
-            query.unreadOnly = !showAll
-            extra = page.button("Mark all of \(category.name) read", action: "/category/\(id)/mark-read",
-                                fields: [("back", http.path)])
-                + toggleAll(path: http.path, showAll: showAll)
-        case .feed(let id):
-            let feed = try await service.feed(.id(id), for: request.account)
-            title = feed.title ?? feed.url
-            query.feed = .id(id)
-            query.unreadOnly = !showAll
-            extra = page.button("Mark the feed read", action: "/feed/\(id)/mark-read", fields: [("back", http.path)])
-                + toggleAll(path: http.path, showAll: showAll)
-                + "<a href=\"\(link("/feed/\(id)/edit"))\">Edit the feed</a>"
-            if let site = feed.siteURL, Self.isWebLink(site) {
-                extra += "<a href=\"\(escaped(site))\" rel=\"noreferrer noopener\" target=\"_blank\">Its site</a>"
-            }
-        }
-        page = try await self.page(request, section: section, search: searchText)
-        heading = "<h1>\(escaped(title))</h1>"
-
-        guard kind.isSearch == false || !searchText.isEmpty else {
+        let header = try await listingHeader(kind, request, showAll: showAll)
+        var page = try await self.page(request, section: header.section, search: header.searchText)
+        let heading = "<h1>\(escaped(header.title))</h1>"
+        guard kind.isSearch == false || !header.searchText.isEmpty else {
             let main = heading + "<p>Type words to look for in the box at the top: every word must appear "
                 + "(<code>\"a phrase\"</code>, <code>word*</code> and <code>-word</code> work too).</p>"
-            return Self.html(page.document(title: title, main: main))
+            return Self.html(page.document(title: header.title, main: main))
         }
-        let result = try await service.articles(query, limit: Self.pageSize, cursor: http.queryValue("cursor"),
+        let result = try await service.articles(header.query, limit: Self.pageSize, cursor: http.queryValue("cursor"),
                                                 for: request.account)
         // The icons of the page's feeds only (all 5,000 feeds' cost 4 ms a page at a million entries).
         page.feedIcons = try await service.feedIconDigests(of: Set(result.articles.compactMap(\.feedID)), for: request.account)
@@ -85,11 +50,11 @@ extension WebUI {
             main += page.button("Mark this page read", action: "/entries/mark",
                                 fields: [("ids", Self.idList(unreadIDs)), ("read", "1"), ("back", back)])
         }
-        main += extra + "</div>"
+        main += header.extra + "</div>"
         if result.articles.isEmpty {
             main += "<p class=\"muted\">\(Self.emptyText(kind, showAll: showAll))</p>"
         }
-        let words = Self.searchWords(searchText)
+        let words = Self.searchWords(header.searchText)
         main += "<div class=\"entries\">"
         for (index, article) in result.articles.enumerated() {
             main += entryItem(article, page: page, back: back, above: Array(ids[...index]), words: words)
@@ -101,7 +66,57 @@ extension WebUI {
             main += "<a href=\"\(link(http.path))?\(escaped(Self.encodedQuery(items)))\" rel=\"next\">Older articles →</a>"
         }
         main += "</nav>"
-        return Self.html(page.document(title: title, main: main))
+        return Self.html(page.document(title: header.title, main: main))
+    }
+
+    /// The title, query and buttons of a list of `kind`.
+    private func listingHeader(_ kind: Listing, _ request: WebRequest, showAll: Bool) async throws -> ListingHeader {
+        let http = request.http
+        let page = WebPage(base: basePath, csrf: request.csrf)
+        var header = ListingHeader()
+        var feedLinks = ""  // a feed's, after the toggle
+        let back = [("back", http.path)]
+        switch kind {
+        case .unread:
+            (header.title, header.section) = ("Unread", "unread")
+            header.query.unreadOnly = true
+        case .starred:
+            (header.title, header.section) = ("Starred", "starred")
+            header.query.starredOnly = true
+        case .history:
+            (header.title, header.section) = ("History", "history")
+            header.extra = page.button("Flush history (hide every read entry but the starred)", action: "/history/flush", fields: back)
+        case .search:
+            header.searchText = String((http.queryValue("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(500))
+            header.title = header.searchText.isEmpty ? "Search" : "Search: \(header.searchText)"
+            if !header.searchText.isEmpty { header.query.search = header.searchText }
+        case .uncategorized:
+            header.title = "Uncategorized"
+            header.query.uncategorized = true
+            header.extra = page.button("Mark all uncategorized read", action: "/uncategorized/mark-read", fields: back)
+        case .category(let id):
+            let category = try await service.category(id: id, for: request.account)
+            (header.title, header.query.category) = (category.name, category.name)
+            header.extra = page.button("Mark all of \(category.name) read", action: "/category/\(id)/mark-read", fields: back)
+        case .feed(let id):
+            let feed = try await service.feed(.id(id), for: request.account)
+            header.title = feed.title ?? feed.url
+            header.query.feed = .id(id)
+            header.extra = page.button("Mark the feed read", action: "/feed/\(id)/mark-read", fields: back)
+            feedLinks = "<a href=\"\(link("/feed/\(id)/edit"))\">Edit the feed</a>"
+            if let site = feed.siteURL, Self.isWebLink(site) {
+                feedLinks += "<a href=\"\(escaped(site))\" rel=\"noreferrer noopener\" target=\"_blank\">Its site</a>"
+            }
+        }
+        switch kind {
+        case .uncategorized, .category, .feed:
+            header.query.unreadOnly = !showAll
+            header.extra += toggleAll(path: http.path, showAll: showAll)
+        case .unread, .starred, .history, .search:
+            break
+        }
+        header.extra += feedLinks
+        return header
     }
 
     /// One article in a list: its title links to it, its buttons mark it without leaving the list.

@@ -50,37 +50,15 @@ struct DaemonCommand {
             method = .feedsUpdate
             params = ["feed": .string(feed), "category": .string(category)]
         case "edit":
-            // Miniflux's names for what changes ("" clears a rule or selector; on/off for flags).
-            var settings: [String: JSONValue] = [:]
-            for (option, key) in [("--title", "title"), ("--category", "category"), ("--block", "blocklist_rules"),
-                                  ("--keep", "keeplist_rules"), ("--scraper", "scraper_rules"), ("--user-agent", "user_agent"),
-                                  ("--username", "username")] {
-                if let value = try reader.option(option) { settings[key] = .string(value) }
-            }
-            // Secrets never go on the command line (other users see it in ps): read from standard input
-            // once the arguments are understood (`secretsFromStandardInput`).
-            for (option, key) in [("--password-stdin", "password"), ("--cookie-stdin", "cookie")] where reader.flag(option) {
-                secretsFromStandardInput.append(key)
-            }
-            for (option, key) in [("--disabled", "disabled"), ("--hide-globally", "hide_globally"),
-                                  ("--ignore-cache", "ignore_http_cache"), ("--self-signed", "allow_self_signed_certificates"),
-                                  ("--crawler", "crawler")] {
-                guard let value = try reader.option(option) else { continue }
-                guard ["on", "off"].contains(value) else { throw UsageError("'\(option)' takes on or off") }
-                settings[key] = .bool(value == "on")
-            }
-            method = .feedsUpdate
-            params = ["feed": .string(try Self.single(reader, "FEED")), "settings": .object(settings)]
+            (method, params) = try Self.edit(&reader, secretsFromStandardInput: &secretsFromStandardInput)
         case "rename-category":
             let (name, newName) = try Self.pair(reader, "NAME", "NEW_NAME")
             guard !newName.isEmpty else { throw UsageError("'NEW_NAME' must not be empty") }
             method = .categoriesRename
             params = ["name": .string(name), "new_name": .string(newName)]
         case "import":
-            let file = try Self.single(reader, "FILE.opml")
-            guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("Cannot read '\(file)'") }
             method = .feedsImport
-            params = ["opml": .string(String(decoding: data, as: UTF8.self))]
+            params = ["opml": .string(try Self.contents(of: try Self.single(reader, "FILE.opml")))]
         case "export":
             let files = try reader.positionals()
             guard files.count <= 1 else { throw UsageError("Unexpected argument '\(files[1])'") }
@@ -98,10 +76,8 @@ struct DaemonCommand {
             method = .articlesList
             params = .object(filter)
         case "backup":
-            let file = try Self.single(reader, "FILE")
-            // The daemon writes the file, so it needs an absolute path.
             method = .backup
-            params = ["path": .string(file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file)]
+            params = ["path": .string(Self.absolute(try Self.single(reader, "FILE")))]  // the daemon writes it
         case "watch":
             // Which articles only: a watch prints them as they come, so --sort, --limit and --cursor
             // mean nothing here and are refused as unknown rather than dropped.
@@ -114,95 +90,130 @@ struct DaemonCommand {
             method = .articlesGet
             params = ["id": .from(id)]
         case "read", "unread", "star", "unstar":
-            let all = reader.flag("--all")
-            let filter = try Self.selection(&reader)  // a mark has no order or pages
-            let ids = try reader.positionals()
-            let flag: [String: JSONValue] = switch name {
-            case "read": ["read": true]
-            case "unread": ["read": false]
-            case "star": ["starred": true]
-            default: ["starred": false]
-            }
-            method = .articlesMark
-            if all {
-                guard ids.isEmpty else { throw UsageError("Give article IDs or --all, not both") }
-                params = .object(flag.merging(["filter": .object(filter)]) { $1 })
-            } else {
-                guard !ids.isEmpty else { throw UsageError("Missing expected argument 'ID' (or --all with filters)") }
-                let numbers = ids.compactMap { Int($0) }
-                guard numbers.count == ids.count else { throw UsageError("Article IDs must be numbers") }
-                params = .object(flag.merging(["ids": .array(numbers.map { .from($0) })]) { $1 })
-            }
+            (method, params) = try Self.mark(name, &reader)
         case "user":
-            let admin = reader.flag("--admin")
-            let arguments = try reader.positionals()
-            if admin, arguments.first != "add" { throw UsageError("--admin goes with 'user add NAME'") }
-            switch arguments.first {
-            case "set":
-                guard arguments.count >= 2 else { throw UsageError("Missing expected argument 'NAME'") }
-                guard arguments.count == 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
-                method = .userSet
-                params = ["name": .string(arguments[1])]
-                needsPassword = .new
-            case "add":
-                guard arguments.count >= 2 else { throw UsageError("Missing expected argument 'NAME'") }
-                guard arguments.count == 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
-                method = .userAdd
-                params = ["name": .string(arguments[1]), "admin": .bool(admin)]
-                needsPassword = .new
-            case "remove":
-                guard arguments.count >= 2 else { throw UsageError("Missing expected argument 'NAME'") }
-                guard arguments.count == 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
-                method = .userRemove
-                params = ["name": .string(arguments[1])]
-            case "admin":
-                guard arguments.count == 3, ["on", "off"].contains(arguments[2]) else {
-                    throw UsageError("Use 'user admin NAME on' or 'user admin NAME off'")
-                }
-                method = .userAdmin
-                params = ["name": .string(arguments[1]), "admin": .bool(arguments[2] == "on")]
-            case "show":
-                guard arguments.count <= 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
-                method = .userShow
-                params = ["name": .from(arguments.dropFirst().first)]
-            case "list":
-                guard arguments.count == 1 else { throw UsageError("Unexpected argument '\(arguments[1])'") }
-                method = .userList
-                params = [:]
-            case "rename":
-                guard arguments.count >= 3 else { throw UsageError("Missing expected argument '\(arguments.count == 1 ? "OLD" : "NEW")'") }
-                guard arguments.count == 3 else { throw UsageError("Unexpected argument '\(arguments[3])'") }
-                method = .userRename
-                params = ["name": .string(arguments[1]), "new_name": .string(arguments[2])]
-            case "fever":
-                guard arguments.count == 2, ["on", "off"].contains(arguments[1]) else {
-                    throw UsageError("Use 'user fever on' or 'user fever off'")
-                }
-                method = .userFever
-                params = ["enabled": .bool(arguments[1] == "on")]
-                needsPassword = arguments[1] == "on" ? .current : .none
-            case nil: throw UsageError("Missing expected argument: \(Self.userSubcommands)")
-            case let other?: throw UsageError("Unknown subcommand 'user \(other)': use \(Self.userSubcommands)")
-            }
+            (method, params, needsPassword) = try Self.user(&reader)
         case "token":
-            let arguments = try reader.positionals()
-            switch (arguments.first, arguments.count) {
-            case ("create", 1...2):
-                method = .tokenCreate
-                params = ["label": .from(arguments.dropFirst().first)]
-            case ("list", 1):
-                method = .tokenList
-                params = [:]
-            case ("revoke", 2):
-                method = .tokenRevoke
-                params = ["token": .string(arguments[1])]
-            case ("revoke", 1): throw UsageError("Missing expected argument 'ID|LABEL'")
-            case ("create", _), ("list", _), ("revoke", _): throw UsageError("Unexpected argument '\(arguments.last ?? "")'")
-            case (nil, _): throw UsageError("Missing expected argument: create [LABEL], list or revoke ID|LABEL")
-            case (let other?, _): throw UsageError("Unknown subcommand 'token \(other)': use create, list or revoke")
-            }
+            (method, params) = try Self.token(&reader)
         default:
             throw UsageError("Unknown command '\(name)'")
+        }
+    }
+
+    /// The text of `file`.
+    private static func contents(of file: String) throws(UsageError) -> String {
+        guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("Cannot read '\(file)'") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// `file` as an absolute path (against the current directory).
+    private static func absolute(_ file: String) -> String {
+        file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
+    }
+
+    /// `edit FEED`: Miniflux's names for what changes ("" clears a rule or selector; on/off for flags).
+    private static func edit(_ reader: inout ArgumentReader,
+                             secretsFromStandardInput: inout [String]) throws(UsageError) -> (ControlMethod, JSONValue) {
+        var settings: [String: JSONValue] = [:]
+        for (option, key) in [("--title", "title"), ("--category", "category"), ("--block", "blocklist_rules"),
+                              ("--keep", "keeplist_rules"), ("--scraper", "scraper_rules"), ("--user-agent", "user_agent"),
+                              ("--username", "username")] {
+            if let value = try reader.option(option) { settings[key] = .string(value) }
+        }
+        // Secrets never go on the command line (other users see it in ps): read from standard input
+        // once the arguments are understood (`secretsFromStandardInput`).
+        for (option, key) in [("--password-stdin", "password"), ("--cookie-stdin", "cookie")] where reader.flag(option) {
+            secretsFromStandardInput.append(key)
+        }
+        for (option, key) in [("--disabled", "disabled"), ("--hide-globally", "hide_globally"),
+                              ("--ignore-cache", "ignore_http_cache"), ("--self-signed", "allow_self_signed_certificates"),
+                              ("--crawler", "crawler")] {
+            guard let value = try reader.option(option) else { continue }
+            guard ["on", "off"].contains(value) else { throw UsageError("'\(option)' takes on or off") }
+            settings[key] = .bool(value == "on")
+        }
+        return (.feedsUpdate, ["feed": .string(try single(reader, "FEED")), "settings": .object(settings)])
+    }
+
+    /// `read`, `unread`, `star`, `unstar`: article ids, or `--all` with the filters.
+    private static func mark(_ name: String, _ reader: inout ArgumentReader) throws(UsageError) -> (ControlMethod, JSONValue) {
+        let all = reader.flag("--all")
+        let filter = try selection(&reader)  // a mark has no order or pages
+        let ids = try reader.positionals()
+        let flag: [String: JSONValue] = switch name {
+        case "read": ["read": true]
+        case "unread": ["read": false]
+        case "star": ["starred": true]
+        default: ["starred": false]
+        }
+        if all {
+            guard ids.isEmpty else { throw UsageError("Give article IDs or --all, not both") }
+            return (.articlesMark, .object(flag.merging(["filter": .object(filter)]) { $1 }))
+        } else {
+            guard !ids.isEmpty else { throw UsageError("Missing expected argument 'ID' (or --all with filters)") }
+            let numbers = ids.compactMap { Int($0) }
+            guard numbers.count == ids.count else { throw UsageError("Article IDs must be numbers") }
+            return (.articlesMark, .object(flag.merging(["ids": .array(numbers.map { .from($0) })]) { $1 }))
+        }
+    }
+
+    /// `user …`: the account commands (admins' and one's own).
+    private static func user(_ reader: inout ArgumentReader) throws(UsageError) -> (ControlMethod, JSONValue, PasswordReader.Kind) {
+        let admin = reader.flag("--admin")
+        let arguments = try reader.positionals()
+        if admin, arguments.first != "add" { throw UsageError("--admin goes with 'user add NAME'") }
+        switch arguments.first {
+        case "set":
+            guard arguments.count >= 2 else { throw UsageError("Missing expected argument 'NAME'") }
+            guard arguments.count == 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
+            return (.userSet, ["name": .string(arguments[1])], .new)
+        case "add":
+            guard arguments.count >= 2 else { throw UsageError("Missing expected argument 'NAME'") }
+            guard arguments.count == 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
+            return (.userAdd, ["name": .string(arguments[1]), "admin": .bool(admin)], .new)
+        case "remove":
+            guard arguments.count >= 2 else { throw UsageError("Missing expected argument 'NAME'") }
+            guard arguments.count == 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
+            return (.userRemove, ["name": .string(arguments[1])], .none)
+        case "admin":
+            guard arguments.count == 3, ["on", "off"].contains(arguments[2]) else {
+                throw UsageError("Use 'user admin NAME on' or 'user admin NAME off'")
+            }
+            return (.userAdmin, ["name": .string(arguments[1]), "admin": .bool(arguments[2] == "on")], .none)
+        case "show":
+            guard arguments.count <= 2 else { throw UsageError("Unexpected argument '\(arguments[2])'") }
+            return (.userShow, ["name": .from(arguments.dropFirst().first)], .none)
+        case "list":
+            guard arguments.count == 1 else { throw UsageError("Unexpected argument '\(arguments[1])'") }
+            return (.userList, [:], .none)
+        case "rename":
+            guard arguments.count >= 3 else { throw UsageError("Missing expected argument '\(arguments.count == 1 ? "OLD" : "NEW")'") }
+            guard arguments.count == 3 else { throw UsageError("Unexpected argument '\(arguments[3])'") }
+            return (.userRename, ["name": .string(arguments[1]), "new_name": .string(arguments[2])], .none)
+        case "fever":
+            guard arguments.count == 2, ["on", "off"].contains(arguments[1]) else {
+                throw UsageError("Use 'user fever on' or 'user fever off'")
+            }
+            return (.userFever, ["enabled": .bool(arguments[1] == "on")], arguments[1] == "on" ? .current : .none)
+        case nil: throw UsageError("Missing expected argument: \(userSubcommands)")
+        case let other?: throw UsageError("Unknown subcommand 'user \(other)': use \(userSubcommands)")
+        }
+    }
+
+    /// `token create [LABEL]`, `token list`, `token revoke ID|LABEL`.
+    private static func token(_ reader: inout ArgumentReader) throws(UsageError) -> (ControlMethod, JSONValue) {
+        let arguments = try reader.positionals()
+        switch (arguments.first, arguments.count) {
+        case ("create", 1...2):
+            return (.tokenCreate, ["label": .from(arguments.dropFirst().first)])
+        case ("list", 1):
+            return (.tokenList, [:])
+        case ("revoke", 2):
+            return (.tokenRevoke, ["token": .string(arguments[1])])
+        case ("revoke", 1): throw UsageError("Missing expected argument 'ID|LABEL'")
+        case ("create", _), ("list", _), ("revoke", _): throw UsageError("Unexpected argument '\(arguments.last ?? "")'")
+        case (nil, _): throw UsageError("Missing expected argument: create [LABEL], list or revoke ID|LABEL")
+        case (let other?, _): throw UsageError("Unknown subcommand 'token \(other)': use create, list or revoke")
         }
     }
 
