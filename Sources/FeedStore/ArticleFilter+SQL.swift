@@ -7,7 +7,7 @@ extension ArticleFilter {
         /// As `listing`, over the few entries stored after `storedAfterID` (`watch`): a search is
         /// checked entry by entry rather than collecting every match first.
         case newEntries
-        /// `SearchIndex.table m JOIN entry_state st`, over a search's matches (whose MATCH the caller adds):
+        /// `dialect.search.table() JOIN entry_state st`, over a search's matches (whose MATCH the caller adds):
         /// dates are read from `st`, never from the wide `entries` rows.
         case searchIndex
         /// `entry_state st` alone, for bulk updates: members are collected first (`bulkSelection`
@@ -119,9 +119,9 @@ extension ArticleFilter {
                                 dialect: SQLDialect) -> String {
         let readText = matchesReadText(match, account: account, subscription: subscription, dialect: dialect)
         return use == .newEntries ? readText : """
-            st.entry_id IN (\(SearchIndex.matchingIDs(dialect, match))
-                            UNION ALL SELECT v.entry_id FROM \(SearchIndex.versionTable(dialect))
-                            WHERE \(SearchIndex.versionMatches(dialect, match)))
+            st.entry_id IN (\(dialect.search.matchingIDs(match))
+                            UNION ALL SELECT v.entry_id FROM \(dialect.search.versionTable())
+                            WHERE \(dialect.search.versionMatches(match)))
             AND (st.versioned = 0 OR \(readText))
             """
     }
@@ -131,10 +131,10 @@ extension ArticleFilter {
     static func matchesReadText(_ match: String, account: String, subscription: String?, dialect: SQLDialect) -> String {
         """
         CASE WHEN \(AccountScope.readsAVersion(account: account, subscription: subscription))
-        THEN EXISTS (SELECT 1 FROM \(SearchIndex.versionTable(dialect))
-                     WHERE \(SearchIndex.versionMatches(dialect, match)) AND v.entry_id = st.entry_id
+        THEN EXISTS (SELECT 1 FROM \(dialect.search.versionTable())
+                     WHERE \(dialect.search.versionMatches(match)) AND v.entry_id = st.entry_id
                        AND \(AccountScope.readsVersion("v", account: account, subscription: subscription)))
-        ELSE \(SearchIndex.entryMatches(dialect, match, entry: "st.entry_id")) END
+        ELSE \(dialect.search.entryMatches(match, entry: "st.entry_id")) END
         """
     }
 

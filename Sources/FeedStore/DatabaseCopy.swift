@@ -192,12 +192,12 @@ public enum DatabaseCopy {
                                                                                         body: row.text(at: 2)))]
                 }
                 guard !documents.isEmpty else { break }
-                try SearchText.insert(documents, into: database)
+                try PostgresSearch.insert(documents, into: database)
             }
             try database.execute("CLOSE indexing")
             try database.execute("CREATE INDEX entry_search_documents ON entry_search USING gin(document)")
             // The versions' (on SQLite, their triggers indexed them as they were copied).
-            try SearchText.indexVersions(database)
+            try database.dialect.search.indexVersions(entry: nil, in: database)
         }
     }
 }

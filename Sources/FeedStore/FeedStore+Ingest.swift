@@ -167,7 +167,7 @@ extension FeedStore {
         var start = 0
         while start < pendingDocuments.count {
             let end = min(start + 64 * 2, pendingDocuments.count)
-            try SearchText.insert(Array(pendingDocuments[start..<end]), into: database)
+            try PostgresSearch.insert(Array(pendingDocuments[start..<end]), into: database)
             start = end
         }
         pendingDocuments.removeAll(keepingCapacity: true)

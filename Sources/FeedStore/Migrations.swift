@@ -138,7 +138,7 @@ enum Migrations {
         INSERT INTO store_totals(id, entries, unread) VALUES (1, 0, 0);
         """, rebuildsTables: true, then: { database throws(StoreError) in try database.execute(countersAsOfStep4) }),
         // 5: the full-text index keyed by an order key, max(sort_at, 0) * 2^29 + id, instead of the
-        // entry id, so searches walk it newest or oldest first and stop after a page (SearchIndex).
+        // entry id, so searches walk it newest or oldest first and stop after a page (Connection/SearchSQL.swift).
         Step(sql: """
         DROP TABLE entries_fts;
         CREATE VIRTUAL TABLE entries_fts USING fts5(
@@ -765,7 +765,7 @@ enum Migrations {
         ALTER TABLE entry_state ADD COLUMN versioned bigint NOT NULL DEFAULT 0;
         UPDATE entry_state SET versioned = 1 WHERE entry_id IN (SELECT entry_id FROM entry_versions);
         """, rebuildsTables: true,
-             then: { database throws(StoreError) in try SearchText.indexVersions(database) }),
+             then: { database throws(StoreError) in try database.dialect.search.indexVersions(entry: nil, in: database) }),
     ]
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on

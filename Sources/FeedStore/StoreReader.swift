@@ -167,12 +167,12 @@ public final class StoreReader {
         }
         let texts = Self.readTexts(filter, values: &values)
         let rows = try firstMatches("row_matches",
-            from: "\(listingMatches ? SearchIndex.listedMatches("?1") : SearchIndex.table(dialect)) JOIN entry_state st ON st.entry_id = \(SearchIndex.entryID(dialect))",
-            where: (listingMatches ? [] : [SearchIndex.matches(dialect, "?1")]) + [texts.row],
+            from: "\(listingMatches ? PostgresSearch.listedMatches("?1") : dialect.search.table()) JOIN entry_state st ON st.entry_id = \(dialect.search.entryID())",
+            where: (listingMatches ? [] : [dialect.search.matches("?1")]) + [texts.row],
             sortKey: listingMatches ? "st.sort_at + 0" : "st.sort_at")
         let versions = try firstMatches("version_matches",
-            from: "\(SearchIndex.versionTable(dialect)) JOIN entry_state st ON st.entry_id = v.entry_id",
-            where: [SearchIndex.versionMatches(dialect, "?1"), texts.version], sortKey: "st.sort_at")
+            from: "\(dialect.search.versionTable()) JOIN entry_state st ON st.entry_id = v.entry_id",
+            where: [dialect.search.versionMatches("?1"), texts.version], sortKey: "st.sort_at")
         return """
             \(Self.columns(sortKey: "e.sort_at"))
             FROM (\(rows) UNION ALL \(versions)) p
@@ -209,13 +209,13 @@ public final class StoreReader {
                 """
         }
         let texts = Self.readTexts(filter, values: &values)
-        let id = SearchIndex.entryID(dialect)
-        let rows = try latestMatches("row_matches", from: "\(SearchIndex.table(dialect)) JOIN entry_state st ON st.entry_id = \(id)", id: id,
-                                     where: [SearchIndex.matches(dialect, "?1"), texts.row], score: SearchIndex.score(dialect, "?1"))
+        let id = dialect.search.entryID()
+        let rows = try latestMatches("row_matches", from: "\(dialect.search.table()) JOIN entry_state st ON st.entry_id = \(id)", id: id,
+                                     where: [dialect.search.matches("?1"), texts.row], score: dialect.search.score("?1"))
         let versions = try latestMatches("version_matches",
-                                         from: "\(SearchIndex.versionTable(dialect)) JOIN entry_state st ON st.entry_id = v.entry_id",
-                                         id: "v.entry_id", where: [SearchIndex.versionMatches(dialect, "?1"), texts.version],
-                                         score: SearchIndex.versionScore(dialect, "?1"))
+                                         from: "\(dialect.search.versionTable()) JOIN entry_state st ON st.entry_id = v.entry_id",
+                                         id: "v.entry_id", where: [dialect.search.versionMatches("?1"), texts.version],
+                                         score: dialect.search.versionScore("?1"))
         return """
             \(Self.columns(sortKey: "w.score")), w.top
             FROM (

@@ -11,9 +11,9 @@ import Testing
 struct SchemaParityTests {
     /// Differences that are meant: the side whose catalogue has the line, a text the line holds, why.
     static let allowed: [(side: String, containing: String, why: String)] = [
-        ("sqlite", "_fts", "full-text search: SQLite's FTS5 tables and their shadow tables (SearchIndex)"),
+        ("sqlite", "_fts", "full-text search: SQLite's FTS5 tables and their shadow tables (SearchSQL)"),
         ("sqlite", "trigger entry_versions_", "SQLite's FTS5 index of entry versions is kept by triggers"),
-        ("postgres", "entry_search", "full-text search: PostgreSQL's tsvector rows with a GIN index (SearchIndex)"),
+        ("postgres", "entry_search", "full-text search: PostgreSQL's tsvector rows with a GIN index (SearchSQL)"),
         ("postgres", "entry_version_search", "the same for entry versions"),
         ("postgres", "aggregator_schema", "the schema version: SQLite keeps it in PRAGMA user_version"),
         ("postgres", "index feeds_due on", "only PostgreSQL's daemons claim due feeds (step 28, ClusterStore)"),
