@@ -46,10 +46,9 @@ extension ArticleFilter {
         let sourcesAndSubscriptions = walksAnIndex
             ? "entry_sources s CROSS JOIN subscriptions u ON u.feed_id = s.feed_id"
             : "subscriptions u CROSS JOIN entry_sources s ON s.feed_id = u.feed_id"
-        // Walking a search's matches (both backends), or any index on PostgreSQL, a category's members
-        // are known by their first feed (`carried(byFeedsOf:members:)`). SQLite's walk of the dates
-        // finds a category's first page faster by the sources (0.16 against 0.29 ms).
-        let byFirstFeed = use == .searchIndex || dialect == .postgres
+        // Walking a search's matches, a category's members are known by their first feed
+        // (`carried(byFeedsOf:members:)`); walking other indexes, as the dialect finds them faster.
+        let byFirstFeed = use == .searchIndex || dialect.findsCategoriesByFirstFeed
         if let category {
             let categoryID = """
                 (SELECT id FROM categories WHERE account_id = \(account()) AND name = \(parameter(.text(category))) COLLATE NOCASE)
@@ -181,7 +180,7 @@ extension ArticleFilter {
             from = """
                 (SELECT s.entry_id AS id FROM subscriptions u CROSS JOIN entry_sources s ON s.feed_id = u.feed_id
                  WHERE u.account_id = ?\(values.count)
-                 UNION SELECT entry_id FROM entry_marks \(dialect == .sqlite ? "INDEXED BY entry_marks_starred " : "")WHERE account_id = ?\(values.count) AND starred = 1) own
+                 UNION SELECT entry_id FROM entry_marks INDEXED BY entry_marks_starred WHERE account_id = ?\(values.count) AND starred = 1) own
                 CROSS JOIN entry_state st ON st.entry_id = own.id
                 """
         } else {

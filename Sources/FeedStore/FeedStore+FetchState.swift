@@ -239,7 +239,7 @@ extension FeedStore {
     /// statement per feed was most of its writer's time. On SQLite, where a statement costs no round
     /// trip, one each: the joined UPDATE made a warm round 15 ms slower (0.107 -> 0.122 s).
     func recordSuccesses(_ refreshes: [FeedRefresh]) throws(StoreError) {
-        guard database.dialect == .postgres else {
+        guard database.dialect.batchesRows else {
             for refresh in refreshes {
                 try record(refresh.record, feedID: refresh.feedID, checkedAt: refresh.checkedAt,
                            nextCheckAt: refresh.nextCheckAt, intervalSeconds: refresh.intervalSeconds)

@@ -16,14 +16,7 @@ extension FeedStore {
                      _ ingest: () throws(StoreError) -> [IngestCounts]) throws(StoreError) -> [IngestCounts] {
         let body = { () throws(StoreError) -> [IngestCounts] in
             self.pendingDocuments.removeAll()  // those of a group that failed went with its transaction
-            if self.database.dialect == .postgres {
-                // What SQLite's `synchronous = NORMAL` promises, no more: a commit is not waited for on
-                // disk. A killed daemon loses nothing committed (the server has it); a crash of the
-                // server itself may lose its last fraction of a second, each feed whole, entries with
-                // their validators, so the next round fetches them again. Sessions and users' own
-                // changes still wait for the disk.
-                try self.database.statement("SELECT set_config('synchronous_commit', 'off', true)").run()
-            }
+            if let setup = self.database.dialect.groupCommitSetup { try self.database.statement(setup).run() }
             let results = try ingest()
             try self.indexPendingDocuments()
             // Whatever failed in this group is this group's failure, said here (not by the next call).

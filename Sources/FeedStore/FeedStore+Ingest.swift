@@ -95,7 +95,7 @@ extension FeedStore {
     /// - Returns: the new entries' ids by their index in the document.
     private func insertNew(_ feed: IncomingFeed, seenAt: Int64) throws(StoreError) -> [Int: Int64] {
         var inserted: [Int: Int64] = [:]
-        guard database.dialect == .postgres else {
+        guard database.dialect.batchesRows else {
             for (index, entry) in feed.entries.enumerated() {
                 inserted[index] = try insert(entry, key: feed.keys[index], feedID: feed.feedID,
                                              fingerprint: feed.fingerprints[index], seenAt: seenAt)

@@ -20,7 +20,7 @@ public actor FeedStore {
         self.path = path
         self.entryRules = entryRules
         database = try Database(path: path)
-        guard database.dialect == .sqlite else {
+        guard database.dialect.checkpointsItsLog else {
             checkpointer = nil
             return
         }
@@ -46,12 +46,7 @@ public actor FeedStore {
 
     /// The space the database takes: its file, or on PostgreSQL the database's size on the server.
     public func sizeInBytes() -> Int? {
-        switch database.dialect {
-        case .sqlite:
-            return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        case .postgres:
-            return (try? database.integer("SELECT pg_database_size(current_database())")).flatMap { $0.map(Int.init) }
-        }
+        database.dialect.size(of: path, database)
     }
 
     /// The schema version a database written by this build has.

@@ -80,7 +80,7 @@ struct SearchQuery: Equatable {
 
     /// The query as bound on `dialect`.
     func bound(for dialect: SQLDialect) -> SQLValue {
-        .text(dialect == .sqlite ? expression : tsquery)
+        dialect.search.bound(self)
     }
 
     /// A word or phrase as tsquery lexemes: one word `'w'`, a phrase `('a' <-> 'b')`, a prefix `:*` on

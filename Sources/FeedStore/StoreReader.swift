@@ -9,13 +9,7 @@ public final class StoreReader {
     /// (`database-read`), where nothing is migrated or written.
     public init(path: String, standby: Bool = false) throws(StoreError) {
         database = try Database(path: path, create: false, readOnly: standby)
-        if database.dialect == .sqlite {
-            // A page cache of 16 MiB (SQLite's default is 2): an unread page reads a few thousand pages of
-            // the date index and state rows, which a 2 MiB cache read again from the OS at each request
-            // (Miniflux's unread page at 1,000,000 entries: 9–14 ms, 6.5–9 ms with it). Grown as pages
-            // are read, so a small database never takes it all; the pool keeps at most four readers.
-            try database.execute("PRAGMA cache_size = -16384")
-        }
+        if let setup = database.dialect.readerSetup { try database.execute(setup) }
     }
 
     // MARK: - Articles
@@ -67,13 +61,10 @@ public final class StoreReader {
         }
         var articles: [Article] = []
         var positions: [ArticleCursor] = []
-        // PostgreSQL plans a prepared statement once for every value after its fifth run, but a search's
-        // best plan depends on its words: the walk of the dates that suits a common word reads most of
-        // the index for a rare one (a word in 6 % of 1,000,000 entries by relevance: 15 ms planned for
-        // it, 260 ms with the plan made for any word).
-        let plansEachSearch = search != nil && database.dialect == .postgres
-        if plansEachSearch { try database.execute("SET plan_cache_mode = force_custom_plan") }
-        defer { if plansEachSearch { try? database.execute("RESET plan_cache_mode") } }
+        // A search's best plan depends on its words (`SearchSQL.searchSession`).
+        let session = search == nil ? nil : database.dialect.search.searchSession
+        if let session { try database.execute(session.set) }
+        defer { if let session { try? database.execute(session.reset) } }
         do {
             try database.statement(sql).query(values) { row in
                 var article = Self.article(from: row)
@@ -148,7 +139,7 @@ public final class StoreReader {
     private func searchIndexQuery(_ filter: ArticleFilter, sort: ArticleSort, after position: ArticleCursor?, limit: Int,
                                   listingMatches: Bool, values: inout [SQLValue]) throws(StoreError) -> String {
         let dialect = database.dialect
-        let listingMatches = listingMatches && dialect == .postgres
+        let listed = listingMatches ? dialect.search.listedMatches("?1") : nil
         let direction = sort == .newest ? "DESC" : "ASC"
         // The page's first matches of one index, in order: both indexes' are merged below.
         func firstMatches(_ name: String, from: String, where match: [String], sortKey: String) throws(StoreError) -> String {
@@ -167,9 +158,9 @@ public final class StoreReader {
         }
         let texts = Self.readTexts(filter, values: &values)
         let rows = try firstMatches("row_matches",
-            from: "\(listingMatches ? PostgresSearch.listedMatches("?1") : dialect.search.table()) JOIN entry_state st ON st.entry_id = \(dialect.search.entryID())",
-            where: (listingMatches ? [] : [dialect.search.matches("?1")]) + [texts.row],
-            sortKey: listingMatches ? "st.sort_at + 0" : "st.sort_at")
+            from: "\(listed ?? dialect.search.table()) JOIN entry_state st ON st.entry_id = \(dialect.search.entryID())",
+            where: (listed != nil ? [] : [dialect.search.matches("?1")]) + [texts.row],
+            sortKey: listed != nil ? "st.sort_at + 0" : "st.sort_at")
         let versions = try firstMatches("version_matches",
             from: "\(dialect.search.versionTable()) JOIN entry_state st ON st.entry_id = v.entry_id",
             where: [dialect.search.versionMatches("?1"), texts.version], sortKey: "st.sort_at")
@@ -228,22 +219,10 @@ public final class StoreReader {
             """
     }
 
-    /// On PostgreSQL, whether the search bound as `query` matches so few entries that listing them all
-    /// and sorting them costs less than walking the dates until `limit` of them are found: by the
-    /// planner's estimate, matches² ≤ limit × entries (a walk reads about limit × entries / matches
-    /// rows, more where the matches are old). A word in 0.3 % of 1,000,000 entries: 190–530 ms walked
-    /// (its matches were old), 25 ms listed; one in 6 %: 5 ms walked, 490 ms listed.
+    /// Whether the search bound as `query` matches so few entries that listing them all and sorting
+    /// them costs less than walking the dates until `limit` of them are found (`SearchSQL.hasFewMatches`).
     private func hasFewMatches(_ query: SQLValue, limit: Int) throws(StoreError) -> Bool {
-        guard database.dialect == .postgres else { return false }
-        var plan = ""
-        try database.statement("EXPLAIN SELECT 1 FROM entry_search WHERE document @@ ?1::tsquery").query([query]) { row in
-            if plan.isEmpty { plan = row.text(at: 0) ?? "" }
-        }
-        let entries = try database.integer(
-            "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'entry_search'::regclass") ?? 0
-        guard let range = plan.range(of: " rows="),
-              let matches = Int64(plan[range.upperBound...].prefix { $0.isNumber }), entries > 0 else { return false }
-        return matches * matches <= Int64(limit) * entries
+        try database.dialect.search.hasFewMatches(query, limit: limit, in: database)
     }
 
     /// Appends `number` to the statement's values and returns its placeholder.

@@ -56,6 +56,20 @@ import Testing
         }
     }
 
+    /// On PostgreSQL the planner's estimate (`EXPLAIN (FORMAT JSON)`) says when a word is rare enough
+    /// for its matches to be listed rather than the dates walked.
+    @Test(.enabled(if: TestDatabase.isPostgres)) func aRareWordsMatchesAreListedACommonWordsWalked() async throws {
+        let fixture = try await populated()
+        let reader = try fixture.reader()
+        try reader.database.execute("ANALYZE entry_search")
+        func few(_ words: String) throws -> Bool {
+            try reader.database.dialect.search.hasFewMatches(try SearchQuery(words).bound(for: reader.database.dialect),
+                                                            limit: 8, in: reader.database)
+        }
+        #expect(try few("7"), "one match of 60")
+        #expect(try !few("pears"), "60 of 60")
+    }
+
     @Test func relevanceRanksTheMatchesStoredLastAndPagesThemWhileEntriesArrive() async throws {
         let fixture = try await populated()
         let reader = try fixture.reader()
