@@ -233,7 +233,7 @@ public struct Configuration: Sendable, Equatable {
     /// `database-read`: a PostgreSQL URI beside a PostgreSQL `database`, or nothing.
     private static func databaseRead(_ value: String?, database: String) throws(ConfigurationError) -> String? {
         guard let value = nonEmpty(value) else { return nil }
-        guard FeedStore.isPostgres(value), FeedStore.isPostgres(database) else {
+        guard FeedStore.canBeShared(value), FeedStore.canBeShared(database) else {
             throw .invalidValue(key: "database-read", value: FeedStore.location(of: value),
                                 expected: "a PostgreSQL URI (postgresql://…), beside a PostgreSQL database")
         }

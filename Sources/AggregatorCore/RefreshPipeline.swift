@@ -75,7 +75,7 @@ public final class RefreshPipeline: Sendable {
         self.logger = logger
         self.clock = clock
         self.events = events
-        makesSearchDocuments = FeedStore.isPostgres(store.path)
+        makesSearchDocuments = store.wantsSearchDocuments
         settings = Mutex(Settings(width: max(1, width), perHost: max(1, perHost), limits: limits, policy: policy))
     }
 

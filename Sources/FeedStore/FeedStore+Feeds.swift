@@ -430,7 +430,7 @@ extension FeedStore {
             """).run([.text(url), .integer(now)])
         guard let shared = try database.integer("SELECT id FROM feeds WHERE url = ?1 AND owner_account_id IS NULL",
                                                 [.text(url)]) else {
-            throw StoreError(.sqlite, message: "the shared feed \(url) could not be stored")
+            throw StoreError(.failed, message: "the shared feed \(url) could not be stored")
         }
         return shared
     }

@@ -35,7 +35,7 @@ extension FeedStore {
             } else {
                 guard let inserted = try insert(entry, key: key, feedID: feed, fingerprint: document.fingerprints[0],
                                                 seenAt: seenAt) else {
-                    throw StoreError(.sqlite, message: "the imported entry could not be stored")
+                    throw StoreError(.failed, message: "the imported entry could not be stored")
                 }
                 (id, isNew) = (inserted, true)
                 try database.statement("UPDATE entries SET imported_by = ?2 WHERE id = ?1").run([.integer(id), .integer(account)])

@@ -13,7 +13,7 @@ extension FeedStore {
             INSERT INTO feeds(url, title, site_url, added_at, owner_account_id, \(FeedFetchSettings.columns))
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id
             """, [.text(url), SQLValue(title), SQLValue(siteURL), now, .integer(account)] + settings.values) else {
-            throw StoreError(.sqlite, message: "the private copy of \(url) could not be stored")
+            throw StoreError(.failed, message: "the private copy of \(url) could not be stored")
         }
         return id
     }

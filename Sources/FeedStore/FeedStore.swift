@@ -36,13 +36,24 @@ public actor FeedStore {
     /// Where `database` (a path or a PostgreSQL URI) keeps its data, fit to show: a URI's password is
     /// never shown or logged.
     public static func location(of database: String) -> String {
-        PostgresConnection.isURI(database) ? PostgresConnection.withoutPassword(database) : database
+        SQLDialect.of(database).shown(database)
     }
 
-    /// Whether `database` names a PostgreSQL database rather than an SQLite file.
-    public static func isPostgres(_ database: String) -> Bool {
-        PostgresConnection.isURI(database)
+    /// Whether `database` is a file (an SQLite database) rather than a server's (a PostgreSQL URI): a
+    /// file is one process's at a time (`DatabaseClaim`), and is copied and removed as a file.
+    public static func isFile(_ database: String) -> Bool {
+        SQLDialect.of(database).isAFile
     }
+
+    /// Whether several daemons may share `database` (a server's; docs/ARCHITECTURE.md, "Several
+    /// daemons"), and read from its standbys.
+    public static func canBeShared(_ database: String) -> Bool {
+        !isFile(database)
+    }
+
+    /// Whether the store wants entries' search documents built before they reach the writer
+    /// (`IncomingFeed.searchDocuments`: PostgreSQL's, built in Swift).
+    public nonisolated var wantsSearchDocuments: Bool { SQLDialect.of(path).search.buildsDocuments }
 
     /// The space the database takes: its file, or on PostgreSQL the database's size on the server.
     public func sizeInBytes() -> Int? {

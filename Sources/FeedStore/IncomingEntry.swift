@@ -22,7 +22,7 @@ public struct IncomingFeed: Sendable {
 
     /// - Parameter isPrivate: the feed is an account's private copy (docs/ARCHITECTURE.md): its entries are keyed
     ///   apart, never merged with an entry another feed carries at the same URL.
-    /// - Parameter makingSearchDocuments: the store is on PostgreSQL (`FeedStore.isPostgres`).
+    /// - Parameter makingSearchDocuments: the store is on PostgreSQL (`FeedStore.wantsSearchDocuments`).
     public init(feedID: Int64, entries: [IncomingEntry], isPrivate: Bool = false, makingSearchDocuments: Bool = false) {
         self.feedID = feedID
         self.entries = entries

@@ -2,7 +2,9 @@
 public struct StoreError: Error, Equatable, CustomStringConvertible {
     /// What kind of failure this is, for callers that react differently.
     public enum Kind: Sendable, Equatable {
-        case notADatabase, corrupt, newerSchema, readOnly, cannotOpen, sqlite
+        case notADatabase, corrupt, newerSchema, readOnly, cannotOpen
+        /// The database refused or failed a statement (an error in the SQL, a constraint).
+        case failed
         /// A search, cursor or filter the user gave cannot be used.
         case invalidQuery
         /// The feed or entry named does not exist.

@@ -363,7 +363,7 @@ extension StoreReader {
     private func translatingSearchErrors<T>(_ listing: EntryListing, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         do {
             return try body()
-        } catch let error where error.kind == .sqlite && listing.filter.search != nil {
+        } catch let error where error.kind == .failed && listing.filter.search != nil {
             throw StoreError(.invalidQuery, code: error.code, message: "cannot run this search: \(listing.filter.search ?? "")")
         }
     }

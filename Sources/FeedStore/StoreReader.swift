@@ -76,7 +76,7 @@ public final class StoreReader {
                     : ArticleCursor(sort: sort, number: sort == .title ? nil : row.optionalDouble(at: 13),
                                     text: sort == .title ? row.text(at: 13) : nil, id: article.id))
             }
-        } catch let error where error.kind == .sqlite && filter.search != nil {
+        } catch let error where error.kind == .failed && filter.search != nil {
             throw StoreError(.invalidQuery, code: error.code, message: "cannot run this search: \(filter.search ?? "")")
         }
         var nextCursor: String?

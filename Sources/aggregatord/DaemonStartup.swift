@@ -155,7 +155,7 @@ enum DaemonStartup {
 
     /// This daemon as one of several on a PostgreSQL database (docs/ARCHITECTURE.md); nil on SQLite.
     private static func openCluster(_ configuration: Configuration, logger: Logger) throws -> ClusterNode? {
-        guard FeedStore.isPostgres(configuration.databasePath) else { return nil }
+        guard FeedStore.canBeShared(configuration.databasePath) else { return nil }
         let name = configuration.nodeName ?? ClusterNode.defaultName(socketPath: configuration.socketPath)
         logger.info("Sharing the database with any other daemons", ["node": name, "claim_lease_s": Int(configuration.claimLease)])
         return try ClusterNode(uri: configuration.databasePath, name: name, lease: configuration.claimLease,
@@ -210,7 +210,7 @@ enum DaemonStartup {
     private static func openStore(configuration: Configuration, logger: Logger) throws -> (FeedStore, DatabaseClaim?) {
         // Every connection the daemon opens from here on (the store's, its readers', the cluster's).
         DatabaseLimits.current = configuration.databaseLimits
-        if FeedStore.isPostgres(configuration.databasePath) {
+        if !FeedStore.isFile(configuration.databasePath) {
             return (try FeedStore(path: configuration.databasePath, entryRules: EntryRuleMatcher(logger: logger)), nil)
         }
         let directory = FilePath.directory(of: configuration.databasePath)

@@ -13,14 +13,14 @@ enum DatabaseCopyCommand {
         }
         let targetExisted = FileManager.default.fileExists(atPath: target)
         var claims: [DatabaseClaim] = []
-        for database in [source, target] where !FeedStore.isPostgres(database) {
+        for database in [source, target] where FeedStore.isFile(database) {
             do {
                 if let claim = try DatabaseClaim.claim(databasePath: database) { claims.append(claim) }
             } catch {
                 return fail("\(error)")
             }
         }
-        if !FeedStore.isPostgres(source), !FileManager.default.fileExists(atPath: source) {
+        if FeedStore.isFile(source), !FileManager.default.fileExists(atPath: source) {
             return fail("\(source) does not exist")
         }
         let started = Date()
@@ -36,7 +36,7 @@ enum DatabaseCopyCommand {
             let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
             print("Copied \(FeedStore.location(of: source)) to \(FeedStore.location(of: target)) in \(seconds) s: \(counts.summary)")
         } catch {
-            if !FeedStore.isPostgres(target), !targetExisted { removeLeftovers(of: target) }
+            if FeedStore.isFile(target), !targetExisted { removeLeftovers(of: target) }
             return fail("\(error)")
         }
         withExtendedLifetime(claims) {}

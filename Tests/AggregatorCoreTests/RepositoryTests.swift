@@ -53,6 +53,29 @@ struct RepositoryTests {
         #expect(long.isEmpty, "\(long.joined(separator: "\n"))")
     }
 
+    /// Only the dialect layer (`Sources/FeedStore/Connection/`) knows which backend it talks to
+    /// (docs/ARCHITECTURE.md, "Storage"): no other code compares dialects, switches on them or names
+    /// a backend's connection type.
+    @Test func noCodeOutsideTheDialectLayerBranchesOnTheBackend() throws {
+        let sources = Self.root.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" && !$0.path.contains("/FeedStore/Connection/") } ?? []
+        let patterns = ["dialect ==", "dialect !=", "case .sqlite", "case .postgres", "switch dialect", "switch database.dialect",
+                        "== .sqlite", "== .postgres", "PostgresConnection", "SQLiteConnection", "isPostgres"]
+        var found: [String] = []
+        for file in files {
+            for (number, line) in try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+                .enumerated() {
+                let code = Self.codePart(of: String(line))
+                if let pattern = patterns.first(where: code.contains), !code.trimmingCharacters(in: .whitespaces).hasPrefix("///") {
+                    found.append("\(file.path.dropFirst(Self.root.path.count + 1)):\(number + 1): \(pattern)")
+                }
+            }
+        }
+        #expect(files.count > 100)
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
+
     /// Each function's first line, length in lines and declaration, by counting braces outside
     /// strings and comments.
     static func functions(in text: String) -> [(line: Int, length: Int, declaration: String)] {

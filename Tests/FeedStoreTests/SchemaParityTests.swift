@@ -61,7 +61,7 @@ struct SchemaParityTests {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw StoreError(.sqlite, message: "\(tool) failed") }
+        guard process.terminationStatus == 0 else { throw StoreError(.failed, message: "\(tool) failed") }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -34,7 +34,7 @@ public enum AggregatorError: Error, Equatable, CustomStringConvertible {
         case .notFound: self = .notFound(error.description)
         case .invalidQuery: self = .invalidArgument(error.description)
         case .busy, .conflict: self = .unavailable("database busy: \(error.description)")
-        case .notADatabase, .corrupt, .newerSchema, .readOnly, .cannotOpen, .sqlite: self = .unavailable(error.description)
+        case .notADatabase, .corrupt, .newerSchema, .readOnly, .cannotOpen, .failed: self = .unavailable(error.description)
         }
     }
 }

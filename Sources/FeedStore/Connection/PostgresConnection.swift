@@ -280,6 +280,9 @@ final class PostgresConnection: SQLConnection {
 
     /// Reads the answers of the statements sent ahead and leaves pipeline mode.
     /// - Throws: the first of their errors (the server skipped those sent after it).
+    /// A server's database is copied by `DatabaseCopy`, from one snapshot.
+    func backUpOnline(to path: String) throws(StoreError) -> Bool { false }
+
     func drain() throws(StoreError) {
         guard PQpipelineStatus(handle) != PQ_PIPELINE_OFF else { return }
         let sent = unanswered
@@ -453,7 +456,7 @@ final class PostgresConnection: SQLConnection {
         if state == "40P01" || state == "40001" {
             return StoreError(.conflict, message: "database \(location): \(message) [\(state)] in `\(sql.prefix(80))`")
         }
-        return StoreError(.sqlite, message: "database \(location): \(message) [\(state)] in `\(sql.prefix(80))`")
+        return StoreError(.failed, message: "database \(location): \(message) [\(state)] in `\(sql.prefix(80))`")
     }
 }
 

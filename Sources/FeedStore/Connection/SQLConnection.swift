@@ -5,6 +5,19 @@ import Foundation
 enum SQLDialect: Sendable, Equatable {
     case sqlite, postgres
 
+    /// The dialect of the database at `path`: a PostgreSQL URI's, else an SQLite file's.
+    static func of(_ path: String) -> SQLDialect {
+        PostgresConnection.isURI(path) ? .postgres : .sqlite
+    }
+
+    /// Whether its databases are files (SQLite's) rather than a server's.
+    var isAFile: Bool { self == .sqlite }
+
+    /// `path` fit to show: a URI without its password.
+    func shown(_ path: String) -> String {
+        self == .postgres ? PostgresConnection.withoutPassword(path) : path
+    }
+
     /// The text of `key` in the JSON object held in text column `column` (NULL when absent).
     func jsonField(_ column: String, _ key: String) -> String {
         self == .sqlite ? "json_extract(\(column), '$.\(key)')" : "(\(column)::jsonb ->> '\(key)')"
@@ -35,6 +48,9 @@ protocol SQLConnection: AnyObject {
     /// Waits for the answers of the statements sent ahead (PostgreSQL's pipeline), throwing the first
     /// error among them; nothing to wait for on SQLite.
     func drain() throws(StoreError)
+    /// Copies the database to a new file at `path` while it is in use, when the backend can (SQLite's
+    /// online backup); false when it cannot (the caller then copies it by `DatabaseCopy`).
+    func backUpOnline(to path: String) throws(StoreError) -> Bool
 }
 
 /// A compiled statement: values bound, then its rows read one at a time.

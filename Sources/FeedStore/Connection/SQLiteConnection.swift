@@ -134,7 +134,7 @@ final class SQLiteConnection: SQLConnection {
         default:
             let context = sql.map { " in `\($0.prefix(80))`" } ?? ""
             // Locked by another connection past the busy timeout: asking again later may work.
-            let kind: StoreError.Kind = [SQLITE_BUSY, SQLITE_LOCKED].contains(code & 0xff) ? .busy : .sqlite
+            let kind: StoreError.Kind = [SQLITE_BUSY, SQLITE_LOCKED].contains(code & 0xff) ? .busy : .failed
             return StoreError(kind, code: code, message: "database \(path): \(message)\(context)")
         }
     }
@@ -237,3 +237,31 @@ final class SQLiteStatement: SQLStatement {
 
 @available(*, unavailable)
 extension SQLiteStatement: Sendable {}
+
+extension SQLiteConnection {
+    /// Copies the database to a new file at `path` with SQLite's online backup API, a few pages a
+    /// step: writes wait for each short step, not for the whole copy.
+    func backUpOnline(to path: String) throws(StoreError) -> Bool {
+        var target: OpaquePointer?
+        guard sqlite3_open_v2(path, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let target else {
+            let message = target.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(target)
+            throw StoreError(.cannotOpen, message: "cannot create backup \(path): \(message)")
+        }
+        defer { sqlite3_close_v2(target) }
+        guard let backup = withHandle({ sqlite3_backup_init(target, "main", $0, "main") }) else {
+            throw StoreError(.failed, message: "cannot back up to \(path): \(String(cString: sqlite3_errmsg(target)))")
+        }
+        var status: Int32
+        repeat {
+            status = sqlite3_backup_step(backup, 256)  // pages per step; the writer is held only that long
+            if status == SQLITE_BUSY || status == SQLITE_LOCKED { sqlite3_sleep(10) }
+        } while status == SQLITE_OK || status == SQLITE_BUSY || status == SQLITE_LOCKED
+        let finished = sqlite3_backup_finish(backup)
+        guard status == SQLITE_DONE, finished == SQLITE_OK else {
+            try? FileManager.default.removeItem(atPath: path)
+            throw StoreError(.failed, code: status, message: "backup to \(path) failed: \(String(cString: sqlite3_errstr(status)))")
+        }
+        return true
+    }
+}

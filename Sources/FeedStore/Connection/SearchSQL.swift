@@ -59,7 +59,15 @@ protocol SearchSQL: Sendable {
     func hasFewMatches(_ query: SQLValue, limit: Int, in database: Database) throws(StoreError) -> Bool
     /// Statements around a search's query (set, reset), or nil: the plan a search needs depends on its words.
     var searchSession: (set: String, reset: String)? { get }
+    /// Indexes every live entry (and version) of a database whose rows were just copied in.
+    func rebuildIndex(in database: Database) throws(StoreError)
+    /// Whether an entry's index document is built in Swift (`SearchText.document`), and so may be
+    /// built ahead, off the writer.
+    var buildsDocuments: Bool { get }
 }
+
+/// The live entries' id, title, text and author, for indexing them all.
+private let liveEntries = "SELECT e.id, e.title, e.search_text, e.author FROM entries e JOIN entry_state st ON st.entry_id = e.id WHERE st.removed = 0"
 
 extension SQLDialect {
     /// The full-text index's SQL on this backend.
@@ -98,6 +106,12 @@ struct SQLiteSearch: SearchSQL {
     func listedMatches(_ parameter: String) -> String? { nil }
     func hasFewMatches(_ query: SQLValue, limit: Int, in database: Database) throws(StoreError) -> Bool { false }
     var searchSession: (set: String, reset: String)? { nil }
+    var buildsDocuments: Bool { false }
+
+    /// The versions' triggers indexed them as they were copied.
+    func rebuildIndex(in database: Database) throws(StoreError) {
+        try database.execute("INSERT INTO entries_fts(rowid, title, body, author) \(liveEntries)")
+    }
 
     /// A contentless FTS5 index is told the indexed values again to take them out.
     func unindex(where ids: String, _ values: [SQLValue], in database: Database) throws(StoreError) {
@@ -126,6 +140,7 @@ struct PostgresSearch: SearchSQL {
     func versionScore(_ parameter: String) -> String { "-ts_rank(f.document, \(parameter)::tsquery)" }
 
     func bound(_ query: SearchQuery) -> SQLValue { .text(query.tsquery) }
+    var buildsDocuments: Bool { true }
 
     /// Found by the GIN index first, whatever order is asked for after (`OFFSET 0` keeps the planner
     /// from folding it into a walk of the dates).
@@ -189,6 +204,26 @@ struct PostgresSearch: SearchSQL {
 
     func unindex(where ids: String, _ values: [SQLValue], in database: Database) throws(StoreError) {
         try database.statement("DELETE FROM entry_search WHERE entry_id IN (\(ids))").run(values)
+    }
+
+    /// The GIN index is built once at the end (4 times faster than entry by entry, measured), from one
+    /// pass through a cursor (batches by id would each be planned on tables without statistics).
+    func rebuildIndex(in database: Database) throws(StoreError) {
+        try database.execute("DROP INDEX entry_search_documents")
+        try database.execute("DECLARE indexing NO SCROLL CURSOR FOR \(liveEntries)")
+        let fetch = try database.prepare("FETCH FORWARD 64 FROM indexing")
+        while true {
+            var documents: [SQLValue] = []
+            try fetch.query { row in
+                documents += [.integer(row.int64(at: 0)), .text(SearchText.document(title: row.text(at: 1), author: row.text(at: 3),
+                                                                                    body: row.text(at: 2)))]
+            }
+            guard !documents.isEmpty else { break }
+            try Self.insert(documents, into: database)
+        }
+        try database.execute("CLOSE indexing")
+        try database.execute("CREATE INDEX entry_search_documents ON entry_search USING gin(document)")
+        try indexVersions(entry: nil, in: database)
     }
 
     /// Inserts (or replaces) index documents: per entry, its id and its `document` (per version in
