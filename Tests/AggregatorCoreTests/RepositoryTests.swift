@@ -24,6 +24,46 @@ struct RepositoryTests {
         #expect(rows.count == Set(rows).count, "a key documented twice")
     }
 
+    /// docs/ARCHITECTURE.md's module table names every target of Package.swift (tests aside) with
+    /// exactly the dependencies Package.swift gives it.
+    @Test func theModuleTableIsPackageSwifts() throws {
+        let package = try text("Package.swift")
+        var declared: [String: Set<String>] = [:]
+        for kind in [".target(", ".systemLibrary(", ".executableTarget("] {
+            for part in package.components(separatedBy: kind).dropFirst() {
+                let head = part.prefix { $0 != ")" }
+                guard let name = Self.quoted(in: String(head)).first else { continue }
+                var dependencies: Set<String> = []
+                if let start = head.range(of: "dependencies: ["), let end = head[start.upperBound...].firstIndex(of: "]") {
+                    dependencies = Set(Self.quoted(in: String(head[start.upperBound..<end])))
+                }
+                declared[name] = dependencies
+            }
+        }
+        #expect(declared.count > 15 && declared["FeedStore"] == ["CSQLite", "CLibPQ"], "Package.swift read: \(declared)")
+        let document = try text("docs/ARCHITECTURE.md")
+        let table = document[document.range(of: "## Modules")!.upperBound...].components(separatedBy: "\n## ")[0]
+        var documented: [String: Set<String>] = [:]
+        for row in table.split(separator: "\n") where row.hasPrefix("| `") {
+            let cells = row.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard cells.count > 3 else { continue }
+            let dependencies = Set(Self.ticked(in: cells[2]))
+            for name in Self.ticked(in: cells[1]) { documented[name] = dependencies }
+        }
+        #expect(Set(documented.keys) == Set(declared.keys), "targets: \(Set(declared.keys).symmetricDifference(documented.keys).sorted())")
+        for (name, dependencies) in declared where documented[name] != nil {
+            #expect(documented[name] == dependencies, "\(name) depends on \(dependencies.sorted()), the table says \(documented[name]!.sorted())")
+        }
+    }
+
+    private static func quoted(in text: String) -> [String] {
+        text.components(separatedBy: "\"").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+    }
+
+    private static func ticked(in text: String) -> [String] {
+        text.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+    }
+
     /// The README stays a short entry point; the project has its licence, changelog and guide.
     @Test func theReadmeIsShortAndTheUsualFilesAreThere() throws {
         #expect(try text("README.md").split(separator: "\n", omittingEmptySubsequences: false).count <= 200)
