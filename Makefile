@@ -14,7 +14,7 @@ RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 # Debian packages the build and the tests need (libseccomp-dev: systemd/check-sandbox.sh).
 DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev libpq-dev zlib1g-dev libseccomp-dev
 
-.PHONY: all build deps run test test-deps test-venv test-postgres faults check-sanitizers check-asan check-tsan fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall deb deb-deps check-deb clean
+.PHONY: all build deps run test test-deps test-venv test-postgres coverage faults check-sanitizers check-asan check-tsan fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall deb deb-deps check-deb clean
 
 all: build
 
@@ -77,6 +77,12 @@ test: deps test-deps test-venv
 # The store's tests again on PostgreSQL: a throwaway cluster (Tests/postgres-cluster.sh: initdb and
 # pg_ctl in a temporary directory, Unix socket only), stopped and removed however the tests end.
 POSTGRES_TESTS ?= FeedStoreTests|EndToEndTests
+# Line coverage per module: every SQLite test instrumented, then llvm-cov's report summed per module.
+coverage: deps test-deps test-venv
+	$(SWIFT) build --build-tests --enable-code-coverage
+	$(SWIFT) test --skip-build --enable-code-coverage
+	@Tests/coverage.sh
+
 test-postgres:
 	@directory=$$(mktemp -d /tmp/aggregator-pg.XXXXXX); \
 	trap 'Tests/postgres-cluster.sh stop "$$directory"' EXIT; \
