@@ -144,18 +144,16 @@ public struct ControlHandler: Sendable {
             throw JSONRPCError.invalidParams("say what to change: a title, category, flag, rule or selector")
         }
         let reference = try params.feed("feed")
-        let (title, category, scraper) = (try text("title"), try text("category"), try text("scraper_rules"))
-        let (disabled, hidden) = (try flag("disabled"), try flag("hide_globally"))
-        let (block, keep) = (try text("blocklist_rules"), try text("keeplist_rules"))
+        var changes = FeedChanges(title: try text("title"), category: try text("category"))
+        (changes.disabled, changes.hideGlobally, changes.crawler) = (try flag("disabled"), try flag("hide_globally"), try flag("crawler"))
+        (changes.scraperRules, changes.blocklist, changes.keeplist) = (try text("scraper_rules"), try text("blocklist_rules"),
+                                                                       try text("keeplist_rules"))
         // Fetch settings ("" clears one; docs/ARCHITECTURE.md): the secrets are never answered back.
-        let fetch = FetchSettingsChange(userAgent: try text("user_agent"), cookie: try text("cookie"),
-                                        username: try text("username"), password: try text("password"),
-                                        ignoresHTTPCache: try flag("ignore_http_cache"),
-                                        allowsSelfSignedCertificates: try flag("allow_self_signed_certificates"))
-        let feed = try await service.updateFeed(reference, title: title, category: category, disabled: disabled,
-                                                hideGlobally: hidden, scraperRules: scraper, blocklist: block,
-                                                keeplist: keep, fetchSettings: fetch, crawler: try flag("crawler"),
-                                                for: account)
+        changes.fetchSettings = FetchSettingsChange(userAgent: try text("user_agent"), cookie: try text("cookie"),
+                                                    username: try text("username"), password: try text("password"),
+                                                    ignoresHTTPCache: try flag("ignore_http_cache"),
+                                                    allowsSelfSignedCertificates: try flag("allow_self_signed_certificates"))
+        let feed = try await service.updateFeed(reference, changes, for: account)
         return ["feed": Self.json(feed)]
     }
 

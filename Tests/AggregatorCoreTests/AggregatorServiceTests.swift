@@ -63,7 +63,9 @@ import Testing
         let fixture = try Fixture(entryRules: EntryRuleMatcher())
         let service = fixture.service
         let added = try await service.addFeed(url: fixture.server.url("/many.xml"), for: owner)
-        _ = try await service.updateFeed(.id(added.feed.id), title: nil, category: nil, blocklist: "^Item 1\\d$", for: owner)
+        var rules = FeedChanges()
+        rules.blocklist = "^Item 1\\d$"
+        _ = try await service.updateFeed(.id(added.feed.id), rules, for: owner)
         _ = try await service.refresh(nil, wait: true, for: owner)
         let titles = try await service.articles(ArticleQuery(), limit: 1000, for: owner).articles.compactMap(\.title)
         #expect(titles.count == 240 && !titles.contains("Item 12") && titles.contains("Item 2"), "\(titles.count)")

@@ -163,7 +163,7 @@ import Testing
         #expect(try reader.subscriptionCounts(annsB.id, account: bea) == nil)
         #expect(try reader.feeds(account: bea, ids: [annsB.id]).isEmpty)
         await #expect(throws: StoreError.self) { try await store.removeFeed(id: annsB.id, account: bea) }
-        await #expect(throws: StoreError.self) { try await store.updateFeed(id: annsB.id, account: bea, title: "Mine") }
+        await #expect(throws: StoreError.self) { try await store.updateFeed(id: annsB.id, account: bea, changing { $0.title = "Mine" }) }
         await #expect(throws: StoreError.self) { try await store.setCategoryHidden(id: annsTech, account: bea, true) }
         await #expect(throws: StoreError.self) { try await store.removeCategory(id: annsTech, account: bea) }
         #expect(try titles(reader, ArticleFilter(account: bea, feedID: annsB.id)).isEmpty)
@@ -202,7 +202,7 @@ import Testing
         let reader = try fixture.reader()
         let beasA = try #require(try reader.feeds(account: bea).first { $0.url == "https://a.example/feed" }?.id)
         let annsA = try #require(try reader.feeds(account: ann).first { $0.url == "https://a.example/feed" }?.id)
-        try await store.updateFeed(id: beasA, account: bea, url: "https://a2.example/feed")
+        try await store.updateFeed(id: beasA, account: bea, changing { $0.url = "https://a2.example/feed" })
         let moved = try #require(try reader.feeds(account: bea).first { $0.id == beasA })
         #expect(moved.url == "https://a2.example/feed" && moved.title == "Bea's A", "her id and title stay")
         #expect(try reader.feeds(account: ann).first { $0.id == annsA }?.url == "https://a.example/feed", "Ann's stays")
@@ -213,14 +213,14 @@ import Testing
         #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE id = ?1",
                                             [.integer(feeds["https://a.example/feed"]!)]) == 1)
         // Hers alone now: its site URL may change.
-        try await store.updateFeed(id: beasA, account: bea, siteURL: "https://a2.example/")
+        try await store.updateFeed(id: beasA, account: bea, changing { $0.siteURL = "https://a2.example/" })
         // To a URL Ann follows: Bea joins that feed, sees its latest document, and a2 (nobody's) goes.
-        try await store.updateFeed(id: beasA, account: bea, url: "https://b.example/feed")
+        try await store.updateFeed(id: beasA, account: bea, changing { $0.url = "https://b.example/feed" })
         #expect(try titles(reader, ArticleFilter(account: bea, feedID: beasA)) == ["Story 2", "Story 3"])
         #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE url = 'https://a2.example/feed'") == 0)
         // The site URL alone of a feed others follow: refused, and nothing changes.
         await #expect(throws: StoreError.self) {
-            try await store.updateFeed(id: beasA, account: bea, siteURL: "https://elsewhere.example/")
+            try await store.updateFeed(id: beasA, account: bea, changing { $0.siteURL = "https://elsewhere.example/" })
         }
         #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE site_url = 'https://elsewhere.example/'") == 0)
     }
@@ -395,7 +395,7 @@ import Testing
         let story1 = try #require(try reader.articles(ArticleFilter(account: ann, search: "\"Story 1\"")).articles.first?.id)
         #expect(try await store.mark(ids: [story1], account: ann, starred: true) == 1)
 
-        try await store.updateFeed(id: annsA, account: ann, fetchSettings: FetchSettingsChange(cookie: "session=1"))
+        try await store.updateFeed(id: annsA, account: ann, changing { $0.fetchSettings = FetchSettingsChange(cookie: "session=1") })
         let copy = try #require(try reader.feeds(account: ann).first { $0.id == annsA })
         #expect(copy.isPrivateCopy && copy.fetchSettings.cookie == "", "the cookie is never read back")
         let copyFeed = try #require(try await store.feedsToFetch().first { $0.settings?.cookie == "session=1" })
@@ -422,7 +422,7 @@ import Testing
         try await expectCountsKept("the split")
 
         // Back to the defaults: the shared feed again, its latest document shown; the copy is gone.
-        try await store.updateFeed(id: annsA, account: ann, fetchSettings: FetchSettingsChange(cookie: ""))
+        try await store.updateFeed(id: annsA, account: ann, changing { $0.fetchSettings = FetchSettingsChange(cookie: "") })
         #expect(try reader.feeds(account: ann).first { $0.id == annsA }?.isPrivateCopy == false)
         #expect(try titles(reader, ArticleFilter(account: ann, feedID: annsA)) == ["Story 1", "Story 2"])
         #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE owner_account_id IS NOT NULL") == 0)
@@ -481,11 +481,11 @@ import Testing
         #expect(try await store.mark(ids: [story3], account: ann, starred: false) == 1)
         try await expectKept("unstarring")
         try await store.updateFeed(id: try subscription(ann, "https://a.example/feed"), account: ann,
-                                   fetchSettings: FetchSettingsChange(userAgent: "Private/1"))
+                                   changing { $0.fetchSettings = FetchSettingsChange(userAgent: "Private/1") })
         #expect(try reader.accountCounts(ann) == EntryCounts(entries: 1, unread: 1), "story 1 starred, its feed now private")
         try await expectKept("a private copy")
         try await store.updateFeed(id: try subscription(ann, "https://a.example/feed"), account: ann,
-                                   fetchSettings: FetchSettingsChange(userAgent: ""))
+                                   changing { $0.fetchSettings = FetchSettingsChange(userAgent: "") })
         try await expectKept("the shared feed again")
     }
 
@@ -499,7 +499,7 @@ import Testing
             try #require(try reader.feeds(account: account).first { $0.url == "https://a.example/feed" }?.id)
         }
         let since = Date(timeIntervalSince1970: 0)
-        try await store.updateFeed(id: try subscription(ann), account: ann, crawler: true)
+        try await store.updateFeed(id: try subscription(ann), account: ann, changing { $0.crawler = true })
         #expect(try await store.pagesToCrawl(since: since, limit: 10).isEmpty, "entries from before the subscription: none")
         // Two entries arrive after both subscriptions began.
         try await store.ingest([IncomingFeed(feedID: try #require(feeds["https://a.example/feed"]), entries: [
@@ -507,7 +507,7 @@ import Testing
                                now: Date().addingTimeInterval(5))
         let forAnn = try await store.pagesToCrawl(since: since, limit: 10)
         #expect(forAnn.count == 2 && forAnn.allSatisfy { $0.isForAdminsOnly && $0.accounts == [ann] })
-        try await store.updateFeed(id: try subscription(bea), account: bea, crawler: true)
+        try await store.updateFeed(id: try subscription(bea), account: bea, changing { $0.crawler = true })
         let forBoth = try await store.pagesToCrawl(since: since, limit: 10)
         #expect(forBoth.count == 2 && forBoth.allSatisfy { !$0.isForAdminsOnly && Set($0.accounts) == [ann, bea] })
         try await store.showPage(entryID: forBoth[0].entryID, accounts: [ann])

@@ -79,7 +79,7 @@ import Testing
         #expect(try fixture.reader().totals(account: 1).entries == 5, "every story is still carried or starred")
         try await expectCountersMatchRows(fixture, "removing a feed")
 
-        try await store.updateFeed(id: c, account: 1, category: "Tech")
+        try await store.updateFeed(id: c, account: 1, changing { $0.category = "Tech" })
         current = try counts(fixture)
         #expect(current.categories["Tech"] == [1, 4])
         #expect(current.categories["World"] == [0, 0])
@@ -126,7 +126,7 @@ import Testing
             case 72..<80:
                 try await store.mark(ArticleFilter(account: 1, feedID: feed, unreadOnly: true), read: true)
             case 80..<86:
-                try await store.updateFeed(id: feed, account: 1, category: categories.randomElement(using: &random))
+                try await store.updateFeed(id: feed, account: 1, changing { $0.category = categories.randomElement(using: &random) })
             case 86..<90:
                 try await store.expire(RetentionPolicy(maximumAgeDays: 19_600, keepNewestPerFeed: 3), now: now)
             case 90..<94:

@@ -63,3 +63,10 @@ enum TestDatabase {
         return base.replacingCharacters(in: slash.upperBound..<databaseEnd, with: name)
     }
 }
+
+/// A subscription's changes, as the tests write them: `changing { $0.title = "Mine" }`.
+func changing(_ body: (inout FeedChanges) -> Void) -> FeedChanges {
+    var changes = FeedChanges()
+    body(&changes)
+    return changes
+}

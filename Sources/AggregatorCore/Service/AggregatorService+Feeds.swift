@@ -87,17 +87,12 @@ extension AggregatorService {
     /// expression each over title, URL and author, hiding entries from this account only); "" clears
     /// a text. Every value is checked before anything changes. The scheduler is woken when the feed is
     /// to be fetched again.
-    public func updateFeed(_ reference: FeedReference, title: String?, category: String?, url: String? = nil,
-                           siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
-                           scraperRules: String? = nil, blocklist: String? = nil, keeplist: String? = nil,
-                           fetchSettings: FetchSettingsChange = FetchSettingsChange(), crawler: Bool? = nil,
+    public func updateFeed(_ reference: FeedReference, _ changes: FeedChanges,
                            for account: AccountIdentity) async throws(AggregatorError) -> FeedSummary {
-        let given: [Any?] = [title, category, url, siteURL, disabled, hideGlobally, scraperRules, blocklist, keeplist, crawler]
-        guard given.contains(where: { $0 != nil }) || !fetchSettings.isEmpty else {
-            throw .invalidArgument("give a new title and/or category")
-        }
+        guard !changes.isEmpty else { throw .invalidArgument("give a new title and/or category") }
+        let (url, fetchSettings, blocklist, keeplist) = (changes.url, changes.fetchSettings, changes.blocklist, changes.keeplist)
         let id = try await feedID(reference, for: account)
-        try Self.checkFeedSettings(scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist)
+        try Self.checkFeedSettings(scraperRules: changes.scraperRules, blocklist: blocklist, keeplist: keeplist)
         try Self.checkFetchSettings(FeedFetchSettings().applying(fetchSettings), for: account)
         if let url {
             // An address the rule refuses is refused now, as when a feed is added; whatever the URL
@@ -107,11 +102,8 @@ extension AggregatorService {
                 throw .alreadySubscribed("already subscribed to \(url)")
             }
         }
-        try await write(for: account.id) { try await $0.updateFeed(id: id, account: account.id, title: title, category: category, url: url,
-                                                  siteURL: siteURL, disabled: disabled, hideGlobally: hideGlobally,
-                                                  scraperRules: scraperRules, blocklist: blocklist, keeplist: keeplist,
-                                                  fetchSettings: fetchSettings, crawler: crawler) }
-        if url != nil || disabled == false || !fetchSettings.isEmpty { scheduler.wakeEveryone() }
+        try await write(for: account.id) { try await $0.updateFeed(id: id, account: account.id, changes) }
+        if url != nil || changes.disabled == false || !fetchSettings.isEmpty { scheduler.wakeEveryone() }
         // New rules, or another feed under the subscription (a new URL, fetch settings of its own or none):
         // its stored entries judged again, outside the writer.
         if blocklist != nil || keeplist != nil || url != nil || !fetchSettings.isEmpty {

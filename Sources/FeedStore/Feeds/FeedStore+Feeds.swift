@@ -346,14 +346,13 @@ extension FeedStore {
     /// The site URL of a feed others follow too stays as it is. New filter rules are saved only: the
     /// caller judges the stored entries again outside the writer (`apply`).
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
-    public func updateFeed(id: Int64, account: Int64, title: String? = nil, category: String? = nil, url: String? = nil,
-                           siteURL: String? = nil, disabled: Bool? = nil, hideGlobally: Bool? = nil,
-                           scraperRules: String? = nil, blocklist: String? = nil, keeplist: String? = nil,
-                           fetchSettings: FetchSettingsChange? = nil, crawler: Bool? = nil,
-                           now: Date = Date()) throws(StoreError) {
+    public func updateFeed(id: Int64, account: Int64, _ changes: FeedChanges, now: Date = Date()) throws(StoreError) {
+        let (title, category, url, siteURL) = (changes.title, changes.category, changes.url, changes.siteURL)
+        let (scraperRules, blocklist, keeplist) = (changes.scraperRules, changes.blocklist, changes.keeplist)
+        let (disabled, hideGlobally, crawler, fetchSettings) = (changes.disabled, changes.hideGlobally, changes.crawler, changes.fetchSettings)
         try database.transaction { () throws(StoreError) in
             var feedID = try feedID(ofSubscription: id, account: account)
-            if let fetchSettings, !fetchSettings.isEmpty {
+            if !fetchSettings.isEmpty {
                 feedID = try changeFetchSettings(subscription: id, feed: feedID, account: account, fetchSettings,
                                                  now: Int64(now.timeIntervalSince1970))
             }

@@ -37,7 +37,7 @@ extension GoogleReaderAPI {
                try await service.feed(reference, for: request.account).category?.caseInsensitiveCompare(removed) == .orderedSame {
                 category = ""
             }
-            if title != nil || category != nil { _ = try await service.updateFeed(reference, title: title, category: category, for: request.account) }
+            if title != nil || category != nil { _ = try await service.updateFeed(reference, FeedChanges(title: title, category: category), for: request.account) }
         case let other:
             throw ReaderError("ac must be subscribe, unsubscribe or edit, not \(other)")
         }

@@ -39,7 +39,9 @@ extension MinifluxAPI {
         let crawler = try Self.flag("crawler", body)
         let added = try await service.addFeed(url: url, category: category, fetchSettings: fetchSettings, for: request.account)
         if crawler == true {  // before the first fetch: its entries are the first crawled
-            _ = try await service.updateFeed(.id(added.feed.id), title: nil, category: nil, crawler: true, for: request.account)
+            var changes = FeedChanges()
+            changes.crawler = true
+            _ = try await service.updateFeed(.id(added.feed.id), changes, for: request.account)
         }
         // Fetched now, unless another account's fetches stored it (docs/ARCHITECTURE.md, "Fetch once"). A
         // failed first fetch does not undo the subscription: the feed shows its error and is retried.
@@ -48,9 +50,10 @@ extension MinifluxAPI {
         // was looked for lately (a stored feed's, as a rule).
         try? await service.findIconNow(of: .id(added.feed.id), for: request.account)
         if disabled == true || hideGlobally == true || [scraperRules, blocklist, keeplist].contains(where: { $0?.isEmpty == false }) {
-            _ = try await service.updateFeed(.id(added.feed.id), title: nil, category: nil, disabled: disabled,
-                                             hideGlobally: hideGlobally, scraperRules: scraperRules, blocklist: blocklist,
-                                             keeplist: keeplist, for: request.account)
+            var changes = FeedChanges()
+            (changes.disabled, changes.hideGlobally) = (disabled, hideGlobally)
+            (changes.scraperRules, changes.blocklist, changes.keeplist) = (scraperRules, blocklist, keeplist)
+            _ = try await service.updateFeed(.id(added.feed.id), changes, for: request.account)
         }
         return MinifluxJSON.response(["feed_id": .from(added.feed.id)], status: 201)
     }
@@ -64,27 +67,22 @@ extension MinifluxAPI {
         let id = try request.id("feedID")
         _ = try await service.feed(.id(id), for: request.account)  // another account's feed: 404 before the body
         let body = try request.jsonObject()
-        let title = try Self.text("title", body)
-        let url = try Self.text("feed_url", body)
-        if let url, url.isEmpty { throw MinifluxError("feed_url must not be empty") }
-        let siteURL = try Self.text("site_url", body)
-        let (disabled, hideGlobally) = (try Self.flag("disabled", body), try Self.flag("hide_globally", body))
-        let scraperRules = try Self.text("scraper_rules", body)
-        let (blocklist, keeplist) = (try Self.text("blocklist_rules", body), try Self.text("keeplist_rules", body))
-        var categoryName: String?
+        var changes = FeedChanges(title: try Self.text("title", body))
+        changes.url = try Self.text("feed_url", body)
+        if let url = changes.url, url.isEmpty { throw MinifluxError("feed_url must not be empty") }
+        changes.siteURL = try Self.text("site_url", body)
+        (changes.disabled, changes.hideGlobally) = (try Self.flag("disabled", body), try Self.flag("hide_globally", body))
+        changes.scraperRules = try Self.text("scraper_rules", body)
+        (changes.blocklist, changes.keeplist) = (try Self.text("blocklist_rules", body), try Self.text("keeplist_rules", body))
         if let value = body["category_id"], !value.isNull {
-            categoryName = try await self.categoryName(value, request) ?? ""  // "": filed under no category
+            changes.category = try await self.categoryName(value, request) ?? ""  // "": filed under no category
         }
         try Self.refuseSettingsNotKept(body)
-        let fetchSettings = try Self.fetchSettingsChange(body)
-        let crawler = try Self.flag("crawler", body)
-        let changes: [Any?] = [title, categoryName, url, siteURL, disabled, hideGlobally, scraperRules, blocklist, keeplist, crawler]
-        let feed = changes.allSatisfy { $0 == nil } && fetchSettings.isEmpty
+        changes.fetchSettings = try Self.fetchSettingsChange(body)
+        changes.crawler = try Self.flag("crawler", body)
+        let feed = changes.isEmpty
             ? try await service.feed(.id(id), for: request.account)
-            : try await service.updateFeed(.id(id), title: title, category: categoryName, url: url, siteURL: siteURL,
-                                           disabled: disabled, hideGlobally: hideGlobally, scraperRules: scraperRules,
-                                           blocklist: blocklist, keeplist: keeplist, fetchSettings: fetchSettings,
-                                           crawler: crawler, for: request.account)
+            : try await service.updateFeed(.id(id), changes, for: request.account)
         return MinifluxJSON.response(MinifluxJSON.feed(feed, user: request.account.id), status: 201)
     }
 

@@ -193,9 +193,9 @@ extension WebUI {
             userAgent: trimmed("user_agent"), cookie: secret("cookie"), username: trimmed("username"),
             password: secret("password"), ignoresHTTPCache: form.value("ignore_http_cache") == "1",
             allowsSelfSignedCertificates: request.account.isAdmin ? form.value("allow_self_signed_certificates") == "1" : nil)
-        _ = try await service.updateFeed(.id(try request.id()), title: title.isEmpty ? nil : title, category: category,
-                                         scraperRules: rules, fetchSettings: fetch, crawler: form.value("crawler") == "1",
-                                         for: request.account)
+        var changes = FeedChanges(title: title.isEmpty ? nil : title, category: category)
+        (changes.scraperRules, changes.fetchSettings, changes.crawler) = (rules, fetch, form.value("crawler") == "1")
+        _ = try await service.updateFeed(.id(try request.id()), changes, for: request.account)
         return redirect(to: "/feeds?notice=updated", request.http)
     }
 
