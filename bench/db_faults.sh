@@ -27,7 +27,7 @@ cleanup() {
 trap cleanup EXIT
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$1" "$(now)"; }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+. bench/lib.sh
 
 # The clusters take turns: pg-1 primary and pg-2 standby; after a failover pg-2 is primary and a new
 # standby is made in pg-1's place, and so on.
@@ -38,15 +38,8 @@ Tests/postgres-cluster.sh standby "$standby" "$primary" > /dev/null
 database="postgresql:///bench?host=$work/pg-1,$work/pg-2&user=postgres&target_session_attrs=read-write"
 
 # A feed of 20 entries, served from a directory by Python's own server.
-mkdir -p "$work/www"
-python3 - "$work/www/feed.xml" << 'PY'
-import sys
-items = "".join(f"<item><title>Item {n}</title><link>https://bench.example/{n}</link></item>" for n in range(20))
-open(sys.argv[1], "w").write(f"<rss version='2.0'><channel><title>Bench</title>{items}</channel></rss>")
-PY
-feed_port=$(free_port)
-python3 -m http.server "$feed_port" --bind 127.0.0.1 --directory "$work/www" > /dev/null 2>&1 &
-feeds=$!
+serve_small_feed "$work/www"
+feeds=$feed_pid
 http_port=$(free_port)
 ctl=(.build/release/aggregatorctl --socket "$work/ctl.sock")
 .build/release/aggregatord --database "$database" --socket "$work/ctl.sock" --seed-opml "" --private-networks all \

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 bin=${BIN:-.build/release}; rounds=${ROUNDS:-3}
 work=$(mktemp -d)
 trap 'kill $daemon $server 2> /dev/null || true; wait 2> /dev/null || true; rm -rf "$work"' EXIT
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+. bench/lib.sh
 site=$(free_port); port=$(free_port)
 mkdir "$work/site"
 items=""

@@ -17,7 +17,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+. bench/lib.sh
 
 ours=$(free_port)
 .build/release/aggregatord --database "$work/a.db" --socket "$work/ctl.sock" --seed-opml "" \

@@ -23,7 +23,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+. bench/lib.sh
 
 base=$(Tests/postgres-cluster.sh start "$work/pg-primary")
 psql -qX "$base" -c "CREATE DATABASE bench" > /dev/null
@@ -31,15 +31,8 @@ Tests/postgres-cluster.sh standby "$work/pg-standby" "$work/pg-primary" > /dev/n
 primary="postgresql:///bench?host=$work/pg-primary&user=postgres"
 standby="postgresql:///bench?host=$work/pg-standby&user=postgres"
 
-mkdir -p "$work/www"
-python3 - "$work/www/feed.xml" << 'PY'
-import sys
-items = "".join(f"<item><title>Item {n}</title><link>https://bench.example/{n}</link></item>" for n in range(20))
-open(sys.argv[1], "w").write(f"<rss version='2.0'><channel><title>Bench</title>{items}</channel></rss>")
-PY
-feed_port=$(free_port)
-python3 -m http.server "$feed_port" --bind 127.0.0.1 --directory "$work/www" > /dev/null 2>&1 &
-pids+=($!)
+serve_small_feed "$work/www"
+pids+=("$feed_pid")
 ports=()
 for name in a b c; do
     port=$(free_port); ports+=("$port")
