@@ -11,9 +11,9 @@ final class StandbyReads: Sendable {
     private struct State {
         /// Each account's last write not yet known to be replayed.
         var written: [Int64: Int64] = [:]
-        /// What every read needs replayed (writes this daemon may not have heard of); `Int64.max`:
-        /// not known yet (at start, every write before it).
-        var floor = Int64.max
+        /// What every read needs replayed (writes this daemon may not have heard of); nil: not known
+        /// yet (at start, every write before it), asked of the primary by the next read.
+        var floor: Int64?
         /// How far the standby had replayed when last asked.
         var replayed: Int64 = 0
         /// Until when the standby is not asked, after it failed to answer.
@@ -41,7 +41,7 @@ final class StandbyReads: Sendable {
             heard(account: account, wroteUpTo: position)
         } catch {
             // Not known: every read waits for everything written until now (or the primary answers).
-            state.withLock { $0.floor = Int64.max }
+            lostTrack()
             logger.warning("Cannot learn the primary's position after a write; reads go to the primary until it answers",
                            ["error": "\(error)"])
         }
@@ -57,25 +57,26 @@ final class StandbyReads: Sendable {
     /// Writes may have been made that this daemon did not hear of (its channel came back): the next
     /// read learns the primary's position, which every read then needs.
     func lostTrack() {
-        state.withLock { $0.floor = Int64.max }
+        state.withLock { $0.floor = nil }
     }
 
     /// Every read needs the primary's position now (unknown: the primary answers every read).
     private func forgetWhatWasHeard() {
         let position = try? primary.withReader { try $0.primaryPosition() }
-        state.withLock { $0.floor = position ?? Int64.max }
+        state.withLock { $0.floor = position }
     }
 
     /// `body`'s result from a standby that has replayed what `account` wrote; nil when the primary
     /// must answer (the standby is behind, away, or failed for a reason the primary may not have).
     /// Blocks.
     func read<T>(for account: Int64, _ body: (StoreReader) throws -> T) -> Result<T, any Error>? {
-        if state.withLock({ $0.floor == Int64.max }) { forgetWhatWasHeard() }
+        if state.withLock({ $0.floor == nil }) { forgetWhatWasHeard() }
         let asked: (needed: Int64, replayed: Int64)? = state.withLock { state in
+            guard let floor = state.floor else { return nil }  // the primary did not answer either
             if let away = state.awayUntil, away > .now { return nil }
-            return (max(state.floor, state.written[account] ?? 0), state.replayed)
+            return (max(floor, state.written[account] ?? 0), state.replayed)
         }
-        guard let asked, asked.needed != Int64.max else { return nil }
+        guard let asked else { return nil }
         do {
             let answer = try standbys.withReader { reader throws -> Result<T, any Error>? in
                 if asked.needed > asked.replayed, !caughtUp(to: asked.needed, replayed: try reader.replayPosition()) {
@@ -118,7 +119,7 @@ final class StandbyReads: Sendable {
             guard position > state.replayed else { return }
             state.replayed = position
             state.written = state.written.filter { $0.value > position }
-            if state.floor <= position { state.floor = 0 }
+            if let floor = state.floor, floor <= position { state.floor = 0 }
         }
         return position >= needed
     }
