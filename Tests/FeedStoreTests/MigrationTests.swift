@@ -101,6 +101,47 @@ struct MigrationTests {
         #expect(try reader.token(digest: "d3")?.accountID == 1)
     }
 
+    /// A new database starts at the baseline; a file made before took steps 1 to 27 one by one. Both
+    /// must end in the same schema, to the letter (SQLite keeps each table's definition as written:
+    /// compared with whitespace and quotes aside), with the same full-text settings and first rows,
+    /// at step 27 and after the later steps.
+    @Test func theStepsOneByOneEndInTheBaseline() throws {
+        for version in [Baseline.version, Migrations.currentVersion] {
+            let (stepped, removeStepped) = try scratchDatabase("stepped.db")
+            let (fresh, removeFresh) = try scratchDatabase("fresh.db")
+            defer { removeStepped(); removeFresh() }
+            _ = try Database(path: stepped, schemaVersion: Baseline.version - 1)
+            let one = try Database(path: stepped, schemaVersion: version)
+            let other = try Database(path: fresh, schemaVersion: version)
+            #expect(try one.integer("PRAGMA user_version") == version && other.integer("PRAGMA user_version") == version)
+            let (a, b) = (try schemaFacts(of: one), try schemaFacts(of: other))
+            #expect(a.count > 40)
+            #expect(a.subtracting(b).sorted() == [], "only after steps 1 to \(version)")
+            #expect(b.subtracting(a).sorted() == [], "only in the baseline, at \(version)")
+        }
+    }
+
+    /// Each table, index and trigger as SQLite keeps it, the full-text index's settings, the id
+    /// sequences started and the rows a new database holds.
+    private func schemaFacts(of database: Database) throws -> Set<String> {
+        var facts: Set<String> = []
+        func add(_ sql: String) throws {
+            try database.statement(sql).query { row in
+                facts.insert((0..<row.columnCount).map { row.text(at: $0) ?? "null" }.joined(separator: " | "))
+            }
+        }
+        try add("SELECT type, name, tbl_name, sql FROM sqlite_master")
+        try add("SELECT 'fts', k, v FROM entries_fts_config")
+        try add("SELECT 'sequence', name, seq FROM sqlite_sequence WHERE seq > 0")
+        try add("SELECT 'account', id, name, admin, password_hash, settings FROM accounts")
+        try add("SELECT 'totals', * FROM store_totals")
+        return Set(facts.map { fact in
+            fact.replacingOccurrences(of: "\"", with: "")
+                .replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression)
+                .replacingOccurrences(of: #" ?([(),]) ?"#, with: "$1", options: .regularExpression)
+        })
+    }
+
     /// A database path in a directory of its own, and how to remove the directory.
     /// Text versions kept before step 36 get an id, their titles and authors indexed, and a fingerprint
     /// that has their feed's next document rewrite them with their plain text.

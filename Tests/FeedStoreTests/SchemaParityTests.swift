@@ -22,7 +22,7 @@ struct SchemaParityTests {
         ("sqlite", "unique categories(account_id,name)", "the same, for an account's categories"),
         ("postgres", "unique categories(account_id,<expression>)", "the same"),
         ("sqlite", "primary key entry_versions(id)", "entry_versions has the same two unique keys, (id) and (entry_id, feed_id), "
-            + "on both; which is the primary one differs (PostgreSQL's base schema, step 27)"),
+            + "on both; which is the primary one differs (step 36 gave versions an id each its own way)"),
         ("sqlite", "unique entry_versions(entry_id,feed_id)", "the same"),
         ("postgres", "primary key entry_versions(entry_id,feed_id)", "the same"),
         ("postgres", "unique entry_versions(id)", "the same"),

@@ -10,15 +10,9 @@ extension Database {
 
     /// The schema version the database holds (0: none), naming the connection a copy's on PostgreSQL.
     func schemaVersionForCopy() throws(StoreError) -> Int64? {
-        switch dialect {
-        case .sqlite:
-            return try integer("PRAGMA user_version")
-        case .postgres:
-            let version = try integer("SELECT CASE WHEN to_regclass('aggregator_schema') IS NULL THEN 0 ELSE 1 END") == 1
-                ? try integer("SELECT max(version) FROM aggregator_schema") : 0
-            try execute("SET application_name = 'aggregatord copy-database'")
-            return version
-        }
+        let version = try SchemaKeeper(database: self).version()
+        if dialect == .postgres { try execute("SET application_name = 'aggregatord copy-database'") }
+        return version
     }
 
     /// How many daemons' connections use this database now; nil where the database says not (an

@@ -24,11 +24,7 @@ final class Database {
             connection = try SQLiteConnection(path: path, create: create, readOnly: readOnly)
         }
         do {
-            switch (dialect, readOnly) {
-            case (_, true): break
-            case (.sqlite, false): try Migrations.apply(to: self, upTo: schemaVersion)
-            case (.postgres, false): try PostgresSchema.apply(to: self, upTo: schemaVersion)
-            }
+            if !readOnly { try Migrations.apply(to: self, upTo: schemaVersion) }
         } catch {
             close()
             throw error

@@ -1,15 +1,27 @@
-/// The schema, as an append-only list of steps applied up to `PRAGMA user_version`.
-/// A step is never edited once shipped: change the schema by appending a step.
+/// The schema's history, as an append-only list of steps. A step is never edited once shipped:
+/// change the schema by appending a step, written once for both backends (`SchemaWords`).
+/// A new database starts at `Baseline` (step 27); steps 1 to 27 are kept for SQLite files made
+/// before, in SQLite's terms (PostgreSQL databases always began at the baseline).
 enum Migrations {
-    /// One step: its SQL, whether it rebuilds tables (foreign keys are then off while it runs and
-    /// checked before it commits, as SQLite's ALTER TABLE documentation says), and Swift work after it.
+    /// One step: its SQL in a backend's words, whether it rebuilds tables (`SchemaKeeper.step`), and
+    /// Swift work after it.
     struct Step: Sendable {
-        let sql: String
-        /// The same step in PostgreSQL's terms, where its types or indexes differ (steps after 27 run
-        /// on both backends: `PostgresSchema`).
-        var postgres: String?
+        let sql: @Sendable (SchemaWords) -> String
         var rebuildsTables = false
         var then: (@Sendable (Database) throws(StoreError) -> Void)?
+
+        /// A step from before the baseline, in SQLite's terms.
+        init(sql: String, rebuildsTables: Bool = false, then: (@Sendable (Database) throws(StoreError) -> Void)? = nil) {
+            self.init(rebuildsTables: rebuildsTables, then: then) { _ in sql }
+        }
+
+        /// A step written once for both backends.
+        init(rebuildsTables: Bool = false, then: (@Sendable (Database) throws(StoreError) -> Void)? = nil,
+             _ sql: @escaping @Sendable (SchemaWords) -> String) {
+            self.sql = sql
+            self.rebuildsTables = rebuildsTables
+            self.then = then
+        }
     }
 
     static let steps: [Step] = [
@@ -503,42 +515,142 @@ enum Migrations {
         // feed now (its lease is the feed's `next_check_at`); `nodes` holds each daemon's heartbeat,
         // and the host it waits for when every due feed's host is another daemon's (`ClusterStore`);
         // `login_failures` is the password-guessing throttle every daemon consults (`LoginThrottle`).
-        // SQLite has one daemon, which claims nothing and throttles in memory: they stay empty there.
-        Step(sql: """
-        ALTER TABLE feeds ADD COLUMN claimed_by TEXT;
+        // SQLite has one daemon, which claims nothing and throttles in memory: they stay empty there,
+        // and only PostgreSQL's daemons claim due feeds by `feeds_due`.
+        Step { w in """
+        ALTER TABLE feeds ADD COLUMN claimed_by \(w.text);
         CREATE INDEX feeds_by_claimer ON feeds(claimed_by) WHERE claimed_by IS NOT NULL;
+        \(w.postgres("CREATE INDEX feeds_due ON feeds((coalesce(next_check_at, 0)), id) WHERE status <> 'disabled';"))
         CREATE TABLE nodes (
-            name               TEXT PRIMARY KEY,
-            started_at         INTEGER NOT NULL,
-            heartbeat_at       INTEGER NOT NULL,
-            feeds_claimed      INTEGER NOT NULL DEFAULT 0,
-            last_round_fetches INTEGER NOT NULL DEFAULT 0,
-            waiting_for        TEXT,
-            waiting_since      INTEGER
+            name               \(w.text) PRIMARY KEY,
+            started_at         \(w.integer) NOT NULL,
+            heartbeat_at       \(w.integer) NOT NULL,
+            feeds_claimed      \(w.integer) NOT NULL DEFAULT 0,
+            last_round_fetches \(w.integer) NOT NULL DEFAULT 0,
+            waiting_for        \(w.text),
+            waiting_since      \(w.integer)
         );
-        CREATE TABLE login_failures (address TEXT PRIMARY KEY, failures INTEGER NOT NULL, last_at INTEGER NOT NULL);
-        """, postgres: """
-        ALTER TABLE feeds ADD COLUMN claimed_by text;
-        CREATE INDEX feeds_by_claimer ON feeds(claimed_by) WHERE claimed_by IS NOT NULL;
-        CREATE INDEX feeds_due ON feeds((coalesce(next_check_at, 0)), id) WHERE status <> 'disabled';
-        CREATE TABLE nodes (
-            name               text PRIMARY KEY,
-            started_at         bigint NOT NULL,
-            heartbeat_at       bigint NOT NULL,
-            feeds_claimed      bigint NOT NULL DEFAULT 0,
-            last_round_fetches bigint NOT NULL DEFAULT 0,
-            waiting_for        text,
-            waiting_since      bigint);
-        CREATE TABLE login_failures (address text PRIMARY KEY, failures bigint NOT NULL, last_at bigint NOT NULL);
-        """),
+        CREATE TABLE login_failures (address \(w.text) PRIMARY KEY, failures \(w.integer) NOT NULL, last_at \(w.integer) NOT NULL);
+        """ },
         // 29: private copies of feeds (docs/ARCHITECTURE.md, §15). A feed with fetch settings of its own (a user
         // agent, a cookie, HTTP Basic credentials, ignoring the HTTP cache, accepting a self-signed
         // certificate) belongs to one account (`owner_account_id`, the account's subscription the only
         // one), its entries keyed apart from everyone else's: URLs are unique among shared feeds, and
-        // per owner among private ones. SQLite cannot drop a column's UNIQUE: the table is rebuilt.
+        // per owner among private ones. SQLite cannot drop a column's UNIQUE: the table is rebuilt there.
         // The owner is a plain column: removing an account removes its private feeds with their entries
         // (`removeAccount`), which a cascade would skip.
-        Step(sql: """
+        Step(rebuildsTables: true) { w in
+            w.sqlite(feedsRebuiltAsOfStep29) + w.postgres("""
+            ALTER TABLE feeds DROP CONSTRAINT feeds_url_key;
+            ALTER TABLE feeds ADD COLUMN owner_account_id bigint, ADD COLUMN user_agent text, ADD COLUMN cookie text,
+                ADD COLUMN username text, ADD COLUMN password text, ADD COLUMN ignore_http_cache bigint NOT NULL DEFAULT 0,
+                ADD COLUMN allow_self_signed bigint NOT NULL DEFAULT 0;
+            """) + """
+
+            CREATE UNIQUE INDEX feeds_shared_url ON feeds(url) WHERE owner_account_id IS NULL;
+            CREATE UNIQUE INDEX feeds_private_url ON feeds(owner_account_id, url) WHERE owner_account_id IS NOT NULL;
+            """
+        },
+        // 30: each account's starred orphans kept (the entries it starred that none of its feeds
+        // carries): counted at read time they were most of an unread page's total (`Counters`).
+        Step { w in """
+        ALTER TABLE accounts ADD COLUMN starred_orphans \(w.integer) NOT NULL DEFAULT 0;
+        ALTER TABLE accounts ADD COLUMN starred_orphans_unread \(w.integer) NOT NULL DEFAULT 0;
+        UPDATE accounts SET (starred_orphans, starred_orphans_unread) = (
+            SELECT count(*), coalesce(sum(CASE WHEN m.read = 0 THEN 1 ELSE 0 END), 0)
+            FROM entry_marks m JOIN entry_state st ON st.entry_id = m.entry_id
+            WHERE m.account_id = accounts.id AND m.starred = 1 AND st.removed = 0
+              AND NOT EXISTS (SELECT 1 FROM entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
+                              WHERE s.entry_id = m.entry_id AND u.account_id = accounts.id));
+        """ },
+        // 31: the crawler (docs/ARCHITECTURE.md): since when the account has every new entry of the feed
+        // extracted from its page (NULL: not; else when the subscription began, so that a backlog
+        // others had is left alone).
+        Step { w in """
+        ALTER TABLE subscriptions ADD COLUMN crawler_since \(w.integer);
+        """ },
+        // 32: each feed's latest document (step 22's `latest_entries`, ~1.4 KB of ids) in a table of
+        // its own: it was most of a feeds row, every round rewrites the row, and the unread page's
+        // totals scan the table (at 1,000,000 entries on PostgreSQL, 7.9 MB for 5,000 feeds). And a
+        // count of each feed's checks: `checked_at` is in seconds, so a check made in the second of a
+        // `refresh --wait` was taken for the one it waited for (ClusterStore.checks).
+        Step { w in """
+        CREATE TABLE feed_latest (
+            feed_id \(w.integer) PRIMARY KEY REFERENCES feeds(id) ON DELETE CASCADE,
+            entries \(w.text) NOT NULL
+        );
+        INSERT INTO feed_latest(feed_id, entries) SELECT id, latest_entries FROM feeds WHERE latest_entries IS NOT NULL;
+        ALTER TABLE feeds DROP COLUMN latest_entries;
+        ALTER TABLE feeds ADD COLUMN check_count \(w.integer) NOT NULL DEFAULT 0;
+        """ },
+        // 33: whether a kept page or a feed's icon came from a non-public address (docs/SECURITY.md): then
+        // only accounts whose own fetches may reach one are shown it. What was kept before is taken as
+        // public (nothing recorded where it came from).
+        Step { w in """
+        ALTER TABLE entry_pages ADD COLUMN non_public \(w.integer) NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN icon_non_public \(w.integer) NOT NULL DEFAULT 0;
+        """ },
+        // 34: text versions (docs/SECURITY.md): an entry's row holds the text of its primary feed (the one
+        // that stored it first); another feed that delivers the same URL with other text has its own
+        // version here, read by that feed's followers. Kept only while the texts differ.
+        Step { w in """
+        CREATE TABLE entry_versions (
+            entry_id     \(w.integer) NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            feed_id      \(w.integer) NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            fingerprint  \(w.integer) NOT NULL,
+            title        \(w.text),
+            summary      \(w.text),
+            content      \(w.text),
+            author       \(w.text),
+            published_at \(w.integer),
+            updated_at   \(w.integer),
+            image_url    \(w.text),
+            enclosures   \(w.text),
+            PRIMARY KEY (entry_id, feed_id)
+        );
+        CREATE INDEX entry_versions_by_feed ON entry_versions(feed_id);
+        """ },
+        // 35: who imported an entry (`importEntry`; its key says so too, `import:ACCOUNT:…`, but a range
+        // of keys follows the database's collation on PostgreSQL, where ':' and ';' need not be
+        // neighbours): other accounts' imports are hidden by it, and an account's usage counts it.
+        // And whether a feed's last document came from a non-public address only admins may reach
+        // (`IncomingFeed.onlyForAdmins`): regular accounts may not follow it then.
+        Step { w in """
+        ALTER TABLE entries ADD COLUMN imported_by \(w.integer);
+        \(w.sqlite("""
+            UPDATE entries SET imported_by = CAST(substr(key, 8, instr(substr(key, 8), ':') - 1) AS INTEGER)
+            WHERE substr(key, 1, 7) = 'import:';
+            """))\(w.postgres("UPDATE entries SET imported_by = split_part(key, ':', 2)::bigint WHERE substr(key, 1, 7) = 'import:';"))
+        CREATE INDEX entries_imported ON entries(imported_by) WHERE imported_by IS NOT NULL;
+        ALTER TABLE feeds ADD COLUMN only_for_admins \(w.integer) NOT NULL DEFAULT 0;
+        """ },
+        // 36: text versions are searched as they are read (docs/SECURITY.md): a version keeps its plain
+        // text and has an index of its own (a feed's or an entry's removal deletes versions by
+        // cascade). Its rows get an id that VACUUM never renumbers (the index is keyed by it; SQLite
+        // rebuilds the table for it, its FTS5 index kept by triggers). Versions kept before have no
+        // plain text: fingerprint 0 rewrites each at its feed's next document (until then its title
+        // and author are indexed). `entry_state.versioned`: the entry may have versions (set when one
+        // is kept, never cleared): a search asks the versions of those only.
+        Step(rebuildsTables: true,
+             then: { database throws(StoreError) in try database.dialect.search.indexVersions(entry: nil, in: database) }) { w in
+            w.sqlite(versionsRebuiltAsOfStep36) + w.postgres("""
+            ALTER TABLE entry_versions ADD COLUMN id bigint GENERATED BY DEFAULT AS IDENTITY UNIQUE;
+            ALTER TABLE entry_versions ADD COLUMN search_text text;
+            UPDATE entry_versions SET fingerprint = 0;
+            CREATE TABLE entry_version_search (
+                version_id bigint PRIMARY KEY REFERENCES entry_versions(id) ON DELETE CASCADE,
+                document   tsvector NOT NULL);
+            CREATE INDEX entry_version_search_documents ON entry_version_search USING gin(document);
+            """) + """
+
+            ALTER TABLE entry_state ADD COLUMN versioned \(w.integer) NOT NULL DEFAULT 0;
+            UPDATE entry_state SET versioned = 1 WHERE entry_id IN (SELECT entry_id FROM entry_versions);
+            """
+        },
+    ]
+
+    /// Step 29 on SQLite: the feeds table rebuilt without its URL's UNIQUE (frozen with the step).
+    private static let feedsRebuiltAsOfStep29 = """
         CREATE TABLE feeds_v29 (
             id                INTEGER PRIMARY KEY AUTOINCREMENT,
             url               TEXT NOT NULL,
@@ -581,138 +693,11 @@ enum Migrations {
         CREATE INDEX feeds_by_next_check ON feeds(next_check_at);
         CREATE INDEX feeds_by_icon ON feeds(icon_id) WHERE icon_id IS NOT NULL;
         CREATE INDEX feeds_by_claimer ON feeds(claimed_by) WHERE claimed_by IS NOT NULL;
-        CREATE UNIQUE INDEX feeds_shared_url ON feeds(url) WHERE owner_account_id IS NULL;
-        CREATE UNIQUE INDEX feeds_private_url ON feeds(owner_account_id, url) WHERE owner_account_id IS NOT NULL;
-        """, postgres: """
-        ALTER TABLE feeds DROP CONSTRAINT feeds_url_key;
-        ALTER TABLE feeds ADD COLUMN owner_account_id bigint, ADD COLUMN user_agent text, ADD COLUMN cookie text,
-            ADD COLUMN username text, ADD COLUMN password text, ADD COLUMN ignore_http_cache bigint NOT NULL DEFAULT 0,
-            ADD COLUMN allow_self_signed bigint NOT NULL DEFAULT 0;
-        CREATE UNIQUE INDEX feeds_shared_url ON feeds(url) WHERE owner_account_id IS NULL;
-        CREATE UNIQUE INDEX feeds_private_url ON feeds(owner_account_id, url) WHERE owner_account_id IS NOT NULL;
-        """, rebuildsTables: true),
-        // 30: each account's starred orphans kept (the entries it starred that none of its feeds
-        // carries): counted at read time they were most of an unread page's total (`Counters`).
-        Step(sql: """
-        ALTER TABLE accounts ADD COLUMN starred_orphans INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE accounts ADD COLUMN starred_orphans_unread INTEGER NOT NULL DEFAULT 0;
-        UPDATE accounts SET (starred_orphans, starred_orphans_unread) = (
-            SELECT count(*), coalesce(sum(CASE WHEN m.read = 0 THEN 1 ELSE 0 END), 0)
-            FROM entry_marks m JOIN entry_state st ON st.entry_id = m.entry_id
-            WHERE m.account_id = accounts.id AND m.starred = 1 AND st.removed = 0
-              AND NOT EXISTS (SELECT 1 FROM entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
-                              WHERE s.entry_id = m.entry_id AND u.account_id = accounts.id));
-        """, postgres: """
-        ALTER TABLE accounts ADD COLUMN starred_orphans bigint NOT NULL DEFAULT 0,
-            ADD COLUMN starred_orphans_unread bigint NOT NULL DEFAULT 0;
-        UPDATE accounts SET (starred_orphans, starred_orphans_unread) = (
-            SELECT count(*), coalesce(sum(CASE WHEN m.read = 0 THEN 1 ELSE 0 END), 0)
-            FROM entry_marks m JOIN entry_state st ON st.entry_id = m.entry_id
-            WHERE m.account_id = accounts.id AND m.starred = 1 AND st.removed = 0
-              AND NOT EXISTS (SELECT 1 FROM entry_sources s JOIN subscriptions u ON u.feed_id = s.feed_id
-                              WHERE s.entry_id = m.entry_id AND u.account_id = accounts.id));
-        """),
-        // 31: the crawler (docs/ARCHITECTURE.md): since when the account has every new entry of the feed
-        // extracted from its page (NULL: not; else when the subscription began, so that a backlog
-        // others had is left alone).
-        Step(sql: """
-        ALTER TABLE subscriptions ADD COLUMN crawler_since INTEGER;
-        """, postgres: """
-        ALTER TABLE subscriptions ADD COLUMN crawler_since bigint;
-        """),
-        // 32: each feed's latest document (step 22's `latest_entries`, ~1.4 KB of ids) in a table of
-        // its own: it was most of a feeds row, every round rewrites the row, and the unread page's
-        // totals scan the table (at 1,000,000 entries on PostgreSQL, 7.9 MB for 5,000 feeds). And a
-        // count of each feed's checks: `checked_at` is in seconds, so a check made in the second of a
-        // `refresh --wait` was taken for the one it waited for (ClusterStore.checks).
-        Step(sql: """
-        CREATE TABLE feed_latest (
-            feed_id INTEGER PRIMARY KEY REFERENCES feeds(id) ON DELETE CASCADE,
-            entries TEXT NOT NULL
-        );
-        INSERT INTO feed_latest(feed_id, entries) SELECT id, latest_entries FROM feeds WHERE latest_entries IS NOT NULL;
-        ALTER TABLE feeds DROP COLUMN latest_entries;
-        ALTER TABLE feeds ADD COLUMN check_count INTEGER NOT NULL DEFAULT 0;
-        """, postgres: """
-        CREATE TABLE feed_latest (
-            feed_id bigint PRIMARY KEY REFERENCES feeds(id) ON DELETE CASCADE,
-            entries text NOT NULL
-        );
-        INSERT INTO feed_latest(feed_id, entries) SELECT id, latest_entries FROM feeds WHERE latest_entries IS NOT NULL;
-        ALTER TABLE feeds DROP COLUMN latest_entries;
-        ALTER TABLE feeds ADD COLUMN check_count bigint NOT NULL DEFAULT 0;
-        """),
-        // 33: whether a kept page or a feed's icon came from a non-public address (docs/SECURITY.md): then
-        // only accounts whose own fetches may reach one are shown it. What was kept before is taken as
-        // public (nothing recorded where it came from).
-        Step(sql: """
-        ALTER TABLE entry_pages ADD COLUMN non_public INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE feeds ADD COLUMN icon_non_public INTEGER NOT NULL DEFAULT 0;
-        """, postgres: """
-        ALTER TABLE entry_pages ADD COLUMN non_public bigint NOT NULL DEFAULT 0;
-        ALTER TABLE feeds ADD COLUMN icon_non_public bigint NOT NULL DEFAULT 0;
-        """),
-        // 34: text versions (docs/SECURITY.md): an entry's row holds the text of its primary feed (the one
-        // that stored it first); another feed that delivers the same URL with other text has its own
-        // version here, read by that feed's followers. Kept only while the texts differ.
-        Step(sql: """
-        CREATE TABLE entry_versions (
-            entry_id     INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
-            feed_id      INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
-            fingerprint  INTEGER NOT NULL,
-            title        TEXT,
-            summary      TEXT,
-            content      TEXT,
-            author       TEXT,
-            published_at INTEGER,
-            updated_at   INTEGER,
-            image_url    TEXT,
-            enclosures   TEXT,
-            PRIMARY KEY (entry_id, feed_id)
-        );
-        CREATE INDEX entry_versions_by_feed ON entry_versions(feed_id);
-        """, postgres: """
-        CREATE TABLE entry_versions (
-            entry_id     bigint NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
-            feed_id      bigint NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
-            fingerprint  bigint NOT NULL,
-            title        text,
-            summary      text,
-            content      text,
-            author       text,
-            published_at bigint,
-            updated_at   bigint,
-            image_url    text,
-            enclosures   text,
-            PRIMARY KEY (entry_id, feed_id)
-        );
-        CREATE INDEX entry_versions_by_feed ON entry_versions(feed_id);
-        """),
-        // 35: who imported an entry (`importEntry`; its key says so too, `import:ACCOUNT:…`, but a range
-        // of keys follows the database's collation on PostgreSQL, where ':' and ';' need not be
-        // neighbours): other accounts' imports are hidden by it, and an account's usage counts it.
-        // And whether a feed's last document came from a non-public address only admins may reach
-        // (`IncomingFeed.onlyForAdmins`): regular accounts may not follow it then.
-        Step(sql: """
-        ALTER TABLE entries ADD COLUMN imported_by INTEGER;
-        UPDATE entries SET imported_by = CAST(substr(key, 8, instr(substr(key, 8), ':') - 1) AS INTEGER)
-        WHERE substr(key, 1, 7) = 'import:';
-        CREATE INDEX entries_imported ON entries(imported_by) WHERE imported_by IS NOT NULL;
-        ALTER TABLE feeds ADD COLUMN only_for_admins INTEGER NOT NULL DEFAULT 0;
-        """, postgres: """
-        ALTER TABLE entries ADD COLUMN imported_by bigint;
-        UPDATE entries SET imported_by = split_part(key, ':', 2)::bigint WHERE substr(key, 1, 7) = 'import:';
-        CREATE INDEX entries_imported ON entries(imported_by) WHERE imported_by IS NOT NULL;
-        ALTER TABLE feeds ADD COLUMN only_for_admins bigint NOT NULL DEFAULT 0;
-        """),
-        // 36: text versions are searched as they are read (docs/SECURITY.md): a version keeps its plain
-        // text and has an index of its own, kept by triggers (a feed's or an entry's removal deletes
-        // versions by cascade). Its rows get an id that VACUUM never renumbers (the index is keyed by
-        // it). Versions kept before have no plain text: fingerprint 0 rewrites each at its feed's next
-        // document (until then its title and author are indexed). `entry_state.versioned`: the entry
-        // may have versions (set when one is kept, never cleared): a search asks the versions of
-        // those only.
-        Step(sql: """
+        """
+
+    /// Step 36 on SQLite: text versions rebuilt with an id of their own, and their FTS5 index with
+    /// the triggers that keep it (frozen with the step).
+    private static let versionsRebuiltAsOfStep36 = """
         CREATE TABLE entry_versions_new (
             id           INTEGER PRIMARY KEY AUTOINCREMENT,
             entry_id     INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
@@ -752,21 +737,7 @@ enum Migrations {
             VALUES ('delete', old.id, old.title, old.search_text, old.author);
             INSERT INTO entry_versions_fts(rowid, title, body, author) VALUES (new.id, new.title, new.search_text, new.author);
         END;
-        ALTER TABLE entry_state ADD COLUMN versioned INTEGER NOT NULL DEFAULT 0;
-        UPDATE entry_state SET versioned = 1 WHERE entry_id IN (SELECT entry_id FROM entry_versions);
-        """, postgres: """
-        ALTER TABLE entry_versions ADD COLUMN id bigint GENERATED BY DEFAULT AS IDENTITY UNIQUE;
-        ALTER TABLE entry_versions ADD COLUMN search_text text;
-        UPDATE entry_versions SET fingerprint = 0;
-        CREATE TABLE entry_version_search (
-            version_id bigint PRIMARY KEY REFERENCES entry_versions(id) ON DELETE CASCADE,
-            document   tsvector NOT NULL);
-        CREATE INDEX entry_version_search_documents ON entry_version_search USING gin(document);
-        ALTER TABLE entry_state ADD COLUMN versioned bigint NOT NULL DEFAULT 0;
-        UPDATE entry_state SET versioned = 1 WHERE entry_id IN (SELECT entry_id FROM entry_versions);
-        """, rebuildsTables: true,
-             then: { database throws(StoreError) in try database.dialect.search.indexVersions(entry: nil, in: database) }),
-    ]
+        """
 
     /// Step 4's counters counted from the rows, in that schema's terms (read and starred on
     /// `entry_state`, counters on feeds and categories): frozen with the step.
@@ -786,36 +757,34 @@ enum Migrations {
     /// The schema version this build writes.
     static var currentVersion: Int64 { Int64(steps.count) }
 
-    /// Brings the database up to `currentVersion`, one transaction per step.
-    /// - Throws: `StoreError.Kind.newerSchema` when the file was written by a newer build.
+    /// Brings the database up to `currentVersion`: a new one from the baseline, an older one step by
+    /// step (on SQLite one transaction per step; on PostgreSQL all in one: `SchemaKeeper`).
+    /// - Throws: `StoreError.Kind.newerSchema` when the database was written by a newer build.
     /// - Parameter target: the version to stop at (tests build older databases with it).
     static func apply(to database: Database, upTo target: Int64 = currentVersion) throws(StoreError) {
-        let version = try database.integer("PRAGMA user_version") ?? 0
-        guard version <= currentVersion else {
-            throw StoreError(.newerSchema, message: "database \(database.path) has schema version \(version), "
-                + "newer than this build's \(currentVersion) (upgrade aggregatord, or restore an older backup)")
-        }
-        for (offset, step) in steps.enumerated().dropFirst(Int(version)).prefix(max(0, Int(target - version))) {
-            // PRAGMA foreign_keys is a no-op inside a transaction: switched around it.
-            if step.rebuildsTables { try database.execute("PRAGMA foreign_keys = OFF") }
-            do {
-                try database.transaction { () throws(StoreError) in
-                    try database.execute(step.sql)
-                    if step.rebuildsTables, try database.integer("PRAGMA foreign_key_check") != nil {
-                        throw StoreError(.corrupt, message: "database \(database.path): migration \(offset + 1) "
-                            + "found rows that point at missing rows (restore it from a backup)")
-                    }
-                    try step.then?(database)
-                    try database.execute("PRAGMA user_version = \(offset + 1)")
-                }
-            } catch {
-                if step.rebuildsTables { try? database.execute("PRAGMA foreign_keys = ON") }
-                throw error
+        let keeper = SchemaKeeper(database: database)
+        var isNew = false
+        try keeper.migrating { () throws(StoreError) in
+            var version = try keeper.version()
+            guard version <= currentVersion else {
+                throw StoreError(.newerSchema, message: "database \(database.location) has schema version \(version), "
+                    + "newer than this build's \(currentVersion) (upgrade aggregatord, or restore an older backup)")
             }
-            if step.rebuildsTables { try database.execute("PRAGMA foreign_keys = ON") }
+            isNew = version == 0
+            if version == 0, target >= Baseline.version || !keeper.mayPredateBaseline {
+                try keeper.step(to: Baseline.version, rebuildsTables: false) { () throws(StoreError) in
+                    try database.execute(Baseline.sql(database.dialect.schemaWords))
+                }
+                version = Baseline.version
+            }
+            for (offset, step) in steps.enumerated().dropFirst(Int(version)).prefix(max(0, Int(target - version))) {
+                try keeper.step(to: Int64(offset + 1), rebuildsTables: step.rebuildsTables) { () throws(StoreError) in
+                    try database.execute(step.sql(database.dialect.schemaWords))
+                    try step.then?(database)
+                }
+            }
         }
-        // A new file is left without the pages the steps freed (tables made and dropped): cheap while
-        // it is empty, and its size then says what it holds.
-        if version == 0, try database.integer("PRAGMA freelist_count") ?? 0 > 0 { try database.execute("VACUUM") }
+        // A new file is left without the pages its steps freed (tables made and dropped).
+        if isNew { try keeper.compactNew() }
     }
 }
