@@ -298,7 +298,7 @@ public struct ControlHandler: Sendable {
     static func json(_ account: AccountSummary) -> JSONValue {
         let created = JSONValue.string(timestamp(account.createdAt))
         let lastLogin = JSONValue.from(account.lastLoginAt.map(timestamp))
-        return ["id": .from(account.id), "name": .string(account.name), "admin": .bool(account.isAdmin),
+        return ["id": .from(account.id.rawValue), "name": .string(account.name), "admin": .bool(account.isAdmin),
                 "created": created, "created_at": created, "updated_at": .string(timestamp(account.updatedAt)),
                 "last_login": lastLogin, "has_password": .bool(account.hasPassword), "fever": .bool(account.feverEnabled),
                 "tokens": .from(account.tokens), "feeds": .from(account.feeds), "unread": .from(account.unread),

@@ -301,7 +301,7 @@ public final class RefreshPipeline: Sendable {
     /// Which entries (by their index in the document) each follower's rules hide. Judged here, in the
     /// feed's fetch task: the store's writer applies the verdicts to the entries that are new.
     static func verdicts(on entries: [IncomingEntry], by rules: [FollowerRules],
-                         with matcher: (any EntryRules)?) -> [(account: Int64, hidden: Set<Int>)] {
+                         with matcher: (any EntryRules)?) -> [(account: AccountID, hidden: Set<Int>)] {
         guard let matcher else { return [] }
         return rules.map { follower in
             (follower.account, Set(entries.indices.filter { matcher.hides(RuledEntry(entries[$0]), by: follower.rules) }))

@@ -92,7 +92,7 @@ public actor FeedStore {
     /// Subscribes the account to `feeds` in one transaction (`subscribe` without a quota).
     /// - Returns: how many subscriptions were new.
     @discardableResult
-    public func addFeeds(_ feeds: [NewFeed], account: Int64, now: Date = Date()) throws(StoreError) -> Int {
+    public func addFeeds(_ feeds: [NewFeed], account: AccountID, now: Date = Date()) throws(StoreError) -> Int {
         try subscribe(feeds, account: account, maximumSubscriptions: nil, now: now).added
     }
 
@@ -101,7 +101,7 @@ public actor FeedStore {
     /// transaction, so two imports at once cannot pass it). A feed another account follows is shared:
     /// it is fetched once for all, its entries stored once. A feed with fetch settings of its own is
     /// the account's private copy (docs/ARCHITECTURE.md).
-    public func subscribe(_ feeds: [NewFeed], account: Int64, maximumSubscriptions: Int?,
+    public func subscribe(_ feeds: [NewFeed], account: AccountID, maximumSubscriptions: Int?,
                           now: Date = Date()) throws(StoreError) -> Subscribed {
         let insertFeed = try database.prepare("""
             INSERT INTO feeds(url, title, site_url, added_at) VALUES (?1, ?2, ?3, ?4)
@@ -120,7 +120,7 @@ public actor FeedStore {
                 // A URL it follows already, through the shared feed or a private copy of its own.
                 let followed = try database.integer("""
                     SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 AND f.url = ?2
-                    """, [.integer(account), .text(feed.url)]) != nil
+                    """, [.account(account), .text(feed.url)]) != nil
                 guard followed || result.added < room else {
                     result.overQuota.append(feed.url)
                     continue
@@ -136,13 +136,13 @@ public actor FeedStore {
                                                      settings: feed.fetchSettings, account: account, now: seconds)
                     try database.statement("""
                         INSERT INTO subscriptions(account_id, feed_id, title, category_id, added_at) VALUES (?1, ?2, ?3, ?4, ?5)
-                        """).run([.integer(account), .integer(copy), SQLValue(feed.title), SQLValue(categoryID), seconds])
+                        """).run([.account(account), .integer(copy), SQLValue(feed.title), SQLValue(categoryID), seconds])
                     result.added += 1
                     continue
                 }
                 try insertFeed.run([.text(feed.url), SQLValue(feed.title), SQLValue(feed.siteURL), seconds])
                 let isNewFeed = try database.changes() == 1
-                try subscribe.run([.integer(account), .text(feed.url), SQLValue(feed.title), SQLValue(categoryID), seconds])
+                try subscribe.run([.account(account), .text(feed.url), SQLValue(feed.title), SQLValue(categoryID), seconds])
                 guard try database.changes() == 1 else { continue }
                 result.added += 1
                 if !isNewFeed, let feedID = try database.integer("SELECT id FROM feeds WHERE url = ?1 AND owner_account_id IS NULL",
@@ -168,10 +168,10 @@ public actor FeedStore {
     }
 
     /// The account's category names, sorted case-insensitively.
-    public func categoryNames(account: Int64) throws(StoreError) -> [String] {
+    public func categoryNames(account: AccountID) throws(StoreError) -> [String] {
         var names: [String] = []
         try database.statement("SELECT name FROM categories WHERE account_id = ?1 ORDER BY name COLLATE NOCASE")
-            .query([.integer(account)]) { row in
+            .query([.account(account)]) { row in
                 if let name = row.text(at: 0) { names.append(name) }
             }
         return names

@@ -6,10 +6,10 @@ import Testing
 /// each has its own subscription (title, category, id), marks, counts and categories; neither reaches
 /// the other's ids.
 @Suite struct AccountViewTests {
-    private let ann: Int64 = 1
+    private let ann: AccountID = 1
 
     /// A store where account 1 (Ann) follows a and b, and Bea follows a and c; a and b cross-post story 2.
-    private func twoReaders() async throws -> (fixture: StoreFixture, bea: Int64, feeds: [String: Int64]) {
+    private func twoReaders() async throws -> (fixture: StoreFixture, bea: AccountID, feeds: [String: Int64]) {
         let fixture = try StoreFixture()
         let store = fixture.store
         let bea = try #require(try await store.addAccount(name: "Bea", passwordHash: "", isAdmin: false, now: now))
@@ -182,7 +182,7 @@ import Testing
         try await store.removeFeed(id: beasA, account: bea)
         #expect(try reader.database.integer("SELECT count(*) FROM feeds WHERE id = ?1", [.integer(feeds["https://a.example/feed"]!)]) == 1,
                 "Ann still follows it")
-        #expect(try reader.database.integer("SELECT count(*) FROM entry_marks WHERE account_id = ?1 AND read = 1", [.integer(bea)]) == 0)
+        #expect(try reader.database.integer("SELECT count(*) FROM entry_marks WHERE account_id = ?1 AND read = 1", [.account(bea)]) == 0)
         #expect(try titles(reader, ArticleFilter(account: bea, starredOnly: true)) == ["Story 2"], "her star stays")
         // Bea subscribes again: story 1 is unread for her.
         try await store.addFeeds([.init(url: "https://a.example/feed")], account: bea)
@@ -256,8 +256,8 @@ import Testing
         #expect(try await store.addAccount(name: "bea", passwordHash: "", isAdmin: false) == nil, "names are unique in any case")
         try await store.removeAccount(id: bea)
         #expect(try reader.database.integer("SELECT count(*) FROM feeds") == 2, "c went, a stays for Ann")
-        #expect(try reader.database.integer("SELECT count(*) FROM subscriptions WHERE account_id = ?1", [.integer(bea)]) == 0)
-        #expect(try reader.database.integer("SELECT count(*) FROM categories WHERE account_id = ?1", [.integer(bea)]) == 0)
+        #expect(try reader.database.integer("SELECT count(*) FROM subscriptions WHERE account_id = ?1", [.account(bea)]) == 0)
+        #expect(try reader.database.integer("SELECT count(*) FROM categories WHERE account_id = ?1", [.account(bea)]) == 0)
         #expect(try titles(reader, ArticleFilter(account: ann)) == ["Story 1", "Story 2", "Story 3"])
         await #expect(throws: StoreError.self) { try await store.removeAccount(id: bea) }
     }
@@ -332,7 +332,7 @@ import Testing
         let (fixture, bea, feeds) = try await twoReaders()
         let store = fixture.store
         let reader = try fixture.reader()
-        func subscription(_ account: Int64, _ url: String) throws -> Int64 {
+        func subscription(_ account: AccountID, _ url: String) throws -> Int64 {
             try #require(try reader.feeds(account: account).first { $0.url == url }?.id)
         }
         let (annsA, beasA) = (try subscription(ann, "https://a.example/feed"), try subscription(bea, "https://a.example/feed"))
@@ -452,7 +452,7 @@ import Testing
         func id(_ title: String) throws -> Int64 {
             try #require(try reader.database.integer("SELECT id FROM entries WHERE title = ?1", [.text(title)]))
         }
-        func subscription(_ account: Int64, _ url: String) throws -> Int64 {
+        func subscription(_ account: AccountID, _ url: String) throws -> Int64 {
             try #require(try reader.feeds(account: account).first { $0.url == url }?.id)
         }
         func expectKept(_ step: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
@@ -495,7 +495,7 @@ import Testing
         let (fixture, bea, feeds) = try await twoReaders()
         let store = fixture.store
         let reader = try fixture.reader()
-        func subscription(_ account: Int64) throws -> Int64 {
+        func subscription(_ account: AccountID) throws -> Int64 {
             try #require(try reader.feeds(account: account).first { $0.url == "https://a.example/feed" }?.id)
         }
         let since = Date(timeIntervalSince1970: 0)

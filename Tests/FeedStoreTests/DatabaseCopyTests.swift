@@ -49,7 +49,7 @@ import Testing
     private func answers(_ database: String) throws -> [String] {
         let reader = try StoreReader(path: database)
         var answers: [String] = []
-        for account: Int64 in [1, 3] {
+        for account: AccountID in [1, 3] {
             for sort in [ArticleSort.newest, .oldest, .title] {
                 answers.append("\(try reader.articles(ArticleFilter(account: account), sort: sort, limit: 100).articles)")
             }

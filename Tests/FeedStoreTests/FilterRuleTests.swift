@@ -27,7 +27,7 @@ import Testing
         let feed = try #require(try await store.feedID(url: url, account: 1))
         let beasFeed = try #require(try await store.feedID(url: url, account: bea))
         func story(_ title: String, _ n: Int) -> IncomingEntry { entry("https://news.example/\(n)", title: title, published: Double(n) * day) }
-        func titles(_ account: Int64) throws -> [String] {
+        func titles(_ account: AccountID) throws -> [String] {
             try reader.articles(ArticleFilter(account: account), sort: .oldest).articles.compactMap(\.title)
         }
         try await store.ingest([IncomingFeed(feedID: feed, entries: [story("News", 1), story("Sponsored: soap", 2)])], now: now)
@@ -88,7 +88,7 @@ extension FeedStore {
     /// New rules for the subscription, its feed's stored entries judged again as the service does
     /// (`AggregatorService+Rules`: read on a reader, judged outside the writer, verdicts applied).
     /// - Returns: how many entries the rules hide now.
-    func judgedRules(subscription: Int64, account: Int64, blocklist: String?, keeplist: String?) async throws -> Int {
+    func judgedRules(subscription: Int64, account: AccountID, blocklist: String?, keeplist: String?) async throws -> Int {
         let feed = try saveRules(subscription: subscription, account: account, blocklist: blocklist, keeplist: keeplist)
         let reader = try StoreReader(path: path)
         guard let matcher = entryRules, let rules = try reader.ruleSets(account: account, subscriptions: [subscription]).first?.rules,

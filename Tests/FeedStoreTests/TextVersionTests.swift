@@ -6,11 +6,11 @@ import Testing
 /// URL, but each feed's text kept (a version stored only when it differs), and every account reading
 /// its own feed's text, in both orders of arrival.
 @Suite struct TextVersionTests {
-    private let ann: Int64 = 1
+    private let ann: AccountID = 1
 
     /// Ann follows a.example, Bea follows b.example (a stranger's feed); each returns the store, Bea's
     /// id and the two feeds' ids.
-    private func strangers() async throws -> (StoreFixture, Int64, a: Int64, b: Int64) {
+    private func strangers() async throws -> (StoreFixture, AccountID, a: Int64, b: Int64) {
         let fixture = try StoreFixture()
         let bea = try #require(try await fixture.store.addAccount(name: "Bea", passwordHash: "", isAdmin: false, now: now))
         try await fixture.store.addFeeds([.init(url: "https://a.example/feed")], account: ann, now: now)
@@ -26,7 +26,7 @@ import Testing
         return story
     }
 
-    private func seen(_ reader: StoreReader, _ account: Int64) throws -> (list: String?, one: String?, content: String?) {
+    private func seen(_ reader: StoreReader, _ account: AccountID) throws -> (list: String?, one: String?, content: String?) {
         let listed = try reader.articles(ArticleFilter(account: account), sort: .oldest).articles.first
         let full = try listed.flatMap { try reader.article(id: $0.id, account: account) }
         let entries = try reader.entries(EntryListing(account: account)).entries.first?.article
@@ -84,7 +84,7 @@ import Testing
         planted.enclosures = [ArticleEnclosure(url: "https://attacker.example/1.mp3", type: "audio/mpeg", length: 1)]
         try await fixture.store.ingest([IncomingFeed(feedID: b, entries: [planted]), IncomingFeed(feedID: a, entries: [real])], now: now)
         let reader = try fixture.reader()
-        func audio(_ account: Int64) throws -> String? {
+        func audio(_ account: AccountID) throws -> String? {
             try reader.entries(EntryListing(account: account)).entries.first?.article.enclosures.first?.url
         }
         #expect(try audio(ann) == "https://podcast.example/1.mp3")

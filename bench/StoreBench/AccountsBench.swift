@@ -131,7 +131,7 @@ enum AccountsBench {
     }
 
     /// Half read (every other entry), 1 % starred (every 100th), the rest unread and unstarred.
-    private static func restoreMarks(_ store: FeedStore, _ reader: StoreReader, account: Int64) async throws {
+    private static func restoreMarks(_ store: FeedStore, _ reader: StoreReader, account: AccountID) async throws {
         var listing = EntryListing(account: account)
         (listing.order, listing.limit) = (.id, .max)
         let ids = try reader.entryIDs(listing)

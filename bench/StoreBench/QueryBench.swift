@@ -134,7 +134,7 @@ enum QueryBench {
         }
         print("\n| query (per account) | median ms | min–max ms |")
         print("|---|---|---|")
-        for (name, account) in [("all 5,000 feeds", Int64(1)), ("50 feeds", fifty!)] {
+        for (name, account) in [("all 5,000 feeds", AccountID(1)), ("50 feeds", fifty!)] {
             try time("\(name): first page (50) of unread, newest") {
                 _ = try reader.articles(ArticleFilter(account: account, unreadOnly: true), limit: 50)
             }

@@ -17,7 +17,7 @@ enum SubscribeBench {
         srand48(28)
         var followed: Set<String> = []
         for index in 0..<accounts {
-            let account: Int64
+            let account: AccountID
             if index == 0 {
                 account = 1
             } else {

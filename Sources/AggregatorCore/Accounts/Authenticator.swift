@@ -49,7 +49,7 @@ final class Authenticator: Sendable {
     /// Token digests → last use, written out at most once a minute.
     private let tokenUses = MinuteBatch<String>()
     /// Accounts' fresh logins → when, written out at most once a minute too.
-    private let logins = MinuteBatch<Int64>()
+    private let logins = MinuteBatch<AccountID>()
 
     /// Password checks run here, one at a time: each takes ~20 MiB and tens of milliseconds of CPU,
     /// and must neither pile up in memory nor hold a thread of Swift's cooperative pool.
@@ -92,7 +92,7 @@ final class Authenticator: Sendable {
     }
 
     /// Notes an account's login; returns the logins to write when a minute has passed since the last write.
-    func accountLoggedIn(_ account: Int64, now: Date = Date()) -> [Int64: Date]? {
+    func accountLoggedIn(_ account: AccountID, now: Date = Date()) -> [AccountID: Date]? {
         logins.note(account, at: now)
     }
 }

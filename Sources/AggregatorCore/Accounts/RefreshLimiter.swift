@@ -1,3 +1,4 @@
+import FeedStore
 import Foundation
 import Synchronization
 
@@ -16,11 +17,11 @@ final class RefreshLimiter: Sendable {
         var lastHour: [Date] = []
     }
 
-    private let accounts = Mutex<[Int64: Account]>([:])
+    private let accounts = Mutex<[AccountID: Account]>([:])
 
     /// The feeds of `feeds` the account may have fetched now (recorded as fetched), and when the first
     /// of the others may be asked again, in whole seconds (nil when none was refused).
-    func admit(_ feeds: [Int64], account: Int64, now: Date = Date()) -> (allowed: [Int64], retryAfter: Int?) {
+    func admit(_ feeds: [Int64], account: AccountID, now: Date = Date()) -> (allowed: [Int64], retryAfter: Int?) {
         accounts.withLock { accounts in
             var state = accounts[account] ?? Account()
             state.lastHour.removeAll { now.timeIntervalSince($0) >= 3_600 }

@@ -27,7 +27,7 @@ public final class ClusterNode: Sendable {
     private let freed = Broadcast()  // several sources may wait at once: the scheduler's, a manual refresh
     /// Told of the writes daemons announce (`StoreReader.writesChannel`), and when the listener lost
     /// track of them for a while (`hearWrites`).
-    private let writesHeard = Mutex<(heard: @Sendable (Int64, Int64) -> Void, lostTrack: @Sendable () -> Void)?>(nil)
+    private let writesHeard = Mutex<(heard: @Sendable (AccountID, Int64) -> Void, lostTrack: @Sendable () -> Void)?>(nil)
     private static let heartbeatInterval: TimeInterval = 10
     /// Separates the fields of a notification's payload (never in a name, number or URL).
     private static let separator: Character = "\u{1F}"
@@ -83,7 +83,7 @@ public final class ClusterNode: Sendable {
 
     /// Hands `heard` each write announced on `StoreReader.writesChannel` (account, position), and
     /// calls `lostTrack` when announcements may have been missed (the listener reconnected).
-    func hearWrites(_ heard: @escaping @Sendable (_ account: Int64, _ position: Int64) -> Void,
+    func hearWrites(_ heard: @escaping @Sendable (_ account: AccountID, _ position: Int64) -> Void,
                     lostTrack: @escaping @Sendable () -> Void) {
         writesHeard.withLock { $0 = (heard, lostTrack) }
     }
@@ -91,7 +91,7 @@ public final class ClusterNode: Sendable {
     /// A write announced on `StoreReader.writesChannel`: "account:position".
     private func heardWrite(_ payload: String) {
         let fields = payload.split(separator: ":")
-        guard fields.count == 2, let account = Int64(fields[0]), let position = Int64(fields[1]) else { return }
+        guard fields.count == 2, let account = Int64(fields[0]).map { AccountID($0) }, let position = Int64(fields[1]) else { return }
         writesHeard.withLock { $0 }?.heard(account, position)
     }
 

@@ -5,11 +5,11 @@ import Foundation
 /// Who a request acts for, once logged in (or named on the control socket): front ends carry it
 /// to every call that reads or changes an account's things.
 public struct AccountIdentity: Sendable, Hashable {
-    public var id: Int64
+    public var id: AccountID
     public var name: String
     public var isAdmin: Bool
 
-    public init(id: Int64, name: String, isAdmin: Bool) {
+    public init(id: AccountID, name: String, isAdmin: Bool) {
         (self.id, self.name, self.isAdmin) = (id, name, isAdmin)
     }
 
@@ -20,7 +20,7 @@ public struct AccountIdentity: Sendable, Hashable {
 
 /// An account as shown: never its password or hash.
 public struct AccountSummary: Sendable, Equatable {
-    public var id: Int64
+    public var id: AccountID
     public var name: String
     public var isAdmin: Bool
     public var createdAt: Date
@@ -79,10 +79,10 @@ extension AggregatorService {
 
     /// The account `id` (every account when nil) with its counts: one account's request (`/v1/me`)
     /// counts its own feeds, not every account's.
-    func summaries(only id: Int64?) async throws(AggregatorError) -> [AccountSummary] {
+    func summaries(only id: AccountID?) async throws(AggregatorError) -> [AccountSummary] {
         let (stored, tokens, counts) = try await read { reader in
             let stored = try reader.accounts().filter { id == nil || $0.id == id }
-            var counts: [Int64: (feeds: Int, unread: Int, imported: Int)] = [:]
+            var counts: [AccountID: (feeds: Int, unread: Int, imported: Int)] = [:]
             for account in stored {
                 counts[account.id] = (try reader.feedCounters(account: account.id).count, try reader.accountCounts(account.id).unread,
                                       try reader.importedEntryCount(account: account.id))
@@ -345,7 +345,7 @@ extension AggregatorService {
     }
 
     /// Notes a fresh login (a password verified, not a remembered one; a Fever key); written in batches.
-    private func loggedIn(_ account: Int64) {
+    private func loggedIn(_ account: AccountID) {
         if let logins = authenticator.accountLoggedIn(account) {
             Task { [store] in try? await store.recordLogins(logins) }
         }

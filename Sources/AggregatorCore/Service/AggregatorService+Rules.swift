@@ -35,7 +35,7 @@ extension AggregatorService {
         for task in ruleJudging.running() { await task.value }
     }
 
-    private func judgeEverything(account: Int64, subscriptions: [Int64]?) async {
+    private func judgeEverything(account: AccountID, subscriptions: [Int64]?) async {
         guard let matcher = store.entryRules else { return }
         let started = ContinuousClock.now
         var judged = 0
@@ -110,11 +110,11 @@ final class RuleJudging: Sendable {
         var subscriptions: Set<Int64>?
     }
 
-    private let state = Mutex<(running: [Int64: Running], next: Int)>(([:], 0))
+    private let state = Mutex<(running: [AccountID: Running], next: Int)>(([:], 0))
 
     /// Starts judging `subscriptions` (nil: all) of `account`, replacing (and covering) a judging of
     /// the account that runs already.
-    func start(account: Int64, subscriptions: [Int64]?,
+    func start(account: AccountID, subscriptions: [Int64]?,
                _ body: @escaping @Sendable ([Int64]?) async -> Void) -> Task<Void, Never> {
         state.withLock { state in
             let earlier = state.running[account]?.task
@@ -139,7 +139,7 @@ final class RuleJudging: Sendable {
         state.withLock { $0.running.values.map(\.task) }
     }
 
-    private func finished(account: Int64, number: Int) {
+    private func finished(account: AccountID, number: Int) {
         state.withLock { state in
             if state.running[account]?.number == number { state.running[account] = nil }
         }

@@ -25,7 +25,7 @@ extension AggregatorService {
     }
 
     /// The account with this id: one's own, or any for an admin (another's is forbidden to others).
-    public func user(id: Int64, by requester: AccountIdentity) async throws(AggregatorError) -> AccountSummary {
+    public func user(id: AccountID, by requester: AccountIdentity) async throws(AggregatorError) -> AccountSummary {
         if id != requester.id { try await requireAdmin(requester) }
         guard let found = try await summaries(only: id).first else { throw .notFound("no user with id \(id)") }
         return found
@@ -62,7 +62,7 @@ extension AggregatorService {
 
     /// Changes an account's name, password or admin flag: one's own (but not making oneself an
     /// admin), or any for an admin; the last admin stays one.
-    public func updateUser(id: Int64, _ changes: AccountChanges,
+    public func updateUser(id: AccountID, _ changes: AccountChanges,
                            by requester: AccountIdentity) async throws(AggregatorError) -> AccountSummary {
         let target = try await user(id: id, by: requester)
         let requesterIsAdmin = try await isAdmin(requester)
@@ -98,7 +98,7 @@ extension AggregatorService {
     }
 
     /// Removes an account and everything of its own, for an admin; not oneself, nor the last admin.
-    public func removeUser(id: Int64, by requester: AccountIdentity) async throws(AggregatorError) {
+    public func removeUser(id: AccountID, by requester: AccountIdentity) async throws(AggregatorError) {
         try await requireAdmin(requester)
         guard id != requester.id else { throw .invalidArgument("you cannot remove yourself") }
         // Logins look the account up each time: its tokens, sessions and password stop working now.

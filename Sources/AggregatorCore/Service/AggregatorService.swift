@@ -112,7 +112,7 @@ public final class AggregatorService: Sendable {
     /// `write` for what `account` sees: with standbys, its later lists wait for this write to be
     /// replayed (on every daemon: it is announced before this returns), whether or not it succeeded.
     @discardableResult
-    func write<T>(for account: Int64, _ body: (FeedStore) async throws -> T) async throws(AggregatorError) -> T {
+    func write<T>(for account: AccountID, _ body: (FeedStore) async throws -> T) async throws(AggregatorError) -> T {
         do {
             let result = try await write(body)
             await noteWrite(account)
@@ -124,7 +124,7 @@ public final class AggregatorService: Sendable {
     }
 
     /// With standbys: `account` wrote (`StandbyReads.wrote`).
-    func noteWrite(_ account: Int64) async {
+    func noteWrite(_ account: AccountID) async {
         guard let standbys else { return }
         await withCheckedContinuation { continuation in
             Self.readQueue.async {

@@ -10,7 +10,7 @@ import Synchronization
 final class StandbyReads: Sendable {
     private struct State {
         /// Each account's last write not yet known to be replayed.
-        var written: [Int64: Int64] = [:]
+        var written: [AccountID: Int64] = [:]
         /// What every read needs replayed (writes this daemon may not have heard of); nil: not known
         /// yet (at start, every write before it), asked of the primary by the next read.
         var floor: Int64?
@@ -35,7 +35,7 @@ final class StandbyReads: Sendable {
 
     /// The account wrote: reads for it wait for the primary's position now, and the other daemons
     /// are told before the write is answered. Blocks (a primary round trip).
-    func wrote(account: Int64) {
+    func wrote(account: AccountID) {
         do {
             let position = try primary.withReader { try $0.primaryPosition(announcingWriteOf: account) }
             heard(account: account, wroteUpTo: position)
@@ -48,7 +48,7 @@ final class StandbyReads: Sendable {
     }
 
     /// Another daemon (or this one) said that `account` wrote up to `position`.
-    func heard(account: Int64, wroteUpTo position: Int64) {
+    func heard(account: AccountID, wroteUpTo position: Int64) {
         state.withLock { state in
             if position > state.replayed { state.written[account] = max(state.written[account] ?? 0, position) }
         }
@@ -69,7 +69,7 @@ final class StandbyReads: Sendable {
     /// `body`'s result from a standby that has replayed what `account` wrote; nil when the primary
     /// must answer (the standby is behind, away, or failed for a reason the primary may not have).
     /// Blocks.
-    func read<T>(for account: Int64, _ body: (StoreReader) throws -> T) -> Result<T, any Error>? {
+    func read<T>(for account: AccountID, _ body: (StoreReader) throws -> T) -> Result<T, any Error>? {
         if state.withLock({ $0.floor == nil }) { forgetWhatWasHeard() }
         let asked: (needed: Int64, replayed: Int64)? = state.withLock { state in
             guard let floor = state.floor else { return nil }  // the primary did not answer either

@@ -33,11 +33,11 @@ struct CounterChanges {
     mutating func sourceAdded(_ entryID: Int64, feed: Int64) throws(StoreError) {
         feeds[feed, default: 0] += 1
         // Those of the feed's followers who starred the entry see it through the feed now, not as an orphan.
-        var starrers: [Int64] = []
+        var starrers: [AccountID] = []
         try database.statement("""
             SELECT m.account_id FROM entry_marks m JOIN subscriptions u ON u.account_id = m.account_id AND u.feed_id = ?2
             WHERE m.entry_id = ?1 AND m.starred = 1
-            """).query([.integer(entryID), .integer(feed)]) { row in starrers.append(row.int64(at: 0)) }
+            """).query([.integer(entryID), .integer(feed)]) { row in starrers.append(row.accountID(at: 0)) }
         for account in starrers { try Counters.recountStarredOrphans(account: account, database) }
         try database.statement("""
             UPDATE subscriptions SET
@@ -100,9 +100,9 @@ enum Counters {
     }
 
     /// Counts the account's starred orphans again (`starredOrphansAssignment`), in the caller's transaction.
-    static func recountStarredOrphans(account: Int64, _ database: Database) throws(StoreError) {
+    static func recountStarredOrphans(account: AccountID, _ database: Database) throws(StoreError) {
         try database.statement("UPDATE accounts SET \(starredOrphansAssignment(account: "?1")) WHERE id = ?1")
-            .run([.integer(account)])
+            .run([.account(account)])
     }
 
     /// Forgets every account's marks on an entry that expires, and the reads (and hidings) they counted.

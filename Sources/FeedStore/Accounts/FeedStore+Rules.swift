@@ -23,7 +23,7 @@ public struct RuledEntry: Sendable {
 
 /// One follower's rules for a feed (`FeedStore.rulesByFeed`).
 public struct FollowerRules: Sendable {
-    public var account: Int64
+    public var account: AccountID
     public var rules: RuleSet
 }
 
@@ -71,14 +71,14 @@ enum RuleColumns {
 
 extension FeedStore {
     /// The rules of the subscriptions to `feed` that have any (the feed's or their account's).
-    private func subscriptionRules(feed: Int64) throws(StoreError) -> [(account: Int64, rules: RuleSet)] {
-        var rules: [(account: Int64, rules: RuleSet)] = []
+    private func subscriptionRules(feed: Int64) throws(StoreError) -> [(account: AccountID, rules: RuleSet)] {
+        var rules: [(account: AccountID, rules: RuleSet)] = []
         try database.statement("""
             SELECT u.account_id, \(RuleColumns.select(database.dialect))
             FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = ?1 AND \(RuleColumns.present)
             """).query([.integer(feed)]) { row in
             let set = RuleColumns.ruleSet(row, at: 1)
-            if !set.isEmpty { rules.append((row.int64(at: 0), set)) }
+            if !set.isEmpty { rules.append((row.accountID(at: 0), set)) }
         }
         return rules
     }
@@ -111,7 +111,7 @@ extension FeedStore {
             FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE \(RuleColumns.present)
             """).query { row in
             let set = RuleColumns.ruleSet(row, at: 2)
-            if !set.isEmpty { rules[row.int64(at: 0), default: []].append(FollowerRules(account: row.int64(at: 1), rules: set)) }
+            if !set.isEmpty { rules[row.int64(at: 0), default: []].append(FollowerRules(account: row.accountID(at: 1), rules: set)) }
         }
         return rules
     }
@@ -119,16 +119,16 @@ extension FeedStore {
     /// Hides an entry from the account by a rule, unless it starred it or hides it already; a read
     /// mark gives way (a hidden entry is neither read nor unread). Returns whether it hid it.
     @discardableResult
-    private func hideByRule(_ entry: Int64, account: Int64) throws(StoreError) -> Bool {
+    private func hideByRule(_ entry: Int64, account: AccountID) throws(StoreError) -> Bool {
         try hide(entry, from: account, byRule: true)
     }
 
     /// `hideByRule`, or (`byRule` false) a hiding no rule change takes back.
     @discardableResult
-    func hide(_ entry: Int64, from account: Int64, byRule: Bool) throws(StoreError) -> Bool {
+    func hide(_ entry: Int64, from account: AccountID, byRule: Bool) throws(StoreError) -> Bool {
         var mark: (read: Bool, starred: Bool, hidden: Bool)?
         try database.statement("SELECT read, starred, hidden FROM entry_marks WHERE account_id = ?1 AND entry_id = ?2")
-            .query([.integer(account), .integer(entry)]) { row in
+            .query([.account(account), .integer(entry)]) { row in
                 mark = (row.int64(at: 0) != 0, row.int64(at: 1) != 0, row.int64(at: 2) != 0)
             }
         if let mark, mark.starred || mark.hidden { return false }
@@ -136,22 +136,22 @@ extension FeedStore {
             try database.statement("""
                 UPDATE subscriptions SET read_count = read_count - 1
                 WHERE account_id = ?1 AND feed_id IN (SELECT feed_id FROM entry_sources WHERE entry_id = ?2)
-                """).run([.integer(account), .integer(entry)])
+                """).run([.account(account), .integer(entry)])
         }
         try database.statement("""
             INSERT INTO entry_marks(account_id, entry_id, hidden, by_rule, changed_at) VALUES (?1, ?2, 1, ?3, unixepoch())
             ON CONFLICT(account_id, entry_id) DO UPDATE SET read = 0, hidden = 1, by_rule = ?3, changed_at = unixepoch()
-            """).run([.integer(account), .integer(entry), SQLValue(byRule)])
+            """).run([.account(account), .integer(entry), SQLValue(byRule)])
         try moveHiddenCount(entry, account: account, by: 1)
         return true
     }
 
     /// Moves the account's hidden counts of every subscription whose feed carries the entry.
-    private func moveHiddenCount(_ entry: Int64, account: Int64, by change: Int64) throws(StoreError) {
+    private func moveHiddenCount(_ entry: Int64, account: AccountID, by change: Int64) throws(StoreError) {
         try database.statement("""
             UPDATE subscriptions SET hidden_count = hidden_count + ?3
             WHERE account_id = ?1 AND feed_id IN (SELECT feed_id FROM entry_sources WHERE entry_id = ?2)
-            """).run([.integer(account), .integer(entry), .integer(change)])
+            """).run([.account(account), .integer(entry), .integer(change)])
     }
 }
 
@@ -172,8 +172,8 @@ public struct RuleVerdicts: Sendable {
 extension StoreReader {
     /// The feeds `account` follows (only those of `subscriptions` when given) with its rules for each, empty rules too:
     /// judging again must also bring back what rules that are gone had hidden.
-    public func ruleSets(account: Int64, subscriptions: [Int64]? = nil) throws(StoreError) -> [(feed: Int64, rules: RuleSet)] {
-        var values: [SQLValue] = [.integer(account)]
+    public func ruleSets(account: AccountID, subscriptions: [Int64]? = nil) throws(StoreError) -> [(feed: Int64, rules: RuleSet)] {
+        var values: [SQLValue] = [.account(account)]
         let only = subscriptions.map { " AND u.id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
         var sets: [(feed: Int64, rules: RuleSet)] = []
         try database.statement("""
@@ -206,10 +206,10 @@ extension FeedStore {
     /// judged (arrived since, judged as they were stored) are left as they are. Returns how many the
     /// rules hide now.
     @discardableResult
-    public func apply(_ verdicts: RuleVerdicts, account: Int64) throws(StoreError) -> Int {
+    public func apply(_ verdicts: RuleVerdicts, account: AccountID) throws(StoreError) -> Int {
         guard !verdicts.judged.isEmpty else { return 0 }
         return try database.transaction { () throws(StoreError) -> Int in
-            var values: [SQLValue] = [.integer(account)]
+            var values: [SQLValue] = [.account(account)]
             let judged = SQLValue.placeholders(for: verdicts.judged, appendingTo: &values)
             var ruled: [Int64] = []
             try database.statement("""
@@ -225,29 +225,29 @@ extension FeedStore {
 
     /// Brings back every entry of the feed that rules hid from the account (it has none for the feed
     /// now), in one short transaction.
-    public func forgetRuleHides(feed: Int64, account: Int64) throws(StoreError) {
+    public func forgetRuleHides(feed: Int64, account: AccountID) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             var ruled: [Int64] = []
             try database.statement("""
                 SELECT m.entry_id FROM entry_marks m INDEXED BY entry_marks_hidden
                 WHERE m.account_id = ?2 AND m.hidden = 1 AND m.by_rule = 1
                   AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = m.entry_id AND s.feed_id = ?1)
-                """).query([.integer(feed), .integer(account)]) { ruled.append($0.int64(at: 0)) }
+                """).query([.integer(feed), .account(account)]) { ruled.append($0.int64(at: 0)) }
             for entry in ruled { try unhide(entry, account: account) }
         }
     }
 
     /// Takes back a rule's hiding of an entry from the account.
-    private func unhide(_ entry: Int64, account: Int64) throws(StoreError) {
+    private func unhide(_ entry: Int64, account: AccountID) throws(StoreError) {
         try moveHiddenCount(entry, account: account, by: -1)
         try database.statement("DELETE FROM entry_marks WHERE account_id = ?1 AND entry_id = ?2")
-            .run([.integer(account), .integer(entry)])
+            .run([.account(account), .integer(entry)])
     }
 
     /// Sets an account's filter rules for its subscription `id` ("" clears one; nil leaves it), without
     /// judging the stored entries: the caller judges them again outside the writer (`apply`).
     /// - Returns: the subscription's feed.
-    public func saveRules(subscription id: Int64, account: Int64, blocklist: String?, keeplist: String?) throws(StoreError) -> Int64 {
+    public func saveRules(subscription id: Int64, account: AccountID, blocklist: String?, keeplist: String?) throws(StoreError) -> Int64 {
         try database.transaction { () throws(StoreError) -> Int64 in
             let feed = try feedID(ofSubscription: id, account: account)
             if let blocklist { try setSubscription(id, "blocklist_rules", to: SQLValue(blocklist.isEmpty ? nil : blocklist)) }

@@ -5,12 +5,12 @@ extension FeedStore {
     /// flag as it is); ids of entries the account does not see change nothing.
     /// - Returns: how many articles changed.
     @discardableResult
-    public func mark(ids: [Int64], account: Int64, read: Bool? = nil, starred: Bool? = nil) throws(StoreError) -> Int {
+    public func mark(ids: [Int64], account: AccountID, read: Bool? = nil, starred: Bool? = nil) throws(StoreError) -> Int {
         // SQLite binds at most 32,766 values a statement: long lists (Fever marks whatever the
         // client names) go in chunks, each in its own transaction.
         var changed = 0
         for start in stride(from: 0, to: ids.count, by: 10_000) {
-            var values: [SQLValue] = [.integer(account)]
+            var values: [SQLValue] = [.account(account)]
             let placeholders = SQLValue.placeholders(for: ids[start..<min(start + 10_000, ids.count)], appendingTo: &values)
             changed += try setFlags(account: account, read: read, starred: starred, from: "entry_state st",
                                     where: ["st.removed = 0", "st.entry_id IN (\(placeholders))",
@@ -35,7 +35,7 @@ extension FeedStore {
     /// Sets the account's flags on the entries (`entry_state st`) that `from` and `conditions` select,
     /// in one transaction. Only marks whose flag changes are written; the subscriptions' read counts
     /// and the entries' star counts move by exactly those.
-    private func setFlags(account: Int64, read: Bool?, starred: Bool?, from: String, where conditions: [String],
+    private func setFlags(account: AccountID, read: Bool?, starred: Bool?, from: String, where conditions: [String],
                           values: [SQLValue]) throws(StoreError) -> Int {
         guard read != nil || starred != nil else { return 0 }
         return try database.transaction { () throws(StoreError) -> Int in
@@ -44,7 +44,7 @@ extension FeedStore {
     }
 
     /// `setFlags` inside a transaction the caller holds.
-    func changeFlags(account: Int64, read: Bool?, starred: Bool?, from: String, where conditions: [String],
+    func changeFlags(account: AccountID, read: Bool?, starred: Bool?, from: String, where conditions: [String],
                      values: [SQLValue]) throws(StoreError) -> Int {
         guard read != nil || starred != nil else { return 0 }
         // The account's current flags, as columns of the selected rows (no mark: unread, not starred).
@@ -72,7 +72,7 @@ extension FeedStore {
             SELECT ?1, entry_id, coalesce(?2, 0), coalesce(?3, 0), ?4 FROM marked WHERE true
             ON CONFLICT(account_id, entry_id) DO UPDATE SET
                 read = coalesce(?2, entry_marks.read), starred = coalesce(?3, entry_marks.starred), changed_at = ?4
-            """).run([.integer(account), read.map(SQLValue.init) ?? .null, starred.map(SQLValue.init) ?? .null, now])
+            """).run([.account(account), read.map(SQLValue.init) ?? .null, starred.map(SQLValue.init) ?? .null, now])
         if let read { try countReads(account: account, by: read ? 1 : -1) }
         if let starred {
             try database.statement("""
@@ -82,7 +82,7 @@ extension FeedStore {
         let changed = Int(try database.integer("SELECT count(*) FROM marked") ?? 0)
         // A star moves the account's starred orphans; a read only while it has any.
         if changed > 0 {
-            let hasOrphans = try database.integer("SELECT starred_orphans FROM accounts WHERE id = ?1", [.integer(account)]) ?? 0 > 0
+            let hasOrphans = try database.integer("SELECT starred_orphans FROM accounts WHERE id = ?1", [.account(account)]) ?? 0 > 0
             if starred != nil || hasOrphans { try Counters.recountStarredOrphans(account: account, database) }
         }
         return changed
@@ -90,7 +90,7 @@ extension FeedStore {
 
     /// Moves the account's read counts by `change` for every entry of `marked` whose read flag
     /// changed, in each of its subscriptions whose feed carries the entry (one update per feed).
-    private func countReads(account: Int64, by change: Int) throws(StoreError) {
+    private func countReads(account: AccountID, by change: Int) throws(StoreError) {
         let perFeed = try countsPerFeed("""
             SELECT s.feed_id, count(*) FROM marked t JOIN entry_sources s ON s.entry_id = t.entry_id
             WHERE t.read_changes != 0 GROUP BY s.feed_id
@@ -98,7 +98,7 @@ extension FeedStore {
         let update = try database.statement(
             "UPDATE subscriptions SET read_count = read_count + ?3 WHERE account_id = ?1 AND feed_id = ?2")
         for (feed, count) in perFeed {
-            try update.run([.integer(account), .integer(feed), .integer(count * Int64(change))])
+            try update.run([.account(account), .integer(feed), .integer(count * Int64(change))])
         }
     }
 
@@ -118,7 +118,7 @@ extension FeedStore {
     /// subscriptions' read counts and into their hidden counts.
     /// - Returns: how many entries it hid.
     @discardableResult
-    public func flushHistory(account: Int64, now: Date = Date()) throws(StoreError) -> Int {
+    public func flushHistory(account: AccountID, now: Date = Date()) throws(StoreError) -> Int {
         try database.transaction { () throws(StoreError) -> Int in
             try database.execute("""
                 CREATE TEMP TABLE IF NOT EXISTS flushed (entry_id INTEGER PRIMARY KEY);
@@ -127,7 +127,7 @@ extension FeedStore {
             try database.statement("""
                 INSERT INTO flushed SELECT entry_id FROM entry_marks
                 WHERE account_id = ?1 AND read = 1 AND starred = 0 AND hidden = 0
-                """).run([.integer(account)])
+                """).run([.account(account)])
             let perFeed = try countsPerFeed("""
                 SELECT s.feed_id, count(*) FROM flushed t JOIN entry_sources s ON s.entry_id = t.entry_id GROUP BY s.feed_id
                 """)
@@ -136,12 +136,12 @@ extension FeedStore {
                 WHERE account_id = ?1 AND feed_id = ?2
                 """)
             for (feed, count) in perFeed {
-                try move.run([.integer(account), .integer(feed), .integer(count)])
+                try move.run([.account(account), .integer(feed), .integer(count)])
             }
             try database.statement("""
                 UPDATE entry_marks SET read = 0, hidden = 1, changed_at = ?2
                 WHERE account_id = ?1 AND entry_id IN (SELECT entry_id FROM flushed)
-                """).run([.integer(account), .integer(Int64(now.timeIntervalSince1970))])
+                """).run([.account(account), .integer(Int64(now.timeIntervalSince1970))])
             return Int(try database.integer("SELECT count(*) FROM flushed") ?? 0)
         }
     }

@@ -9,13 +9,13 @@ extension StoreReader {
     /// The primary's log position now, which every transaction committed before this call lies
     /// below; with `account`, the other daemons hear on `writesChannel` that the account wrote up to
     /// it, in the same statement (before the write is answered).
-    public func primaryPosition(announcingWriteOf account: Int64? = nil) throws(StoreError) -> Int64 {
+    public func primaryPosition(announcingWriteOf account: AccountID? = nil) throws(StoreError) -> Int64 {
         var position: Int64 = 0
         if let account {
             try database.statement("""
                 SELECT l, pg_notify('\(Self.writesChannel)', ?1 || ':' || l) FROM
                 (SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint AS l) AS now
-                """).query([.text(String(account))]) { position = $0.int64(at: 0) }
+                """).query([.text(account.description)]) { position = $0.int64(at: 0) }
         } else {
             try database.statement("SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint").query { position = $0.int64(at: 0) }
         }

@@ -95,7 +95,7 @@ public struct EntryCounts: Sendable, Equatable {
 extension StoreReader {
     /// Feeds per status and stored entries, and `account`'s unread entries: the server's feeds and
     /// entries when `serverWide` (an admin's view), else the account's own (docs/SECURITY.md, "Counts").
-    public func totals(account: Int64, serverWide: Bool = true) throws(StoreError) -> StoreTotals {
+    public func totals(account: AccountID, serverWide: Bool = true) throws(StoreError) -> StoreTotals {
         var totals = StoreTotals(feedsByStatus: [:], entries: 0, unread: 0)
         let own = try accountCounts(account)
         totals.unread = own.unread
@@ -103,7 +103,7 @@ extension StoreReader {
             try database.statement("""
                 SELECT f.status, count(*) FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
                 WHERE u.account_id = ?1 GROUP BY f.status
-                """).query([.integer(account)]) { row in
+                """).query([.account(account)]) { row in
                 totals.feedsByStatus[FeedStatus(column: row.text(at: 0)), default: 0] += Int(row.int64(at: 1))
             }
             totals.entries = own.entries
@@ -121,9 +121,9 @@ extension StoreReader {
     /// The account's subscriptions (optionally one category's, only failing ones, or those with `ids`)
     /// with their unread and total counts. A subscription's id is the feed's id for the account. An
     /// icon fetched from a non-public address is left out unless `nonPublicIcons` (docs/SECURITY.md).
-    public func feeds(account: Int64, category: String? = nil, failingOnly: Bool = false,
+    public func feeds(account: AccountID, category: String? = nil, failingOnly: Bool = false,
                       ids: [Int64]? = nil, nonPublicIcons: Bool = false) throws(StoreError) -> [FeedSummary] {
-        var values: [SQLValue] = [.integer(account), SQLValue(nonPublicIcons)]
+        var values: [SQLValue] = [.account(account), SQLValue(nonPublicIcons)]
         var conditions = ["u.account_id = ?1"]
         if let ids {
             conditions.append("u.id IN (\(SQLValue.placeholders(for: ids, appendingTo: &values)))")
@@ -169,24 +169,24 @@ extension StoreReader {
 
     /// Each of the account's subscriptions' id, total and unread entries: the counters alone, for apps
     /// that poll them.
-    public func feedCounters(account: Int64) throws(StoreError) -> [(id: Int64, total: Int, unread: Int)] {
+    public func feedCounters(account: AccountID) throws(StoreError) -> [(id: Int64, total: Int, unread: Int)] {
         var counters: [(id: Int64, total: Int, unread: Int)] = []
         try database.statement("""
             SELECT u.id, f.entry_count - u.hidden_count, f.entry_count - u.read_count - u.hidden_count
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 ORDER BY u.id
-            """).query([.integer(account)]) { row in
+            """).query([.account(account)]) { row in
             counters.append((row.int64(at: 0), Int(row.int64(at: 1)), Int(row.int64(at: 2))))
         }
         return counters
     }
 
     /// One subscription's counts, or nil when the account has no subscription `id`.
-    public func subscriptionCounts(_ id: Int64, account: Int64) throws(StoreError) -> EntryCounts? {
+    public func subscriptionCounts(_ id: Int64, account: AccountID) throws(StoreError) -> EntryCounts? {
         var counts: EntryCounts?
         try database.statement("""
             SELECT f.entry_count - u.hidden_count, f.entry_count - u.read_count - u.hidden_count
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.id = ?1 AND u.account_id = ?2
-            """).query([.integer(id), .integer(account)]) { row in
+            """).query([.integer(id), .account(account)]) { row in
             counts = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
         }
         return counts
@@ -195,32 +195,32 @@ extension StoreReader {
     /// How many feeds the account files under no category, and their unread entries (the
     /// subscriptions' counts added up: an entry two of them carry counts twice, as in Miniflux's
     /// uncategorized category).
-    public func uncategorizedCounts(account: Int64) throws(StoreError) -> (feeds: Int, unread: Int) {
+    public func uncategorizedCounts(account: AccountID) throws(StoreError) -> (feeds: Int, unread: Int) {
         var counts = (feeds: 0, unread: 0)
         try database.statement("""
             SELECT count(*), coalesce(sum(f.entry_count - u.read_count - u.hidden_count), 0)
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 AND u.category_id IS NULL
-            """).query([.integer(account)]) { row in counts = (Int(row.int64(at: 0)), Int(row.int64(at: 1))) }
+            """).query([.account(account)]) { row in counts = (Int(row.int64(at: 0)), Int(row.int64(at: 1))) }
         return counts
     }
 
     /// The account's entries in all, and unread: its subscriptions' counts, an entry two of them carry
     /// counted once, and the entries it starred that none of its feeds carries (any more).
-    public func accountCounts(_ account: Int64) throws(StoreError) -> EntryCounts {
+    public func accountCounts(_ account: AccountID) throws(StoreError) -> EntryCounts {
         var share = AccountShare(account: account)
         return try accountCounts(account, share: &share)
     }
 
     /// `accountCounts(_:)`, learning the account's share of the store in the same scan of its
     /// subscriptions (on PostgreSQL each such scan of 5,000 is ~2 ms).
-    func accountCounts(_ account: Int64, share: inout AccountShare) throws(StoreError) -> EntryCounts {
+    func accountCounts(_ account: AccountID, share: inout AccountShare) throws(StoreError) -> EntryCounts {
         var counts = EntryCounts(entries: 0, unread: 0)
         var carried: Int64 = 0
         try database.statement("""
             SELECT coalesce(sum(f.entry_count - u.hidden_count), 0), coalesce(sum(f.entry_count - u.read_count - u.hidden_count), 0),
                    coalesce(sum(f.entry_count), 0)
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1
-            """).query([.integer(account)]) { row in
+            """).query([.account(account)]) { row in
             counts = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
             carried = row.int64(at: 2)
         }
@@ -229,7 +229,7 @@ extension StoreReader {
         var orphans = EntryCounts(entries: 0, unread: 0)
         // Kept, not counted here (`Counters.recountStarredOrphans`).
         try database.statement("SELECT starred_orphans, starred_orphans_unread FROM accounts WHERE id = ?1")
-            .query([.integer(account)]) { row in
+            .query([.account(account)]) { row in
                 orphans = EntryCounts(entries: Int(row.int64(at: 0)), unread: Int(row.int64(at: 1)))
             }
         return EntryCounts(entries: counts.entries - excess.entries + orphans.entries,
@@ -238,14 +238,14 @@ extension StoreReader {
 
     /// Every category of the account with its feed, unread and total counts (an article counted once
     /// per category).
-    public func categories(account: Int64) throws(StoreError) -> [CategorySummary] {
+    public func categories(account: AccountID) throws(StoreError) -> [CategorySummary] {
         var categories: [CategorySummary] = []
         try database.statement("""
             SELECT c.id, c.name, c.hide_globally, count(u.id), coalesce(sum(f.entry_count - u.read_count - u.hidden_count), 0),
                    coalesce(sum(f.entry_count - u.hidden_count), 0)
             FROM categories c LEFT JOIN subscriptions u ON u.category_id = c.id LEFT JOIN feeds f ON f.id = u.feed_id
             WHERE c.account_id = ?1 GROUP BY c.id ORDER BY c.name COLLATE NOCASE
-            """).query([.integer(account)]) { row in
+            """).query([.account(account)]) { row in
             categories.append(CategorySummary(id: row.int64(at: 0), name: row.text(at: 1) ?? "", feeds: Int(row.int64(at: 3)),
                                               unread: Int(row.int64(at: 4)), total: Int(row.int64(at: 5)),
                                               hideGlobally: row.int64(at: 2) != 0))
@@ -262,7 +262,7 @@ extension StoreReader {
     /// How many times more than once the account's subscriptions count an entry that several of them
     /// carry, in all or per category (a cross-post, found by the partial index on entries with more than
     /// one source: few, so this costs a few milliseconds where counting every entry cost a second).
-    private func crossPostExcess(account: Int64, byCategory: Bool) throws(StoreError) -> [Int64?: EntryCounts] {
+    private func crossPostExcess(account: AccountID, byCategory: Bool) throws(StoreError) -> [Int64?: EntryCounts] {
         let group = byCategory ? "u.category_id, st.entry_id" : "st.entry_id"
         var excess: [Int64?: EntryCounts] = [:]
         try database.statement("""
@@ -276,7 +276,7 @@ extension StoreReader {
                 WHERE st.sources > 1 AND st.removed = 0 AND \(AccountScope.notHidden(account: "?1"))
                 GROUP BY \(group) HAVING count(*) > 1
             ) AS crossposted\(byCategory ? " WHERE category_id IS NOT NULL GROUP BY category_id" : "")
-            """).query([.integer(account)]) { row in
+            """).query([.account(account)]) { row in
             excess[row.optionalInt64(at: 0)] = EntryCounts(entries: Int(row.int64(at: 1)), unread: Int(row.int64(at: 2)))
         }
         return excess
@@ -288,7 +288,7 @@ extension FeedStore {
     /// of its feeds carries keep theirs; starred ones stay, starred). A feed nobody follows any more is
     /// removed with its entries, except those any account starred and those another feed also carries.
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
-    public func removeFeed(id: Int64, account: Int64) throws(StoreError) {
+    public func removeFeed(id: Int64, account: AccountID) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             let feedID = try feedID(ofSubscription: id, account: account)
             try dropMarks(feed: feedID, account: account)
@@ -302,14 +302,14 @@ extension FeedStore {
 
     /// Forgets the account's marks (read, hidden) on the feed's entries that no other feed of its
     /// carries, as it leaves the feed; starred ones stay.
-    func dropMarks(feed: Int64, account: Int64) throws(StoreError) {
+    func dropMarks(feed: Int64, account: AccountID) throws(StoreError) {
         try database.statement("""
             DELETE FROM entry_marks
             WHERE account_id = ?2 AND starred = 0
               AND entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = ?1)
               AND NOT EXISTS (SELECT 1 FROM entry_sources o CROSS JOIN subscriptions u ON u.feed_id = o.feed_id
                               WHERE o.entry_id = entry_marks.entry_id AND u.account_id = ?2 AND u.feed_id != ?1)
-            """).run([.integer(feed), .integer(account)])
+            """).run([.integer(feed), .account(account)])
     }
 
     /// Deletes a feed nobody follows, and the entries only it carried that nobody starred; what stays
@@ -346,7 +346,7 @@ extension FeedStore {
     /// The site URL of a feed others follow too stays as it is. New filter rules are saved only: the
     /// caller judges the stored entries again outside the writer (`apply`).
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
-    public func updateFeed(id: Int64, account: Int64, _ changes: FeedChanges, now: Date = Date()) throws(StoreError) {
+    public func updateFeed(id: Int64, account: AccountID, _ changes: FeedChanges, now: Date = Date()) throws(StoreError) {
         let (title, category, url, siteURL) = (changes.title, changes.category, changes.url, changes.siteURL)
         let (scraperRules, blocklist, keeplist) = (changes.scraperRules, changes.blocklist, changes.keeplist)
         let (disabled, hideGlobally, crawler, fetchSettings) = (changes.disabled, changes.hideGlobally, changes.crawler, changes.fetchSettings)
@@ -457,7 +457,7 @@ extension FeedStore {
     /// Renames one of the account's categories; when another of its categories already has the new
     /// name, the two are merged.
     /// - Throws: `StoreError.Kind.notFound` when the account has no category `name`.
-    public func renameCategory(_ name: String, to newName: String, account: Int64) throws(StoreError) {
+    public func renameCategory(_ name: String, to newName: String, account: AccountID) throws(StoreError) {
         guard !newName.isEmpty else { throw StoreError(.invalidQuery, message: "a category needs a name") }
         try database.transaction { () throws(StoreError) in
             guard let source = try categoryID(named: name, account: account, creating: false) else {
@@ -474,70 +474,70 @@ extension FeedStore {
     }
 
     /// Creates an empty category for the account. - Returns: its id, or nil when the name is taken.
-    public func createCategory(_ name: String, account: Int64) throws(StoreError) -> Int64? {
+    public func createCategory(_ name: String, account: AccountID) throws(StoreError) -> Int64? {
         guard !name.isEmpty else { throw StoreError(.invalidQuery, message: "a category needs a name") }
         return try database.transaction { () throws(StoreError) -> Int64? in
             try database.integer("INSERT INTO categories(account_id, name) VALUES (?1, ?2) ON CONFLICT DO NOTHING RETURNING id",
-                                 [.integer(account), .text(name)])
+                                 [.account(account), .text(name)])
         }
     }
 
     /// Hides one of the account's categories from its global listings, or shows it there again.
     /// - Throws: `StoreError.Kind.notFound` when the account has no such category.
-    public func setCategoryHidden(id: Int64, account: Int64, _ hidden: Bool) throws(StoreError) {
+    public func setCategoryHidden(id: Int64, account: AccountID, _ hidden: Bool) throws(StoreError) {
         try database.statement("UPDATE categories SET hide_globally = ?3 WHERE id = ?1 AND account_id = ?2")
-            .run([.integer(id), .integer(account), SQLValue(hidden)])
+            .run([.integer(id), .account(account), SQLValue(hidden)])
         guard try database.changes() == 1 else { throw StoreError(.notFound, message: "no category with id \(id)") }
     }
 
     /// Deletes one of the account's categories; its feeds stay, filed under none.
     /// - Throws: `StoreError.Kind.notFound` when the account has no such category.
-    public func removeCategory(id: Int64, account: Int64) throws(StoreError) {
+    public func removeCategory(id: Int64, account: AccountID) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
-            try database.statement("DELETE FROM categories WHERE id = ?1 AND account_id = ?2").run([.integer(id), .integer(account)])
+            try database.statement("DELETE FROM categories WHERE id = ?1 AND account_id = ?2").run([.integer(id), .account(account)])
             guard try database.changes() == 1 else { throw StoreError(.notFound, message: "no category with id \(id)") }
             // ON DELETE SET NULL has filed its subscriptions under none.
         }
     }
 
     /// The id of the account's subscription to the feed at `url`, or nil.
-    public func feedID(url: String, account: Int64) throws(StoreError) -> Int64? {
+    public func feedID(url: String, account: AccountID) throws(StoreError) -> Int64? {
         try database.integer("""
             SELECT u.id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE f.url = ?1 AND u.account_id = ?2
-            """, [.text(url), .integer(account)])
+            """, [.text(url), .account(account)])
     }
 
     /// The feed of the account's subscription `id`.
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
-    public func feedID(ofSubscription id: Int64, account: Int64) throws(StoreError) -> Int64 {
+    public func feedID(ofSubscription id: Int64, account: AccountID) throws(StoreError) -> Int64 {
         guard let feedID = try database.integer("SELECT feed_id FROM subscriptions WHERE id = ?1 AND account_id = ?2",
-                                                [.integer(id), .integer(account)]) else {
+                                                [.integer(id), .account(account)]) else {
             throw StoreError(.notFound, message: "no feed with id \(id)")
         }
         return feedID
     }
 
     /// The id of the account's category `name` (case-insensitive), created when asked.
-    func categoryID(named name: String, account: Int64, creating: Bool) throws(StoreError) -> Int64? {
+    func categoryID(named name: String, account: AccountID, creating: Bool) throws(StoreError) -> Int64? {
         if creating {
             try database.statement("INSERT INTO categories(account_id, name) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
-                .run([.integer(account), .text(name)])
+                .run([.account(account), .text(name)])
         }
         return try database.integer("SELECT id FROM categories WHERE account_id = ?1 AND name = ?2 COLLATE NOCASE",
-                                    [.integer(account), .text(name)])
+                                    [.account(account), .text(name)])
     }
 }
 
 extension Database {
     /// How many feeds the account follows.
-    func subscriptionCount(account: Int64) throws(StoreError) -> Int {
-        Int(try integer("SELECT count(*) FROM subscriptions WHERE account_id = ?1", [.integer(account)]) ?? 0)
+    func subscriptionCount(account: AccountID) throws(StoreError) -> Int {
+        Int(try integer("SELECT count(*) FROM subscriptions WHERE account_id = ?1", [.account(account)]) ?? 0)
     }
 }
 
 extension StoreReader {
     /// How many feeds the account follows.
-    public func subscriptionCount(account: Int64) throws(StoreError) -> Int {
+    public func subscriptionCount(account: AccountID) throws(StoreError) -> Int {
         try database.subscriptionCount(account: account)
     }
 

@@ -66,11 +66,11 @@ extension FeedStore {
 extension StoreReader {
     /// The icon with this id, if one of the account's feeds shows it (another account's is not found).
     /// An icon fetched from a non-public address only with `nonPublic` (docs/SECURITY.md), here and below.
-    public func icon(id: Int64, account: Int64, nonPublic: Bool) throws(StoreError) -> FeedIcon? {
+    public func icon(id: Int64, account: AccountID, nonPublic: Bool) throws(StoreError) -> FeedIcon? {
         try icon(where: """
             id = ?1 AND EXISTS (SELECT 1 FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
                                 WHERE u.account_id = ?2 AND f.icon_id = icons.id AND (f.icon_non_public = 0 OR ?3 = 1))
-            """, [.integer(id), .integer(account), SQLValue(nonPublic)])
+            """, [.integer(id), .account(account), SQLValue(nonPublic)])
     }
 
     /// The icon with this digest (lower-case hex), if kept: public, named by an unguessable digest.
@@ -79,17 +79,17 @@ extension StoreReader {
     }
 
     /// The icon the feed of the account's subscription `subscriptionID` shows, if it has one.
-    public func icon(ofFeed subscriptionID: Int64, account: Int64, nonPublic: Bool) throws(StoreError) -> FeedIcon? {
+    public func icon(ofFeed subscriptionID: Int64, account: AccountID, nonPublic: Bool) throws(StoreError) -> FeedIcon? {
         try icon(where: """
             id = (SELECT f.icon_id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
                   WHERE u.id = ?1 AND u.account_id = ?2 AND (f.icon_non_public = 0 OR ?3 = 1))
-            """, [.integer(subscriptionID), .integer(account), SQLValue(nonPublic)])
+            """, [.integer(subscriptionID), .account(account), SQLValue(nonPublic)])
     }
 
     /// The icon digests of those of the account's subscriptions `feedIDs` (at most 10,000) whose
     /// feed has an icon.
-    public func feedIconDigests(feedIDs: [Int64], account: Int64, nonPublic: Bool) throws(StoreError) -> [Int64: String] {
-        var values: [SQLValue] = [.integer(account), SQLValue(nonPublic)]
+    public func feedIconDigests(feedIDs: [Int64], account: AccountID, nonPublic: Bool) throws(StoreError) -> [Int64: String] {
+        var values: [SQLValue] = [.account(account), SQLValue(nonPublic)]
         let placeholders = SQLValue.placeholders(for: feedIDs.prefix(10_000), appendingTo: &values)
         guard !placeholders.isEmpty else { return [:] }
         var digests: [Int64: String] = [:]
@@ -101,14 +101,14 @@ extension StoreReader {
     }
 
     /// Every icon one of the account's feeds shows (Fever sends them all at once).
-    public func icons(account: Int64, nonPublic: Bool) throws(StoreError) -> [FeedIcon] {
+    public func icons(account: AccountID, nonPublic: Bool) throws(StoreError) -> [FeedIcon] {
         var icons: [FeedIcon] = []
         try database.statement("""
             SELECT id, digest, mime_type, data FROM icons
             WHERE id IN (SELECT f.icon_id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
                          WHERE u.account_id = ?1 AND (f.icon_non_public = 0 OR ?2 = 1))
             ORDER BY id
-            """).query([.integer(account), SQLValue(nonPublic)]) { row in icons.append(Self.icon(row)) }
+            """).query([.account(account), SQLValue(nonPublic)]) { row in icons.append(Self.icon(row)) }
         return icons
     }
 

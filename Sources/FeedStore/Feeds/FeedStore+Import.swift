@@ -18,12 +18,12 @@ extension FeedStore {
     /// the same entry, unchanged, as Miniflux does. The feed's other followers get a hidden mark for
     /// it, as for a backlog they never subscribed to: their counts do not move.
     /// - Throws: `.notFound` for another account's subscription.
-    public func importEntry(_ entry: IncomingEntry, subscription: Int64, account: Int64, read: Bool, starred: Bool,
+    public func importEntry(_ entry: IncomingEntry, subscription: Int64, account: AccountID, read: Bool, starred: Bool,
                             now: Date = Date()) throws(StoreError) -> ImportedEntry {
         let seenAt = Int64(now.timeIntervalSince1970)
         return try database.transaction { () throws(StoreError) -> ImportedEntry in
             guard let feed = try database.integer("SELECT feed_id FROM subscriptions WHERE id = ?1 AND account_id = ?2",
-                                                  [.integer(subscription), .integer(account)]) else {
+                                                  [.integer(subscription), .account(account)]) else {
                 throw StoreError(.notFound, message: "no feed with id \(subscription)")
             }
             let document = IncomingFeed(feedID: feed, entries: [entry])
@@ -38,7 +38,7 @@ extension FeedStore {
                     throw StoreError(.failed, message: "the imported entry could not be stored")
                 }
                 (id, isNew) = (inserted, true)
-                try database.statement("UPDATE entries SET imported_by = ?2 WHERE id = ?1").run([.integer(id), .integer(account)])
+                try database.statement("UPDATE entries SET imported_by = ?2 WHERE id = ?1").run([.integer(id), .account(account)])
                 try database.statement("INSERT INTO entry_sources(feed_id, entry_id, guid) VALUES (?1, ?2, ?3)")
                     .run([.integer(feed), .integer(id), SQLValue(entry.guid)])
                 var counters = CounterChanges(database: database)
@@ -55,8 +55,8 @@ extension FeedStore {
     /// Hides entry `id`, new in `feed` and carried by no other, from the feed's followers other than
     /// `importer`; their subscription's hidden count moves with the feed's entry count, so their
     /// unread count stays as it was.
-    private func hideFromOtherFollowers(_ id: Int64, feed: Int64, importer: Int64, now: Int64) throws(StoreError) {
-        let values: [SQLValue] = [.integer(id), .integer(feed), .integer(importer)]
+    private func hideFromOtherFollowers(_ id: Int64, feed: Int64, importer: AccountID, now: Int64) throws(StoreError) {
+        let values: [SQLValue] = [.integer(id), .integer(feed), .account(importer)]
         try database.statement("UPDATE subscriptions SET hidden_count = hidden_count + 1 WHERE feed_id = ?2 AND account_id != ?3")
             .run(values)
         try database.statement("""

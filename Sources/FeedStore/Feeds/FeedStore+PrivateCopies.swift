@@ -7,22 +7,22 @@ import Foundation
 /// shared one again.
 extension FeedStore {
     /// A new private feed of `account`'s at `url`, due at once.
-    func insertPrivateFeed(url: String, title: String?, siteURL: String?, settings: FeedFetchSettings, account: Int64,
+    func insertPrivateFeed(url: String, title: String?, siteURL: String?, settings: FeedFetchSettings, account: AccountID,
                            now: SQLValue) throws(StoreError) -> Int64 {
         guard let id = try database.integer("""
             INSERT INTO feeds(url, title, site_url, added_at, owner_account_id, \(FeedFetchSettings.columns))
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id
-            """, [.text(url), SQLValue(title), SQLValue(siteURL), now, .integer(account)] + settings.values) else {
+            """, [.text(url), SQLValue(title), SQLValue(siteURL), now, .account(account)] + settings.values) else {
             throw StoreError(.failed, message: "the private copy of \(url) could not be stored")
         }
         return id
     }
 
     /// The feed's fetch settings, and its owner (nil: shared).
-    func fetchSettings(ofFeed feed: Int64) throws(StoreError) -> (settings: FeedFetchSettings, owner: Int64?) {
-        var found: (FeedFetchSettings, Int64?)?
+    func fetchSettings(ofFeed feed: Int64) throws(StoreError) -> (settings: FeedFetchSettings, owner: AccountID?) {
+        var found: (FeedFetchSettings, AccountID?)?
         try database.statement("SELECT owner_account_id, \(FeedFetchSettings.columns) FROM feeds WHERE id = ?1")
-            .query([.integer(feed)]) { row in found = (FeedFetchSettings(row: row, at: 1), row.optionalInt64(at: 0)) }
+            .query([.integer(feed)]) { row in found = (FeedFetchSettings(row: row, at: 1), row.optionalInt64(at: 0).map { AccountID($0) }) }
         guard let found else { throw StoreError(.notFound, message: "no feed with id \(feed)") }
         return found
     }
@@ -32,7 +32,7 @@ extension FeedStore {
     /// copy whose settings all go back to the defaults follows the shared feed again; otherwise the
     /// copy's settings change in place. Call inside a transaction.
     /// - Returns: the subscription's feed now.
-    func changeFetchSettings(subscription: Int64, feed: Int64, account: Int64, _ change: FetchSettingsChange,
+    func changeFetchSettings(subscription: Int64, feed: Int64, account: AccountID, _ change: FetchSettingsChange,
                              now: Int64) throws(StoreError) -> Int64 {
         let (current, owner) = try fetchSettings(ofFeed: feed)
         let wanted = current.applying(change)
@@ -65,7 +65,7 @@ extension FeedStore {
     /// the other would: its marks on what only the old feed carried go, the new feed shows its latest
     /// document, and the old feed goes when nobody follows it any more. Its rules are not applied to
     /// the new feed's entries here: the caller judges them again after the commit.
-    func moveSubscription(_ id: Int64, account: Int64, from old: Int64, to new: Int64, now: Int64) throws(StoreError) {
+    func moveSubscription(_ id: Int64, account: AccountID, from old: Int64, to new: Int64, now: Int64) throws(StoreError) {
         try dropMarks(feed: old, account: account)
         try database.statement("UPDATE subscriptions SET feed_id = ?2, read_count = 0, hidden_count = 0 WHERE id = ?1")
             .run([.integer(id), .integer(new)])
@@ -85,12 +85,12 @@ extension FeedStore {
 extension StoreReader {
     /// The fetch settings of the feed of the account's subscription `id`, secrets included, for a
     /// request made for that feed (its pages' full content); nil for a shared feed or another account's.
-    public func fetchSettings(ofSubscription id: Int64, account: Int64) throws(StoreError) -> FeedFetchSettings? {
+    public func fetchSettings(ofSubscription id: Int64, account: AccountID) throws(StoreError) -> FeedFetchSettings? {
         var settings: FeedFetchSettings?
         try database.statement("""
             SELECT \(FeedFetchSettings.columns) FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
             WHERE u.id = ?1 AND u.account_id = ?2 AND f.owner_account_id IS NOT NULL
-            """).query([.integer(id), .integer(account)]) { row in settings = FeedFetchSettings(row: row, at: 0) }
+            """).query([.integer(id), .account(account)]) { row in settings = FeedFetchSettings(row: row, at: 0) }
         return settings
     }
 }

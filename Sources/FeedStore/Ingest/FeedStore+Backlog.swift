@@ -6,8 +6,8 @@ extension FeedStore {
     /// and hidden counts are counted once, here: entries it read through another feed count as read.
     /// Another account's imported entries are always hidden (`hideOthersImports`), whatever the feed's
     /// fetch history. Call inside the transaction that made the subscription.
-    func showLatestDocumentOnly(feed: Int64, account: Int64, now: Int64) throws(StoreError) {
-        let values: [SQLValue] = [.integer(feed), .integer(account)]
+    func showLatestDocumentOnly(feed: Int64, account: AccountID, now: Int64) throws(StoreError) {
+        let values: [SQLValue] = [.integer(feed), .account(account)]
         let knowsLatest = try database.integer(
             "SELECT count(*) FROM feed_latest WHERE feed_id = ?1", [.integer(feed)]) == 1
         if knowsLatest {
@@ -46,12 +46,12 @@ extension FeedStore {
 
     /// Hides from `account` the feed's entries other accounts imported (docs/SECURITY.md: imported entries
     /// are the importer's alone; `entries.imported_by`).
-    private func hideOthersImports(feed: Int64, account: Int64, now: Int64) throws(StoreError) {
+    private func hideOthersImports(feed: Int64, account: AccountID, now: Int64) throws(StoreError) {
         try database.prepare("""
             INSERT INTO entry_marks(account_id, entry_id, hidden, changed_at)
             SELECT ?2, s.entry_id, 1, ?3 FROM entry_sources s JOIN entries e ON e.id = s.entry_id
             WHERE s.feed_id = ?1 AND e.imported_by IS NOT NULL AND e.imported_by <> ?2
               AND NOT EXISTS (SELECT 1 FROM entry_marks m WHERE m.account_id = ?2 AND m.entry_id = s.entry_id)
-            """).run([.integer(feed), .integer(account), .integer(now)])
+            """).run([.integer(feed), .account(account), .integer(now)])
     }
 }

@@ -6,14 +6,14 @@ public struct CrawlCandidate: Sendable, Equatable {
     public var pageURL: String
     public var feedURL: String
     /// The accounts whose subscription to a feed carrying it has `crawler` on, and that do not see its page yet.
-    public var accounts: [Int64]
+    public var accounts: [AccountID]
     /// The page is kept already (another account asked for it): only shown to `accounts`, not fetched.
     public var isKept: Bool
     /// The page kept came from a non-public address: only admins may be shown it under
     /// `private-networks = admins` (docs/SECURITY.md).
     public var isKeptNonPublic = false
     /// The admins among `accounts`.
-    public var admins: [Int64] = []
+    public var admins: [AccountID] = []
     /// A private copy's fetch settings, sent with the page's request when it is on the feed's host.
     public var settings: FeedFetchSettings?
     /// Whether every account in `accounts` is an admin: only then may the page be on a private address
@@ -51,7 +51,7 @@ extension FeedStore {
                     settings: row.optionalInt64(at: 6) == nil ? nil : FeedFetchSettings(row: row, at: 7),
                     isForAdminsOnly: true)
             }
-            let account = row.int64(at: 3)
+            let account = row.accountID(at: 3)
             if candidates[id]?.accounts.contains(account) == false {
                 candidates[id]?.accounts.append(account)
                 if row.int64(at: 5) != 0 { candidates[id]?.admins.append(account) }
@@ -62,7 +62,7 @@ extension FeedStore {
     }
 
     /// `showPage` for each of `accounts`, in one transaction.
-    public func showPage(entryID id: Int64, accounts: [Int64]) throws(StoreError) {
+    public func showPage(entryID id: Int64, accounts: [AccountID]) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             for account in accounts { try showPage(entryID: id, account: account) }
         }

@@ -191,10 +191,10 @@ extension FeedStore {
     /// Hides entries a document from a non-public address brought from the feed's regular followers
     /// (`IncomingFeed.onlyForAdmins`): what an admin's fetch may reach is the admins' to read.
     private func hideFromRegularFollowers(_ entries: [Int64], feed: Int64) throws(StoreError) {
-        var regular: [Int64] = []
+        var regular: [AccountID] = []
         try database.statement("""
             SELECT u.account_id FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.feed_id = ?1 AND a.admin = 0
-            """).query([.integer(feed)]) { regular.append($0.int64(at: 0)) }
+            """).query([.integer(feed)]) { regular.append($0.accountID(at: 0)) }
         for account in regular {
             for entry in entries { try hide(entry, from: account, byRule: false) }
         }

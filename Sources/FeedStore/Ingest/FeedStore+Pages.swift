@@ -18,9 +18,9 @@ extension FeedStore {
     }
 
     /// From now on `account` sees entry `id`'s page instead of its feed's content.
-    public func showPage(entryID id: Int64, account: Int64) throws(StoreError) {
+    public func showPage(entryID id: Int64, account: AccountID) throws(StoreError) {
         try database.statement("INSERT INTO page_readers(account_id, entry_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
-            .run([.integer(account), .integer(id)])
+            .run([.account(account), .integer(id)])
     }
 }
 
@@ -43,7 +43,7 @@ extension StoreReader {
 
     /// The pages `account` asked to see instead of the feeds' content, of those of `entryIDs` that have
     /// one; a page kept from a non-public address only with `nonPublic` (the rule may have changed).
-    public func pages(account: Int64, entryIDs: [Int64], nonPublic: Bool) throws(StoreError) -> [Int64: String] {
+    public func pages(account: AccountID, entryIDs: [Int64], nonPublic: Bool) throws(StoreError) -> [Int64: String] {
         var pages: [Int64: String] = [:]
         try queryRows(of: account, entryIDs: entryIDs) { ids in
             """

@@ -18,7 +18,7 @@ public struct IncomingFeed: Sendable {
     public var onlyForAdmins = false
     /// Which entries each follower's filter rules hide, by index, when the document was judged before
     /// it reached the writer (the refresh pipeline does, docs/SECURITY.md); nil: the ingest judges them.
-    public var ruleVerdicts: [(account: Int64, hidden: Set<Int>)]?
+    public var ruleVerdicts: [(account: AccountID, hidden: Set<Int>)]?
 
     /// - Parameter isPrivate: the feed is an account's private copy (docs/ARCHITECTURE.md): its entries are keyed
     ///   apart, never merged with an entry another feed carries at the same URL.

@@ -4,7 +4,7 @@ import Foundation
 public struct ArticleFilter: Sendable, Equatable {
     /// The account whose articles these are (its subscriptions, marks and categories): required, so
     /// that no query forgets whose it is.
-    public var account: Int64
+    public var account: AccountID
     /// Articles carried by a feed of this category (cross-posts included), case-insensitive.
     public var category: String?
     /// Only articles carried by feeds filed under no category (with `category` nil).
@@ -30,7 +30,7 @@ public struct ArticleFilter: Sendable, Equatable {
     /// kept here when a query has turned `feedID` into its FROM clause.
     var textSubscription: Int64?
 
-    public init(account: Int64, category: String? = nil, feedID: Int64? = nil, unreadOnly: Bool = false,
+    public init(account: AccountID, category: String? = nil, feedID: Int64? = nil, unreadOnly: Bool = false,
                 starredOnly: Bool = false, since: Date? = nil, before: Date? = nil, search: String? = nil) {
         self.account = account
         self.category = category

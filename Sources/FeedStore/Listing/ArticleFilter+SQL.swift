@@ -29,7 +29,7 @@ extension ArticleFilter {
         var boundAccount: String?
         func account() -> String {
             if let boundAccount { return boundAccount }
-            boundAccount = parameter(.integer(self.account))
+            boundAccount = parameter(.account(self.account))
             return boundAccount!
         }
         // While walking an index, membership is checked row by row (a page needs only the first
@@ -162,21 +162,21 @@ extension ArticleFilter {
         let from: String
         var conditions: [String] = []
         if let feedID {
-            values.append(.integer(account))
+            values.append(.account(account))
             values.append(.integer(feedID))
             from = "entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id"
             conditions.append("s.feed_id = \(AccountScope.feed(ofSubscription: "?\(values.count)", account: "?\(values.count - 1)"))")
             rest.feedID = nil
             rest.textSubscription = feedID
         } else if let category {
-            values.append(.integer(account))
+            values.append(.account(account))
             values.append(.text(category))
             from = "subscriptions u JOIN entry_sources s ON s.feed_id = u.feed_id JOIN entry_state st ON st.entry_id = s.entry_id"
             conditions.append("u.account_id = ?\(values.count - 1)")
             conditions.append("u.category_id = (SELECT id FROM categories WHERE account_id = ?\(values.count - 1) AND name = ?\(values.count) COLLATE NOCASE)")
             rest.category = nil
         } else if ownEntriesFirst, !uncategorized {
-            values.append(.integer(account))
+            values.append(.account(account))
             from = """
                 (SELECT s.entry_id AS id FROM subscriptions u CROSS JOIN entry_sources s ON s.feed_id = u.feed_id
                  WHERE u.account_id = ?\(values.count)

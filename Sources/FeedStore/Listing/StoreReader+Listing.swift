@@ -37,7 +37,7 @@ public struct EntryListing: Sendable, Equatable {
     public var limit = 100
     public var offset = 0
 
-    public init(account: Int64) {
+    public init(account: AccountID) {
         filter = ArticleFilter(account: account)
     }
 }
@@ -133,7 +133,7 @@ extension StoreReader {
                 SELECT st.entry_id FROM \(from) WHERE \(conditions.joined(separator: " AND "))
                 ORDER BY st.entry_id \(listing.ascending ? "ASC" : "DESC") LIMIT ?1 OFFSET ?2
                 """).query([.integer(Int64(max(0, listing.limit))), .integer(Int64(max(0, listing.offset))),
-                            .integer(listing.filter.account)]) { row in
+                            .account(listing.filter.account)]) { row in
                 ids.append(row.int64(at: 0))
             }
             return ids
@@ -195,7 +195,7 @@ extension StoreReader {
             SELECT st.entry_id FROM entry_state st WHERE \(conditions.joined(separator: " AND "))
             ORDER BY st.sort_at \(direction), st.entry_id \(direction) LIMIT ?1 OFFSET ?2
             """).query([.integer(Int64(max(0, listing.limit))), .integer(Int64(listing.offset)),
-                        .integer(listing.filter.account)]) { row in
+                        .account(listing.filter.account)]) { row in
             ids.append(row.int64(at: 0))
         }
         return ids
@@ -254,7 +254,7 @@ extension StoreReader {
         var values: [SQLValue] = []
         var conditions: [String] = []
         var from = "entries e JOIN entry_state st ON st.entry_id = e.id"
-        values.append(.integer(filter.account))
+        values.append(.account(filter.account))
         let account = "?\(values.count)"
         var membershipKnown = false
         if let feedID = filter.feedID, try isSmallFeed(feedID, account: filter.account) {
@@ -307,7 +307,7 @@ extension StoreReader {
     /// Whether the account's feeds carry under a fifth of the stored entries: its own are then found
     /// from its feeds' sources, not by stepping over the others' (an account of 50 feeds at 1,000,000
     /// entries: Fever's unread ids in 525 ms by the walk).
-    func followsASmallPart(_ account: Int64) throws(StoreError) -> Bool {
+    func followsASmallPart(_ account: AccountID) throws(StoreError) -> Bool {
         try Self.share(of: account, in: database) < Self.smallPart
     }
 
@@ -319,10 +319,10 @@ extension StoreReader {
     /// of a listing's choices ask for it, and on PostgreSQL it sums the counters of all the account's
     /// feeds (~2 ms for 5,000).
     struct AccountShare {
-        let account: Int64
+        let account: AccountID
         private var known: Double?
 
-        init(account: Int64) {
+        init(account: AccountID) {
             self.account = account
         }
 
@@ -341,10 +341,10 @@ extension StoreReader {
 
     /// The share of the stored entries the account's feeds carry, from the counters (0 to 1; a
     /// cross-post counts in each of its feeds).
-    static func share(of account: Int64, in database: Database) throws(StoreError) -> Double {
+    static func share(of account: AccountID, in database: Database) throws(StoreError) -> Double {
         let mine = try database.integer("""
             SELECT coalesce(sum(f.entry_count), 0) FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1
-            """, [.integer(account)]) ?? 0
+            """, [.account(account)]) ?? 0
         return try share(carried: mine, in: database)
     }
 
@@ -356,7 +356,7 @@ extension StoreReader {
 
     /// Whether the feed of the account's subscription `id` carries few enough entries to be listed
     /// from its sources.
-    func isSmallFeed(_ id: Int64, account: Int64) throws(StoreError) -> Bool {
+    func isSmallFeed(_ id: Int64, account: AccountID) throws(StoreError) -> Bool {
         (try subscriptionCounts(id, account: account)?.entries ?? 0) <= Int(smallFeedEntries)
     }
 

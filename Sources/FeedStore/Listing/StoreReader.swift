@@ -231,14 +231,19 @@ public final class StoreReader {
         return "?\(values.count)"
     }
 
+    private static func bind(_ account: AccountID, _ values: inout [SQLValue]) -> String {
+        values.append(.account(account))
+        return "?\(values.count)"
+    }
+
     /// One of the account's articles with its content and attachments, or nil (another account's too).
-    public func article(id: Int64, account: Int64) throws(StoreError) -> Article? {
+    public func article(id: Int64, account: AccountID) throws(StoreError) -> Article? {
         var found: Article?
         try database.statement("""
             SELECT \(AccountScope.articleColumns), e.content, e.enclosures
             FROM entries e JOIN entry_state st ON st.entry_id = e.id \(AccountScope.joins(account: "?2"))
             WHERE e.id = ?1 AND st.removed = 0 AND \(AccountScope.visible(account: "?2"))
-            """).query([.integer(id), .integer(account)]) { row in
+            """).query([.integer(id), .account(account)]) { row in
             var article = Self.article(from: row)
             article.content = row.text(at: 13)
             article.enclosures = ArticleEnclosure.decoding(columnText: row.text(at: 14))

@@ -11,7 +11,7 @@ extension GoogleReaderAPI {
     // MARK: - Lists
 
     func userInfo(_ request: ReaderRequest) async throws -> HTTPResponse {
-        let id = JSONValue.string(String(request.account.id))
+        let id = JSONValue.string(request.account.id.description)
         return MinifluxJSON.response(["userId": id, "userName": .string(request.account.name), "userProfileId": id, "userEmail": ""])
     }
 

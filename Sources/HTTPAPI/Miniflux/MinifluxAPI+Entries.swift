@@ -147,7 +147,7 @@ extension MinifluxAPI {
     }
 
     func markEverythingRead(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        guard try request.id("userID") == request.account.id else {
+        guard AccountID(try request.id("userID")) == request.account.id else {
             throw MinifluxError("you can only mark your own entries", status: 403)
         }
         _ = try await service.mark(.matching(ArticleQuery()), read: true, starred: nil, for: request.account)

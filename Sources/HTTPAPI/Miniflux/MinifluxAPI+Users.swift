@@ -1,5 +1,6 @@
 import AggregatorCore
 import ControlProtocol
+import FeedStore
 import Foundation
 import HTTPServer
 
@@ -33,7 +34,7 @@ extension MinifluxAPI {
     func user(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let identifier = request.parameters["userID"] ?? ""
         let user = if let id = Int64(identifier), id > 0 {
-            try await service.user(id: id, by: request.account)
+            try await service.user(id: AccountID(id), by: request.account)
         } else {
             try await service.user(named: identifier, by: request.account)
         }
@@ -61,12 +62,12 @@ extension MinifluxAPI {
         for key in AccountSettings.keys {
             if let value = body[key], !value.isNull { changes.settings[key] = value }
         }
-        let user = try await service.updateUser(id: id, changes, by: request.account)
+        let user = try await service.updateUser(id: AccountID(id), changes, by: request.account)
         return MinifluxJSON.response(MinifluxJSON.user(user), status: 201)
     }
 
     func deleteUser(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        try await service.removeUser(id: try request.id("userID"), by: request.account)
+        try await service.removeUser(id: AccountID(try request.id("userID")), by: request.account)
         return MinifluxJSON.noContent
     }
 }

@@ -36,19 +36,19 @@ enum MinifluxJSON {
     }
 
     static func category(id: Int64, title: String, feeds: Int? = nil, unread: Int? = nil, hidden: Bool = false,
-                         user: Int64) -> JSONValue {
+                         user: AccountID) -> JSONValue {
         var object: [String: JSONValue] = ["id": .from(id), "title": .string(title), "user_id": .from(user), "hide_globally": .bool(hidden)]
         if let feeds { object["feed_count"] = .from(feeds) }
         if let unread { object["total_unread"] = .from(unread) }
         return .object(object)
     }
 
-    static func category(_ category: CategorySummary, counts: Bool = false, user: Int64) -> JSONValue {
+    static func category(_ category: CategorySummary, counts: Bool = false, user: AccountID) -> JSONValue {
         Self.category(id: category.id, title: category.name, feeds: counts ? category.feeds : nil,
                       unread: counts ? category.unread : nil, hidden: category.hideGlobally, user: user)
     }
 
-    static func feed(_ feed: FeedSummary, user: Int64) -> JSONValue {
+    static func feed(_ feed: FeedSummary, user: AccountID) -> JSONValue {
         [
             "id": .from(feed.id), "user_id": .from(user), "feed_url": .string(feed.url), "site_url": .string(feed.siteURL ?? feed.url),
             "title": .string(feed.title ?? feed.url), "description": "", "language": "",
@@ -75,7 +75,7 @@ enum MinifluxJSON {
     }
 
     /// An enclosure, in an entry and at `GET /v1/enclosures/{id}`.
-    static func enclosure(_ item: EnclosureItem, user: Int64) -> JSONValue {
+    static func enclosure(_ item: EnclosureItem, user: AccountID) -> JSONValue {
         ["id": .from(item.id), "user_id": .from(user), "entry_id": .from(item.entryID), "url": .string(item.enclosure.url),
          "mime_type": .string(item.enclosure.type ?? "application/octet-stream"), "size": .from(item.enclosure.length ?? 0),
          "media_progression": .number(Double(item.enclosure.mediaProgression))]
@@ -87,7 +87,7 @@ enum MinifluxJSON {
     }
 
     /// An entry; `feed` is the feed it is listed under (for a cross-posted entry, the one asked about).
-    static func entry(_ entry: ListedEntry, feed: FeedSummary?, user: Int64) -> JSONValue {
+    static func entry(_ entry: ListedEntry, feed: FeedSummary?, user: AccountID) -> JSONValue {
         let article = entry.article
         let feedID = feed?.id ?? article.feedID ?? 0
         let content = HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url)
@@ -141,4 +141,9 @@ enum MinifluxJSON {
         ["id": .from(token.id), "user_id": .from(token.accountID), "token": .string(secret), "description": .string(token.label),
          "last_used_at": timestamp(token.lastUsedAt), "created_at": timestamp(token.createdAt)]
     }
+}
+
+extension JSONValue {
+    /// An account's id, as the number apps know it by.
+    static func from(_ account: AccountID) -> JSONValue { .from(account.rawValue) }
 }

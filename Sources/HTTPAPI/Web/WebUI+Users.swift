@@ -1,4 +1,5 @@
 import AggregatorCore
+import FeedStore
 import Foundation
 import HTTPServer
 
@@ -76,13 +77,13 @@ extension WebUI {
 
     /// A refusal (the last admin, oneself, another's id) shows the error page with its reason.
     func removeUser(_ request: WebRequest) async throws -> HTTPResponse {
-        try await service.removeUser(id: try request.id(), by: request.account)
+        try await service.removeUser(id: AccountID(try request.id()), by: request.account)
         return redirect(to: "/users?notice=removed", request.http)
     }
 
     /// Applies `changes` to the account of the route (admins only: `updateUser` checks).
     private func change(_ request: WebRequest, _ changes: AccountChanges, notice: String) async throws -> HTTPResponse {
-        let id = try request.id()
+        let id = AccountID(try request.id())
         _ = try await service.users(by: request.account)  // a regular account: 403, whoever it names
         _ = try await service.updateUser(id: id, changes, by: request.account)
         return redirect(to: "/users?notice=\(notice)", request.http)
