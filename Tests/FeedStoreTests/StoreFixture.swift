@@ -1,5 +1,6 @@
 import Foundation
 @testable import FeedStore
+import Synchronization
 
 /// A store in a fresh temporary directory, with a few feeds in two categories.
 struct StoreFixture {
@@ -10,6 +11,7 @@ struct StoreFixture {
     init(entryRules: (any EntryRules)? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        ScratchDirectories.removeAtExit(directory)
         path = try TestDatabase.fresh(orFile: directory.appendingPathComponent("test.db").path)
         store = try FeedStore(path: path, entryRules: entryRules)
     }
@@ -32,6 +34,26 @@ func entry(_ url: String?, title: String, guid: String? = nil, text: String? = n
 
 let day: TimeInterval = 86_400
 let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+/// The fixtures' directories, removed when the test process ends: a fixture's store may be used until
+/// its test ends, whenever the fixture itself was last used (some hold a database of a gigabyte).
+enum ScratchDirectories {
+    private static let directories = Mutex<[URL]>([])
+    private static let registered = Mutex(false)
+
+    static func removeAtExit(_ directory: URL) {
+        directories.withLock { $0.append(directory) }
+        registered.withLock { done in
+            guard !done else { return }
+            done = true
+            atexit { ScratchDirectories.removeAll() }
+        }
+    }
+
+    private static func removeAll() {
+        for directory in directories.withLock({ $0 }) { try? FileManager.default.removeItem(at: directory) }
+    }
+}
 
 /// Account 1's view, as most tests here read it (the store takes the account on every call).
 extension StoreReader {
