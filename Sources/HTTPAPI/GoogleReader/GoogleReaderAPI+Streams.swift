@@ -182,29 +182,24 @@ extension GoogleReaderAPI {
         if case .feed(let id)? = ReaderStream(stream) { title = try await service.feed(.id(id), for: request.account).title ?? stream }
         var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
         xml += #"<feed xmlns="http://www.w3.org/2005/Atom" xmlns:gr="http://www.google.com/schemas/reader/atom/">"#
-        xml += "<id>tag:google.com,2005:reader/\(Self.escaped(stream))</id><title>\(Self.escaped(title))</title>"
+        xml += "<id>tag:google.com,2005:reader/\(XMLText.escaped(stream))</id><title>\(XMLText.escaped(title))</title>"
         xml += "<updated>\(rfc3339(secondsSinceEpoch: Int64(Date().timeIntervalSince1970)))</updated>"
         if let continuation { xml += "<gr:continuation>\(continuation)</gr:continuation>" }
         for entry in entries {
             let article = entry.article
             let published = rfc3339(secondsSinceEpoch: Int64((article.published ?? entry.createdAt).timeIntervalSince1970))
-            xml += "<entry><id>\(ReaderItemID.long(article.id))</id><title type=\"html\">\(Self.escaped(article.title ?? ""))</title>"
+            xml += "<entry><id>\(ReaderItemID.long(article.id))</id><title type=\"html\">\(XMLText.escaped(article.title ?? ""))</title>"
             xml += "<published>\(published)</published><updated>\(published)</updated>"
-            if let url = article.url { xml += "<link rel=\"alternate\" href=\"\(Self.escaped(url))\" type=\"text/html\"/>" }
-            if let author = article.author { xml += "<author><name>\(Self.escaped(author))</name></author>" }
+            if let url = article.url { xml += "<link rel=\"alternate\" href=\"\(XMLText.escaped(url))\" type=\"text/html\"/>" }
+            if let author = article.author { xml += "<author><name>\(XMLText.escaped(author))</name></author>" }
             for (flag, state) in [(article.isRead, "read"), (article.isStarred, "starred")] where flag {
                 xml += "<category term=\"user/-/state/com.google/\(state)\" scheme=\"http://www.google.com/reader/\" label=\"\(state)\"/>"
             }
             let content = HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url)
-            xml += "<content type=\"html\">\(Self.escaped(content))</content></entry>"
+            xml += "<content type=\"html\">\(XMLText.escaped(content))</content></entry>"
         }
         xml += "</feed>\n"
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/atom+xml; charset=utf-8")], body: Data(xml.utf8))
-    }
-
-    static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
     // MARK: - Shapes

@@ -2,24 +2,6 @@ import FeedStore
 import Foundation
 import HTTPServer
 
-/// Text escaped for HTML, between tags and in double-quoted attributes alike.
-func escaped(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for character in text.unicodeScalars {
-        switch character {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&#39;"
-        case "\u{0}"..."\u{8}", "\u{B}", "\u{C}", "\u{E}"..."\u{1F}": continue  // not allowed in HTML
-        default: out.unicodeScalars.append(character)
-        }
-    }
-    return out
-}
-
 /// What every page shares: the signed-in frame (header, navigation, sidebar) around a page's main
 /// part, and the pieces pages repeat (forms with their CSRF token, dates, counts).
 struct WebPage {
@@ -39,12 +21,12 @@ struct WebPage {
     var feedIcons: [Int64: String] = [:]
 
     /// A feed's icon as a 16-pixel image (decorative: the feed's name is beside it), or "".
-    func icon(ofFeed feedID: Int64?) -> String {
+    func icon(ofFeed feedID: Int64?) -> HTML {
         icon(digest: feedID.flatMap { feedIcons[$0] })
     }
 
-    func icon(digest: String?) -> String {
-        guard let digest else { return "" }
+    func icon(digest: String?) -> HTML {
+        guard let digest else { return .empty }
         return "<img class=\"feed-icon\" src=\"\(FeedIcons.path(digest, basePath: base))\" alt=\"\" width=\"16\" height=\"16\" "
             + "loading=\"lazy\"> "
     }
@@ -55,18 +37,18 @@ struct WebPage {
     }
 
     /// The whole document: `title`, then `main` inside the frame.
-    func document(title: String, main: String) -> String {
+    func document(title: String, main: HTML) -> HTML {
         let counted = unread > 0 ? "(\(unread)) " : ""
-        var html = """
+        var html: HTML = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escaped(counted + title)) · aggregatord</title>
+            <title>\(counted + title) · aggregatord</title>
             <link rel="stylesheet" href="\(link(WebAssets.stylesheet.path))">
             <link rel="icon" href="\(link(WebAssets.icon.path))" type="image/svg+xml">
             <script src="\(link(WebAssets.script.path))" defer></script>
             </head>
-            <body data-base="\(escaped(base))" data-csrf="\(csrf)">
+            <body data-base="\(base)" data-csrf="\(csrf)">
             <a class="skip" href="#main">Skip to content</a>
             <header class="top">
             <a class="brand" href="\(link("/unread"))">aggregatord</a>
@@ -76,15 +58,15 @@ struct WebPage {
         for (key, label, path) in [("unread", "Unread", "/unread"), ("starred", "Starred", "/starred"),
                                    ("history", "History", "/history"), ("feeds", "Feeds", "/feeds")] + users
                                    + [("settings", "Settings", "/settings")] {
-            let current = key == section ? " aria-current=\"page\"" : ""
-            let count = key == "unread" && unread > 0 ? " <span class=\"count\" id=\"unread-total\">\(unread)</span>" : ""
+            let current: HTML = key == section ? " aria-current=\"page\"" : ""
+            let count: HTML = key == "unread" && unread > 0 ? " <span class=\"count\" id=\"unread-total\">\(unread)</span>" : ""
             html += "<a href=\"\(link(path))\"\(current)>\(label)\(count)</a>"
         }
         html += """
             </nav>
             <form class="search" role="search" method="get" action="\(link("/search"))">
             <label class="hidden" for="q">Search</label>
-            <input type="search" id="q" name="q" value="\(escaped(search))" placeholder="Search" maxlength="500">
+            <input type="search" id="q" name="q" value="\(search)" placeholder="Search" maxlength="500">
             </form>
             <form method="post" action="\(link("/logout"))">\(csrfField)<button class="link">Log out</button></form>
             </header>
@@ -101,14 +83,14 @@ struct WebPage {
     }
 
     /// The categories with their unread counts.
-    private var sidebar: String {
-        var html = "<aside aria-label=\"Categories\"><h2>Categories</h2><ul>"
+    private var sidebar: HTML {
+        var html: HTML = "<aside aria-label=\"Categories\"><h2>Categories</h2><ul>"
         for category in categories {
-            let count = category.unread > 0 ? " <span class=\"count\">\(category.unread)</span>" : ""
-            html += "<li><a href=\"\(link("/category/\(category.id)"))\">\(escaped(category.name))\(count)</a></li>"
+            let count: HTML = category.unread > 0 ? " <span class=\"count\">\(category.unread)</span>" : ""
+            html += "<li><a href=\"\(link("/category/\(category.id)"))\">\(category.name)\(count)</a></li>"
         }
         if let unread = uncategorizedUnread {
-            let count = unread > 0 ? " <span class=\"count\">\(unread)</span>" : ""
+            let count: HTML = unread > 0 ? " <span class=\"count\">\(unread)</span>" : ""
             html += "<li><a href=\"\(link("/uncategorized"))\">Uncategorized\(count)</a></li>"
         }
         if categories.isEmpty && uncategorizedUnread == nil {
@@ -117,25 +99,25 @@ struct WebPage {
         return html + "</ul></aside>"
     }
 
-    var csrfField: String { "<input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">" }
+    var csrfField: HTML { "<input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">" }
 
     /// A form of one button posting `fields` to `action` (a path under the base). `inline` forms are
     /// sent by the page's script without a reload when it runs; without it they post and come back.
     func button(_ label: String, action: String, fields: [(String, String)], inline: String? = nil,
-                pressed: Bool? = nil, kind: String = "") -> String {
-        let data = inline.map { " data-inline=\"\($0)\"" } ?? ""
-        var html = "<form method=\"post\" action=\"\(link(action))\"\(data)>\(csrfField)"
+                pressed: Bool? = nil, kind: String = "") -> HTML {
+        let data: HTML = inline.map { " data-inline=\"\($0)\"" } ?? ""
+        var html: HTML = "<form method=\"post\" action=\"\(link(action))\"\(data)>\(csrfField)"
         for (name, value) in fields {
-            html += "<input type=\"hidden\" name=\"\(name)\" value=\"\(escaped(value))\">"
+            html += "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">"
         }
-        let pressedAttribute = pressed.map { " aria-pressed=\"\($0)\"" } ?? ""
-        let kindAttribute = kind.isEmpty ? "" : " class=\"\(kind)\""
-        return html + "<button\(kindAttribute)\(pressedAttribute)>\(escaped(label))</button></form>"
+        let pressedAttribute: HTML = pressed.map { " aria-pressed=\"\($0 ? "true" : "false")\"" } ?? ""
+        let kindAttribute: HTML = kind.isEmpty ? "" : " class=\"\(kind)\""
+        return html + "<button\(kindAttribute)\(pressedAttribute)>\(label)</button></form>"
     }
 
     /// A `<time>` with the moment for machines and "3 h ago" for people.
-    static func time(_ date: Date?, now: Date = Date()) -> String {
-        guard let date else { return "" }
+    static func time(_ date: Date?, now: Date = Date()) -> HTML {
+        guard let date else { return .empty }
         let stamp = ISO8601DateFormatter().string(from: date)
         return "<time datetime=\"\(stamp)\" title=\"\(stamp)\">\(relative(date, now: now))</time>"
     }
@@ -157,7 +139,7 @@ struct WebPage {
     }
 
     /// The keyboard shortcuts, in a dialog the script opens with `?`.
-    static let shortcutHelp = """
+    static let shortcutHelp: HTML = """
         <dialog id="help" aria-labelledby="help-title"><h2 id="help-title">Keyboard shortcuts</h2><dl>
         <dt>j / k</dt><dd>next / previous article</dd><dt>o, Enter</dt><dd>open the article</dd>
         <dt>m</dt><dd>mark read or unread</dd><dt>s</dt><dd>star or unstar</dd><dt>v</dt><dd>open the original</dd>

@@ -24,11 +24,11 @@ extension WebUI {
             if (a.status == .failing) != (b.status == .failing) { return a.status == .failing }
             return (a.title ?? a.url).localizedCaseInsensitiveCompare(b.title ?? b.url) == .orderedAscending
         }
-        var main = "<h1>Feeds</h1>"
+        var main: HTML = "<h1>Feeds</h1>"
         if let notice = notice ?? request.http.queryValue("notice").flatMap({ Self.feedNotices[$0] }) {
-            main += "<p class=\"notice\" role=\"status\">\(escaped(notice))</p>"
+            main += "<p class=\"notice\" role=\"status\">\(notice)</p>"
         }
-        if let error { main += "<p class=\"notice error\" role=\"alert\">\(escaped(error))</p>" }
+        if let error { main += "<p class=\"notice error\" role=\"alert\">\(error)</p>" }
         // A page of feeds at a time: a table of thousands weighs megabytes.
         // Clamped: a page number from the query multiplied out must not overflow.
         let pageNumber = min(max(1, Int(request.http.queryValue("page") ?? "") ?? 1), 1_000_000)
@@ -37,10 +37,10 @@ extension WebUI {
             <section aria-labelledby="add-title"><h2 id="add-title">Add a feed</h2>
             <form method="post" action="\(link("/feeds"))">\(page.csrfField)
             <label for="url">Address of the feed, or of a site that links to one</label>
-            <input id="url" name="url" type="url" required maxlength="2000" size="50" value="\(escaped(url))" placeholder="https://example.org/">
+            <input id="url" name="url" type="url" required maxlength="2000" size="50" value="\(url)" placeholder="https://example.org/">
             <label for="category">Category (optional)</label>
-            <input id="category" name="category" list="category-names" maxlength="200" value="\(escaped(category))">
-            <datalist id="category-names">\(page.categories.map { "<option value=\"\(escaped($0.name))\">" }.joined())</datalist>
+            <input id="category" name="category" list="category-names" maxlength="200" value="\(category)">
+            <datalist id="category-names">\(page.categories.map { category -> HTML in "<option value=\"\(category.name)\">" })</datalist>
             <p><button>Add</button></p></form></section>
             <section aria-labelledby="list-title"><h2 id="list-title">\(feeds.count) feeds</h2>
             """
@@ -62,15 +62,15 @@ extension WebUI {
         return Self.html(page.document(title: "Feeds", main: main), status: status)
     }
 
-    private func feedRow(_ feed: FeedSummary, page: WebPage) -> String {
-        var html = "<tr><td><a href=\"\(link("/feed/\(feed.id)"))\">\(page.icon(digest: feed.icon?.digest))\(escaped(feed.title ?? feed.url))</a>"
-            + "<br><span class=\"muted address\">\(escaped(feed.url))</span></td>"
-        html += "<td>\(escaped(feed.category ?? "—"))</td><td>\(feed.unread) / \(feed.total)</td><td class=\"state\">"
+    private func feedRow(_ feed: FeedSummary, page: WebPage) -> HTML {
+        var html: HTML = "<tr><td><a href=\"\(link("/feed/\(feed.id)"))\">\(page.icon(digest: feed.icon?.digest))\(feed.title ?? feed.url)</a>"
+            + "<br><span class=\"muted address\">\(feed.url)</span></td>"
+        html += "<td>\(feed.category ?? "—")</td><td>\(feed.unread) / \(feed.total)</td><td class=\"state\">"
         switch feed.status {
         case .failing:
-            html += "<strong class=\"failing\">failing</strong> (\(feed.errorCount)×): \(escaped(feed.lastError ?? ""))"
+            html += "<strong class=\"failing\">failing</strong> (\(feed.errorCount)×): \(feed.lastError ?? "")"
         case .disabled:
-            html += "<strong class=\"failing\">gone</strong>: \(escaped(feed.lastError ?? "no longer checked"))"
+            html += "<strong class=\"failing\">gone</strong>: \(feed.lastError ?? "no longer checked")"
         case .ok:
             html += "ok"
         }
@@ -84,13 +84,13 @@ extension WebUI {
         return html + "</td></tr>"
     }
 
-    private func categoriesSection(_ page: WebPage) -> String {
-        var html = "<section aria-labelledby=\"categories-title\"><h2 id=\"categories-title\">Categories</h2>"
+    private func categoriesSection(_ page: WebPage) -> HTML {
+        var html: HTML = "<section aria-labelledby=\"categories-title\"><h2 id=\"categories-title\">Categories</h2>"
         for category in page.categories {
             html += """
                 <form class="toolbar" method="post" action="\(link("/category/\(category.id)/rename"))">\(page.csrfField)
-                <label class="hidden" for="category-\(category.id)">Name of \(escaped(category.name))</label>
-                <input id="category-\(category.id)" name="name" value="\(escaped(category.name))" required maxlength="200">
+                <label class="hidden" for="category-\(category.id)">Name of \(category.name)</label>
+                <input id="category-\(category.id)" name="name" value="\(category.name)" required maxlength="200">
                 <button>Rename</button> <span class="muted">\(category.feeds) feeds, \(category.unread) unread</span></form>
                 """
             html += page.button("Remove \(category.name)", action: "/category/\(category.id)/remove", fields: [], kind: "danger")
@@ -130,37 +130,38 @@ extension WebUI {
     func editFeedPage(_ request: WebRequest) async throws -> HTTPResponse {
         let feed = try await service.feed(.id(try request.id()), for: request.account)
         let page = try await self.page(request, section: "feeds")
-        let main = """
-            <h1>Edit \(escaped(feed.title ?? feed.url))</h1>
+        let main: HTML = """
+            <h1>Edit \(feed.title ?? feed.url)</h1>
             <form method="post" action="\(link("/feed/\(feed.id)/edit"))">\(page.csrfField)
-            <label for="title">Title</label><input id="title" name="title" value="\(escaped(feed.title ?? ""))" maxlength="500" size="50">
+            <label for="title">Title</label><input id="title" name="title" value="\(feed.title ?? "")" maxlength="500" size="50">
             <label for="category">Category (empty for none)</label>
-            <input id="category" name="category" list="category-names" value="\(escaped(feed.category ?? ""))" maxlength="200">
-            <datalist id="category-names">\(page.categories.map { "<option value=\"\(escaped($0.name))\">" }.joined())</datalist>
+            <input id="category" name="category" list="category-names" value="\(feed.category ?? "")" maxlength="200">
+            <datalist id="category-names">\(page.categories.map { category -> HTML in "<option value=\"\(category.name)\">" })</datalist>
             <label for="scraper-rules">Article selector for "Fetch original content" (CSS: tags, #id, .class; empty: found by itself)</label>
-            <input id="scraper-rules" name="scraper_rules" value="\(escaped(feed.scraperRules ?? ""))" maxlength="1000" size="50">
+            <input id="scraper-rules" name="scraper_rules" value="\(feed.scraperRules ?? "")" maxlength="1000" size="50">
             <label><input type="checkbox" name="crawler" value="1"\(feed.crawler ? " checked" : "")>
             Show each new entry's article from its page instead of the feed's text (crawler)</label>
             \(fetchSettingsFields(feed, isAdmin: request.account.isAdmin))
             <p><button>Save</button> <a href="\(link("/feeds"))">Cancel</a></p></form>
-            <p class="muted">Address: \(escaped(feed.url))</p>
+            <p class="muted">Address: \(feed.url)</p>
             """
         return Self.html(page.document(title: "Edit feed", main: main))
     }
 
     /// The feed's fetch settings (docs/ARCHITECTURE.md). The secrets are never put in the page: their fields are
     /// empty, an empty one keeps what is set, and a box clears it.
-    private func fetchSettingsFields(_ feed: FeedSummary, isAdmin: Bool) -> String {
+    private func fetchSettingsFields(_ feed: FeedSummary, isAdmin: Bool) -> HTML {
         let settings = feed.fetchSettings
-        func checked(_ flag: Bool) -> String { flag ? " checked" : "" }
-        func secret(_ name: String, _ label: String, isSet: Bool) -> String {
-            """
+        func checked(_ flag: Bool) -> HTML { flag ? " checked" : "" }
+        func secret(_ name: String, _ label: String, isSet: Bool) -> HTML {
+            let clear: HTML = isSet ? "<label><input type=\"checkbox\" name=\"clear_\(name)\" value=\"1\"> Clear it</label>" : ""
+            return """
             <label for="\(name)">\(label)\(isSet ? " (set: empty keeps it)" : "")</label>
             <input id="\(name)" name="\(name)" type="password" autocomplete="off" maxlength="4096" size="50">
-            \(isSet ? "<label><input type=\"checkbox\" name=\"clear_\(name)\" value=\"1\"> Clear it</label>" : "")
+            \(clear)
             """
         }
-        let selfSigned = isAdmin ? """
+        let selfSigned: HTML = isAdmin ? """
             <label><input type="checkbox" name="allow_self_signed_certificates" value="1"\(checked(settings.allowsSelfSignedCertificates))>
             Accept a certificate no authority signed</label>
             """ : ""
@@ -169,9 +170,9 @@ extension WebUI {
             <p class="muted">Any of these makes this feed yours alone: fetched with them for you, its articles kept apart
             from everyone else's.\(feed.isPrivateCopy ? " It is your private copy now." : "")</p>
             <label for="user-agent">User agent (empty: ours)</label>
-            <input id="user-agent" name="user_agent" value="\(escaped(settings.userAgent ?? ""))" maxlength="4096" size="50">
+            <input id="user-agent" name="user_agent" value="\(settings.userAgent ?? "")" maxlength="4096" size="50">
             <label for="username">HTTP Basic user name</label>
-            <input id="username" name="username" value="\(escaped(settings.username ?? ""))" maxlength="4096" autocomplete="off">
+            <input id="username" name="username" value="\(settings.username ?? "")" maxlength="4096" autocomplete="off">
             \(secret("password", "HTTP Basic password", isSet: settings.password != nil))
             \(secret("cookie", "Cookie (a=b; c=d)", isSet: settings.cookie != nil))
             <label><input type="checkbox" name="ignore_http_cache" value="1"\(checked(settings.ignoresHTTPCache))>

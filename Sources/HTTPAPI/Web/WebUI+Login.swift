@@ -13,12 +13,12 @@ extension WebUI {
         let token = SecretToken.generate()
         let next = Self.localPath(request.queryValue("next") ?? FormBody.pairs(String(decoding: request.body, as: UTF8.self))
             .first { $0.name == "next" }?.value) ?? "/unread"
-        var notice = message.map { "<p class=\"notice error\" role=\"alert\">\(escaped($0))</p>" } ?? ""
+        var notice: HTML = message.map { "<p class=\"notice error\" role=\"alert\">\($0)</p>" } ?? ""
         if message == nil, await !service.hasLoginAccount() {
             notice = "<p class=\"notice\">No account has a password yet. On the server, set one with "
                 + "<code>aggregatorctl user set NAME</code>, then log in here.</p>"
         }
-        let html = """
+        let html: HTML = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>Log in · aggregatord</title>
@@ -27,7 +27,7 @@ extension WebUI {
             <body><main class="login" id="main"><h1>aggregatord</h1>\(notice)
             <form method="post" action="\(link("/login"))">
             <input type="hidden" name="login_token" value="\(token)">
-            <input type="hidden" name="next" value="\(escaped(next))">
+            <input type="hidden" name="next" value="\(next)">
             <label for="name">User name</label><input id="name" name="name" autocomplete="username" required maxlength="64" autofocus>
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024">

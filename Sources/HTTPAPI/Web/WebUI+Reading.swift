@@ -22,7 +22,7 @@ extension WebUI {
         var section = ""
         var query = ArticleQuery()
         /// Buttons and links beside "Mark this page read".
-        var extra = ""
+        var extra: HTML = ""
         var searchText = ""
     }
 
@@ -31,9 +31,9 @@ extension WebUI {
         let showAll = http.queryValue("all") == "1"
         let header = try await listingHeader(kind, request, showAll: showAll)
         var page = try await self.page(request, section: header.section, search: header.searchText)
-        let heading = "<h1>\(escaped(header.title))</h1>"
+        let heading: HTML = "<h1>\(header.title)</h1>"
         guard kind.isSearch == false || !header.searchText.isEmpty else {
-            let main = heading + "<p>Type words to look for in the box at the top: every word must appear "
+            let main: HTML = heading + "<p>Type words to look for in the box at the top: every word must appear "
                 + "(<code>\"a phrase\"</code>, <code>word*</code> and <code>-word</code> work too).</p>"
             return Self.html(page.document(title: header.title, main: main))
         }
@@ -63,7 +63,7 @@ extension WebUI {
         if let next = result.nextCursor {
             var items = http.query.filter { $0.name != "cursor" }
             items.append(("cursor", next))
-            main += "<a href=\"\(link(http.path))?\(escaped(Self.encodedQuery(items)))\" rel=\"next\">Older articles →</a>"
+            main += "<a href=\"\(link(http.path))?\(Self.encodedQuery(items))\" rel=\"next\">Older articles →</a>"
         }
         main += "</nav>"
         return Self.html(page.document(title: header.title, main: main))
@@ -74,7 +74,7 @@ extension WebUI {
         let http = request.http
         let page = WebPage(base: basePath, csrf: request.csrf)
         var header = ListingHeader()
-        var feedLinks = ""  // a feed's, after the toggle
+        var feedLinks: HTML = ""  // a feed's, after the toggle
         let back = [("back", http.path)]
         switch kind {
         case .unread:
@@ -105,7 +105,7 @@ extension WebUI {
             header.extra = page.button("Mark the feed read", action: "/feed/\(id)/mark-read", fields: back)
             feedLinks = "<a href=\"\(link("/feed/\(id)/edit"))\">Edit the feed</a>"
             if let site = feed.siteURL, Self.isWebLink(site) {
-                feedLinks += "<a href=\"\(escaped(site))\" rel=\"noreferrer noopener\" target=\"_blank\">Its site</a>"
+                feedLinks += "<a href=\"\(site)\" rel=\"noreferrer noopener\" target=\"_blank\">Its site</a>"
             }
         }
         switch kind {
@@ -120,20 +120,20 @@ extension WebUI {
     }
 
     /// One article in a list: its title links to it, its buttons mark it without leaving the list.
-    private func entryItem(_ article: Article, page: WebPage, back: String, above: [Int64], words: [String]) -> String {
+    private func entryItem(_ article: Article, page: WebPage, back: String, above: [Int64], words: [String]) -> HTML {
         let state = article.isRead ? "read" : "unread"
-        var html = "<article class=\"entry \(state)\" id=\"entry-\(article.id)\">"
+        var html: HTML = "<article class=\"entry \(state)\" id=\"entry-\(article.id)\">"
         let title = article.title.flatMap { $0.isEmpty ? nil : $0 } ?? article.url ?? "(untitled)"
         html += "<h2><a href=\"\(link("/entry/\(article.id)"))\">\(Self.highlighted(title, words: words))</a></h2>"
         html += "<p class=\"meta\">"
-        var meta: [String] = []
+        var meta: [HTML] = []
         if let feedID = article.feedID {
             meta.append("<a href=\"\(link("/feed/\(feedID)"))\">\(page.icon(ofFeed: feedID))"
-                + "\(escaped(article.feedTitle ?? "feed \(feedID)"))</a>")
+                + "\(article.feedTitle ?? "feed \(feedID)")</a>")
         }
         if article.published != nil { meta.append(WebPage.time(article.published)) }
         if let url = article.url, Self.isWebLink(url) {
-            meta.append("<a class=\"original\" href=\"\(escaped(url))\" rel=\"noreferrer noopener\" target=\"_blank\">original</a>")
+            meta.append("<a class=\"original\" href=\"\(url)\" rel=\"noreferrer noopener\" target=\"_blank\">original</a>")
         }
         html += meta.joined(separator: " · ") + "</p>"
         if let snippet = article.snippet, !snippet.isEmpty {
@@ -153,7 +153,7 @@ extension WebUI {
         return html + "</div></article>"
     }
 
-    private func toggleAll(path: String, showAll: Bool) -> String {
+    private func toggleAll(path: String, showAll: Bool) -> HTML {
         showAll ? "<a href=\"\(link(path))\">Unread only</a>" : "<a href=\"\(link(path))?all=1\">Show read articles too</a>"
     }
 
@@ -181,19 +181,19 @@ extension WebUI {
         page.feedIcons = try await service.feedIconDigests(of: [article.feedID].compactMap { $0 }, for: request.account)
         let back = Self.pathWithQuery(request.http)
         let title = article.title.flatMap { $0.isEmpty ? nil : $0 } ?? article.url ?? "(untitled)"
-        var main = "<article class=\"article read\" id=\"entry-\(id)\"><header>"
+        var main: HTML = "<article class=\"article read\" id=\"entry-\(id)\"><header>"
         if let url = article.url, Self.isWebLink(url) {
-            main += "<h1><a class=\"original\" href=\"\(escaped(url))\" rel=\"noreferrer noopener\" target=\"_blank\">"
-                + "\(escaped(title))</a></h1>"
+            main += "<h1><a class=\"original\" href=\"\(url)\" rel=\"noreferrer noopener\" target=\"_blank\">"
+                + "\(title)</a></h1>"
         } else {
-            main += "<h1>\(escaped(title))</h1>"
+            main += "<h1>\(title)</h1>"
         }
         main += "<p class=\"meta\">"
         if let feedID = article.feedID {
             main += "<a href=\"\(link("/feed/\(feedID)"))\">\(page.icon(ofFeed: feedID))"
-                + "\(escaped(article.feedTitle ?? "feed \(feedID)"))</a>"
+                + "\(article.feedTitle ?? "feed \(feedID)")</a>"
         }
-        if let author = article.author, !author.isEmpty { main += " · \(escaped(author))" }
+        if let author = article.author, !author.isEmpty { main += " · \(author)" }
         if article.published != nil { main += " · " + WebPage.time(article.published) }
         main += "</p><div class=\"actions\">"
         main += page.button("Mark unread", action: "/entries/mark",
@@ -206,7 +206,7 @@ extension WebUI {
         }
         main += "</div></header>"
         let content = HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url)
-        main += "<div class=\"content\">\(content)</div>"
+        main += "<div class=\"content\">\(HTML(sanitized: content))</div>"
         main += Self.enclosures(article.enclosures)
         main += "</article>"
         return Self.html(page.document(title: title, main: main))
@@ -220,21 +220,20 @@ extension WebUI {
     }
 
     /// Audio and video as players (loading nothing until played), anything else as a link.
-    private static func enclosures(_ enclosures: [ArticleEnclosure]) -> String {
+    private static func enclosures(_ enclosures: [ArticleEnclosure]) -> HTML {
         let usable = enclosures.filter { isWebLink($0.url) }
-        guard !usable.isEmpty else { return "" }
-        var html = "<section class=\"enclosures\" aria-label=\"Attachments\"><h2>Attachments</h2>"
+        guard !usable.isEmpty else { return .empty }
+        var html: HTML = "<section class=\"enclosures\" aria-label=\"Attachments\"><h2>Attachments</h2>"
         for enclosure in usable {
-            let url = escaped(enclosure.url)
+            let url = enclosure.url
             let type = (enclosure.type ?? "").lowercased()
-            let name = escaped(enclosure.url.split(separator: "/").last.map(String.init) ?? enclosure.url)
+            let name = enclosure.url.split(separator: "/").last.map(String.init) ?? enclosure.url
             if type.hasPrefix("audio/") {
                 html += "<p><audio controls preload=\"none\" src=\"\(url)\"></audio><br><a href=\"\(url)\">\(name)</a></p>"
             } else if type.hasPrefix("video/") {
                 html += "<p><video controls preload=\"none\" src=\"\(url)\"></video><br><a href=\"\(url)\">\(name)</a></p>"
             } else {
-                html += "<p><a href=\"\(url)\" rel=\"noreferrer noopener\">\(name)</a>"
-                    + (enclosure.type.map { " (\(escaped($0)))" } ?? "") + "</p>"
+                html += "<p><a href=\"\(url)\" rel=\"noreferrer noopener\">\(name)</a>\(enclosure.type.map { " (\($0))" } ?? "")</p>"
             }
         }
         return html + "</section>"
@@ -319,8 +318,8 @@ extension WebUI {
     }
 
     /// `text` escaped, with each occurrence of `words` (ignoring case and accents) in `<mark>`.
-    static func highlighted(_ text: String, words: [String]) -> String {
-        guard !words.isEmpty else { return escaped(text) }
+    static func highlighted(_ text: String, words: [String]) -> HTML {
+        guard !words.isEmpty else { return "\(text)" }
         var ranges: [Range<String.Index>] = []
         for word in words {
             var start = text.startIndex
@@ -330,26 +329,26 @@ extension WebUI {
                 start = found.upperBound
             }
         }
-        guard !ranges.isEmpty else { return escaped(text) }
+        guard !ranges.isEmpty else { return "\(text)" }
         ranges.sort { $0.lowerBound < $1.lowerBound }
-        var html = ""
+        var html: HTML = ""
         var position = text.startIndex
         for range in ranges where range.lowerBound >= position {
-            html += escaped(String(text[position..<range.lowerBound])) + "<mark>" + escaped(String(text[range])) + "</mark>"
+            html += "\(String(text[position..<range.lowerBound]))<mark>\(String(text[range]))</mark>"
             position = range.upperBound
         }
-        return html + escaped(String(text[position...]))
+        return html + "\(String(text[position...]))"
     }
 
     /// A search snippet (its matches between the store's markers) as HTML with `<mark>`.
-    static func markedSnippet(_ snippet: String) -> String {
-        var html = ""
+    static func markedSnippet(_ snippet: String) -> HTML {
+        var html: HTML = ""
         var open = false
         for piece in snippet.split(separator: Snippet.matchStart.first!, omittingEmptySubsequences: false).enumerated() {
             let parts = piece.element.split(separator: Snippet.matchEnd.first!, maxSplits: 1, omittingEmptySubsequences: false)
             if piece.offset > 0 { html += "<mark>"; open = true }
-            html += escaped(String(parts[0]))
-            if parts.count > 1, open { html += "</mark>"; open = false; html += escaped(String(parts[1])) }
+            html += "\(String(parts[0]))"
+            if parts.count > 1, open { html += "</mark>\(String(parts[1]))"; open = false }
         }
         return open ? html + "</mark>" : html
     }

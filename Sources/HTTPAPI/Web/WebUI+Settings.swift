@@ -19,19 +19,19 @@ extension WebUI {
         let account = request.account
         let tokens = try await service.tokens(for: account)
         let sessions = try await service.sessions(for: account)
-        var main = "<h1>Settings</h1>"
+        var main: HTML = "<h1>Settings</h1>"
         if let notice = notice ?? request.http.queryValue("notice").flatMap({ Self.settingsNotices[$0] }) {
-            main += "<p class=\"notice\" role=\"status\">\(escaped(notice))</p>"
+            main += "<p class=\"notice\" role=\"status\">\(notice)</p>"
         }
-        if let error { main += "<p class=\"notice error\" role=\"alert\">\(escaped(error))</p>" }
+        if let error { main += "<p class=\"notice error\" role=\"alert\">\(error)</p>" }
         if let secret {
             main += "<div class=\"notice\" role=\"status\"><p>The new token (shown this once: copy it into your app now):</p>"
-                + "<p class=\"secret\" id=\"new-token\">\(escaped(secret))</p></div>"
+                + "<p class=\"secret\" id=\"new-token\">\(secret)</p></div>"
         }
         main += """
-            <section aria-labelledby="password-title"><h2 id="password-title">Password of \(escaped(account.name))</h2>
+            <section aria-labelledby="password-title"><h2 id="password-title">Password of \(account.name)</h2>
             <form method="post" action="\(link("/settings/password"))">\(page.csrfField)
-            <input type="hidden" name="name" value="\(escaped(account.name))" autocomplete="username">
+            <input type="hidden" name="name" value="\(account.name)" autocomplete="username">
             <label for="current">Current password</label>
             <input id="current" name="current" type="password" autocomplete="current-password" required maxlength="1024">
             <label for="new">New password (at least \(AggregatorService.minimumPasswordLength) characters)</label>
@@ -43,8 +43,8 @@ extension WebUI {
             <p class="muted">For apps that log in with a token (Miniflux's X-Auth-Token, Google Reader).</p><ul>
             """
         for token in tokens {
-            let used = token.lastUsedAt.map { "last used " + WebPage.time($0) } ?? "never used"
-            main += "<li>\(escaped(token.label)) <span class=\"muted\">made \(WebPage.time(token.createdAt)), \(used)</span> "
+            let used: HTML = token.lastUsedAt.map { "last used \(WebPage.time($0))" } ?? "never used"
+            main += "<li>\(token.label) <span class=\"muted\">made \(WebPage.time(token.createdAt)), \(used)</span> "
                 + page.button("Revoke", action: "/settings/tokens/\(token.id)/revoke", fields: [], kind: "danger") + "</li>"
         }
         if tokens.isEmpty { main += "<li class=\"muted\">None.</li>" }
@@ -56,9 +56,9 @@ extension WebUI {
             <section aria-labelledby="sessions-title"><h2 id="sessions-title">Browsers logged in</h2><ul>
             """
         for session in sessions {
-            let this = session.id == request.session.id ? " <strong>(this one)</strong>" : ""
-            main += "<li>\(escaped(Self.browserName(session.userAgent)))\(this) <span class=\"muted\">from "
-                + "\(escaped(session.address)), logged in \(WebPage.time(session.createdAt)), last seen "
+            let this: HTML = session.id == request.session.id ? " <strong>(this one)</strong>" : ""
+            main += "<li>\(Self.browserName(session.userAgent))\(this) <span class=\"muted\">from "
+                + "\(session.address), logged in \(WebPage.time(session.createdAt)), last seen "
                 + "\(WebPage.time(session.lastSeenAt))</span> "
                 + page.button("Log out", action: "/settings/sessions/\(session.id)/revoke", fields: [], kind: "danger")
                 + "</li>"

@@ -17,25 +17,25 @@ extension WebUI {
     func usersPage(_ request: WebRequest, error: String? = nil, status: Int = 200) async throws -> HTTPResponse {
         let users = try await service.users(by: request.account)  // forbidden to regular accounts
         let page = try await self.page(request, section: "users")
-        var main = "<h1>Users</h1>"
+        var main: HTML = "<h1>Users</h1>"
         if let notice = request.http.queryValue("notice").flatMap({ Self.usersNotices[$0] }) {
-            main += "<p class=\"notice\" role=\"status\">\(escaped(notice))</p>"
+            main += "<p class=\"notice\" role=\"status\">\(notice)</p>"
         }
-        if let error { main += "<p class=\"notice error\" role=\"alert\">\(escaped(error))</p>" }
+        if let error { main += "<p class=\"notice error\" role=\"alert\">\(error)</p>" }
         main += "<table><thead><tr><th>Name</th><th>Role</th><th>Feeds</th><th>Unread</th><th>Tokens</th><th>Imported</th><th>Last login</th>"
             + "<th>Password</th><th></th></tr></thead><tbody>"
         for user in users {
             let role = user.isAdmin ? "admin" : "regular"
-            let login = user.lastLoginAt.map { WebPage.time($0) } ?? "never"
+            let login: HTML = user.lastLoginAt.map { WebPage.time($0) } ?? "never"
             let toggle = page.button(user.isAdmin ? "Make regular" : "Make admin", action: "/users/\(user.id)/admin",
                                      fields: [("admin", user.isAdmin ? "0" : "1")])
-            let remove = user.id == request.account.id ? "<span class=\"muted\">(you)</span>"
+            let remove: HTML = user.id == request.account.id ? "<span class=\"muted\">(you)</span>"
                 : page.button("Remove", action: "/users/\(user.id)/remove", fields: [], kind: "danger")
             main += """
-                <tr><td>\(escaped(user.name))</td><td>\(role) \(toggle)</td><td>\(user.feeds)</td><td>\(user.unread)</td>
+                <tr><td>\(user.name)</td><td>\(role) \(toggle)</td><td>\(user.feeds)</td><td>\(user.unread)</td>
                 <td>\(user.tokens)</td><td>\(user.entriesImported)</td><td>\(login)</td><td><form class="toolbar" method="post" action="\(link("/users/\(user.id)/password"))">\(page.csrfField)
-                <label class="hidden" for="password-\(user.id)">New password of \(escaped(user.name))</label>
-                <input id="password-\(user.id)" name="password" type="password" autocomplete="new-password" required
+                <label class="hidden" for="password-\(user.id.rawValue)">New password of \(user.name)</label>
+                <input id="password-\(user.id.rawValue)" name="password" type="password" autocomplete="new-password" required
                  minlength="\(AggregatorService.minimumPasswordLength)" maxlength="1024"><button>Set</button></form></td>
                 <td>\(remove)</td></tr>
                 """

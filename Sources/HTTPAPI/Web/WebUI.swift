@@ -170,8 +170,8 @@ struct WebUI: Sendable {
         return response
     }
 
-    static func html(_ text: String, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: Data(text.utf8))
+    static func html(_ page: HTML, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: Data(page.markup.utf8))
     }
 
     /// 303 to `path` under the base path (after a form post: reloading the page does not post again).
@@ -219,7 +219,7 @@ struct WebUI: Sendable {
     }
 
     private func errorPage(_ request: WebRequest, message: String, status: Int) async -> HTTPResponse {
-        let main = "<h1>That did not work</h1><p class=\"notice error\" role=\"alert\">\(escaped(message))</p>"
+        let main: HTML = "<h1>That did not work</h1><p class=\"notice error\" role=\"alert\">\(message)</p>"
             + "<p><a href=\"\(link("/unread"))\">Back to unread articles</a></p>"
         let page = (try? await self.page(request, section: "")) ?? WebPage(base: basePath, csrf: request.csrf)
         return Self.html(page.document(title: "Error", main: main), status: status)
