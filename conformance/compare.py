@@ -14,12 +14,19 @@ command's JSON and the expected JSON agree once normalised. The last line reads
     agreement: 99.45% of 4688 fields (26 disagree), 0 crashes, 0 timeouts, 0 non-json (1452 files)
 Exit status 0; 1 when --min PCT is given and the agreement is below it; 2 on a usage error.
 Python 3 standard library only.
+
+How it is laid out: each kind of field is a `Kind`, whose key() gives a value's normal form;
+FEED_SCHEMA and ENTRY_SCHEMA give every key of the JSON its kind. `fields()` lists what there is
+to compare in one file, a `Candidate` runs the command, and a `Scoreboard` keeps the count and
+says what it is told to show or report.
 """
 from __future__ import annotations
 
 import argparse
+import collections
 import datetime
 import html.parser
+import itertools
 import json
 import os
 import re
@@ -29,339 +36,413 @@ import sys
 import time
 import unicodedata
 import urllib.parse
-from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.pool import ThreadPool
 
-FEED_FIELDS = ("format", "title", "link", "subtitle", "language", "updated", "author", "image")
-ENTRY_FIELDS = ("id", "link", "title", "summary", "content", "author", "published", "updated",
-                "categories", "enclosures", "image")
-SPACES = re.compile(r"\s+")
-# Elements without content: their end tags are ignored, <br> and <br/> are one token.
-VOID_ELEMENTS = frozenset(("area", "base", "basefont", "br", "col", "embed", "frame", "hr", "img",
-                           "input", "isindex", "keygen", "link", "meta", "param", "source", "track",
-                           "wbr"))
-RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?\s*"
-                     r"(Z|z|[+-]\d{2}:?\d{2})?$")
-WHOLE_NUMBER = re.compile(r"\s*\+?(\d+)\s*")
+from corpus import files_in_order
+
+EXPECTED = ".expected.json"
 
 
-# ---- normal forms: two values agree when their normal forms are equal --------------------------
-
-def text(value):
-    """NFC, whitespace runs as one space, trimmed; None for nothing. Non-strings as text first
-    (objects and arrays as sorted JSON)."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        value = json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
-    return SPACES.sub(" ", unicodedata.normalize("NFC", value)).strip() or None
+def one_line(text):
+    """TEXT with each run of white space one space, and none at its ends."""
+    return " ".join(text.split())
 
 
-def url(value):
-    """Text, then scheme and host in lower case, the scheme's default port dropped, an empty
-    path as "/". Anything that is not an absolute URL stays as text."""
-    value = text(value)
-    if value is None:
-        return None
-    try:
-        parts = urllib.parse.urlsplit(value)
-    except ValueError:
+# ---- kinds of field: two values agree when their keys are equal ---------------------------------
+
+class Kind:
+    """A field whose values are compared as they are. A field is compared only when the key of
+    one side or the other is something (not None, not empty, not 0)."""
+
+    def key(self, value):
         return value
-    if not (parts.scheme and parts.netloc):
-        return value
-    scheme = parts.scheme.lower()
-    netloc = (parts.hostname or "").lower()
-    if parts.username is not None:
-        credentials = parts.username if parts.password is None else f"{parts.username}:{parts.password}"
-        netloc = f"{credentials}@{netloc}"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if port and (scheme, port) not in (("http", 80), ("https", 443)):
-        netloc += f":{port}"
-    return urllib.parse.urlunsplit((scheme, netloc, parts.path or "/", parts.query, parts.fragment))
 
 
-def date(value):
-    """The instant an RFC 3339 value names (seconds kept, fraction dropped, no zone = UTC); a
-    value that is not RFC 3339 stays as its text, marked so that it never equals an instant."""
-    value = text(value)
-    if value is None:
-        return None
-    match = RFC3339.match(value)
-    if not match:
-        return ("not a date", value)
-    year, month, day, hour, minute, second, zone = match.groups()
-    try:
-        moment = datetime.datetime(int(year), int(month), int(day), int(hour), int(minute),
-                                   min(int(second), 59))
-        if zone and zone not in "Zz":
-            sign = -1 if zone[0] == "-" else 1
-            digits = zone[1:].replace(":", "")
-            moment -= sign * datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-    except (ValueError, OverflowError):
-        return ("not a date", value)
-    return (moment.year, moment.month, moment.day, moment.hour, moment.minute, moment.second)
+class Text(Kind):
+    """NFC, white space runs as one space, trimmed; None for nothing. Other JSON as text first:
+    objects and arrays as JSON with sorted keys."""
+
+    def key(self, value):
+        if value is None:
+            return None
+        if isinstance(value, (dict, list)):
+            value = json.dumps(value, sort_keys=True)
+        return one_line(unicodedata.normalize("NFC", str(value))) or None
 
 
-class _Tokens(html.parser.HTMLParser):
-    """HTML as a list of tokens: ("<", name, sorted attributes), ("/", name) and ("text", ...)."""
+class Address(Text):
+    """Text; an absolute URL with its scheme and host in lower case, its scheme's default port
+    dropped and an empty path as "/"."""
 
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.tokens = []
-        self.pending = []
+    DEFAULT_PORT = {"http": 80, "https": 443}
 
-    def settle(self):
-        if self.pending:
-            joined = SPACES.sub(" ", "".join(self.pending)).strip()
-            if joined:
-                self.tokens.append(("text", joined))
-            self.pending = []
+    def key(self, value):
+        value = super().key(value)
+        parts = self.absolute(value)
+        if parts is None:
+            return value
+        scheme = parts.scheme.lower()
+        credentials, at, _ = parts.netloc.rpartition("@")
+        netloc = credentials + at + (parts.hostname or "").lower()
+        port = self.port(parts)
+        if port and self.DEFAULT_PORT.get(scheme) != port:
+            netloc += f":{port}"
+        return urllib.parse.urlunsplit((scheme, netloc, parts.path or "/", parts.query, parts.fragment))
 
-    def handle_starttag(self, tag, attrs):
-        self.settle()
-        kept = sorted((name.lower(), SPACES.sub(" ", value or "").strip()) for name, value in attrs
-                      if name.lower() != "xmlns" and not name.lower().startswith("xmlns:"))
-        self.tokens.append(("<", tag.lower(), tuple(kept)))
+    @staticmethod
+    def absolute(value):
+        """VALUE (text or None) split, when it is a URL with a scheme and a host; else None."""
+        try:
+            parts = urllib.parse.urlsplit(value or "")
+        except ValueError:
+            return None
+        return parts if parts.scheme and parts.netloc else None
 
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        self.handle_endtag(tag)
-
-    def handle_endtag(self, tag):
-        if tag.lower() not in VOID_ELEMENTS:
-            self.settle()
-            self.tokens.append(("/", tag.lower()))
-
-    def handle_data(self, data):
-        self.pending.append(data)
-
-    def unknown_decl(self, data):
-        if data.upper().startswith("CDATA["):
-            self.pending.append(data[len("CDATA["):])
+    @staticmethod
+    def port(parts):
+        try:
+            return parts.port
+        except ValueError:  # not a number, or out of range
+            return None
 
 
-def markup(value):
-    """HTML as tokens: attribute order and quoting, entities, white space, comments, xmlns
-    attributes and the spelling of empty elements make no difference."""
-    if not isinstance(value, str):
-        value = text(value)
-    if value is None or not value.strip():
-        return None
-    value = unicodedata.normalize("NFC", value)
-    reader = _Tokens()
-    try:
-        reader.feed(value)
+class Moment(Text):
+    """The instant an RFC 3339 value names (fractions dropped, a leap second as :59, no zone as
+    UTC). Other text is kept, marked, so that it equals only the same text, never an instant."""
+
+    RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?\s*"
+                         r"([Zz]|[+-]\d{2}:?\d{2})?")
+
+    def key(self, value):
+        value = super().key(value)
+        if value is None:
+            return None
+        found = self.RFC3339.fullmatch(value)
+        instant = self.utc(found.groups()) if found else None
+        return ("not a date", value) if instant is None else instant
+
+    @staticmethod
+    def utc(groups):
+        *numbers, zone = groups
+        year, month, day, hour, minute, second = map(int, numbers)
+        try:
+            local = datetime.datetime(year, month, day, hour, minute, min(second, 59))
+            if zone is None or zone in "Zz":
+                return local
+            offset = datetime.timedelta(hours=int(zone[1:3]), minutes=int(zone[-2:]))
+            return local - offset if zone[0] == "+" else local + offset
+        except (ValueError, OverflowError):  # no such day, or out of datetime's years
+            return None
+
+
+VOID_ELEMENTS = frozenset("area base basefont br col embed frame hr img input isindex keygen link "
+                          "meta param source track wbr".split())
+
+
+class Markup(Kind):
+    """HTML as a tuple of tokens, ("<", tag, sorted attributes), ("/", tag) and ("text", text):
+    attribute order and quoting, character references, white space, comments, xmlns attributes,
+    end tags of void elements and so the spelling <br>, <br/> make no difference."""
+
+    def key(self, value):
+        if not isinstance(value, str):
+            value = TEXT.key(value)
+        if value is None or not value.strip():
+            return None
+        value = unicodedata.normalize("NFC", value)
+        try:
+            events = self.events(value)
+        except Exception:  # HTMLParser gives up on some broken declarations
+            return ("unreadable", one_line(value))
+        return tuple(self.tokens(events)) or None
+
+    @staticmethod
+    def events(fragment):
+        """FRAGMENT as read by HTMLParser: ("<", tag, attributes), ("/", tag) for an element that is
+        not void, and (None, text), CDATA sections included."""
+        events = []
+        reader = html.parser.HTMLParser(convert_charrefs=True)
+
+        def opened(tag, attributes):
+            kept = ((name.lower(), one_line(value or "")) for name, value in attributes
+                    if name.lower().partition(":")[0] != "xmlns")
+            events.append(("<", tag.lower(), tuple(sorted(kept))))
+
+        def closed(tag):
+            if tag.lower() not in VOID_ELEMENTS:
+                events.append(("/", tag.lower()))
+
+        def declaration(text):  # <![CDATA[...]]> arrives here without "<![" and "]]>"
+            if text.upper().startswith("CDATA["):
+                events.append((None, text[len("CDATA["):]))
+
+        # HTMLParser's own handle_startendtag calls these two in turn.
+        reader.handle_starttag, reader.handle_endtag, reader.unknown_decl = opened, closed, declaration
+        reader.handle_data = lambda text: events.append((None, text))
+        reader.feed(fragment)
         reader.close()
-        reader.settle()
-    except Exception:
-        return ("unreadable", SPACES.sub(" ", value).strip())
-    return tuple(reader.tokens) or None
+        return events
+
+    @staticmethod
+    def tokens(events):
+        """The tags as they are; each run of text between two of them as one token, unless blank."""
+        for is_text, run in itertools.groupby(events, key=lambda event: event[0] is None):
+            if not is_text:
+                yield from run
+                continue
+            text = one_line("".join(piece for _, piece in run))
+            if text:
+                yield ("text", text)
 
 
-def language(value):
-    value = text(value)
-    return value.lower().replace("_", "-") if value else None
+class Language(Text):
+    """Text in lower case with "_" as "-"."""
+
+    def key(self, value):
+        value = super().key(value)
+        return value and value.lower().replace("_", "-")
 
 
-def categories(value):
-    """A multiset: the normalised names, sorted."""
-    if not isinstance(value, list):
-        value = [] if value is None else [value]
-    names = sorted(name for name in map(text, value) if name)
-    return tuple(names) or None
+class Names(Kind):
+    """A multiset of texts (a single value as a list of one): order does not matter, repeats do."""
+
+    def key(self, value):
+        values = value if isinstance(value, list) else [] if value is None else [value]
+        return tuple(sorted(filter(None, map(TEXT.key, values)))) or None
 
 
-def whole_number(value):
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else None
-    match = WHOLE_NUMBER.fullmatch(str(value))
-    return int(match.group(1)) if match else None
+class Attachments(Kind):
+    """A list in order of (URL as an Address, type in lower case, length as a whole number);
+    those without a URL left out."""
+
+    def key(self, value):
+        if not isinstance(value, list):
+            return None
+        triples = (self.triple(attachment) for attachment in value if isinstance(attachment, dict))
+        return tuple(filter(None, triples)) or None
+
+    @classmethod
+    def triple(cls, attachment):
+        address = ADDRESS.key(attachment.get("url"))
+        if not address:
+            return None
+        mime = TEXT.key(attachment.get("type"))
+        return address, mime and mime.lower(), cls.whole(attachment.get("length"))
+
+    @staticmethod
+    def whole(value):
+        if type(value) is int:
+            return value
+        if type(value) is float:
+            return int(value) if value.is_integer() else None
+        # Text (a "+" may lead, white space surround the digits); None, true and false are no digits.
+        digits = str(value).strip().removeprefix("+")
+        return int(digits) if digits.isdecimal() else None
 
 
-def enclosures(value):
-    """In order: (URL, type in lower case, length as a whole number); those without a URL dropped."""
-    if not isinstance(value, list):
-        return None
-    kept = []
-    for enclosure in value:
-        if not isinstance(enclosure, dict):
-            continue
-        address = url(enclosure.get("url"))
-        if address:
-            kind = text(enclosure.get("type"))
-            kept.append((address, kind.lower() if kind else None, whole_number(enclosure.get("length"))))
-    return tuple(kept) or None
+TEXT, ADDRESS, MOMENT, MARKUP = Text(), Address(), Moment(), Markup()
+FEED_SCHEMA = (("format", TEXT), ("title", TEXT), ("link", ADDRESS), ("subtitle", MARKUP),
+               ("language", Language()), ("updated", MOMENT), ("author", TEXT), ("image", ADDRESS))
+ENTRY_SCHEMA = (("id", TEXT), ("link", ADDRESS), ("title", TEXT), ("summary", MARKUP),
+                ("content", MARKUP), ("author", TEXT), ("published", MOMENT), ("updated", MOMENT),
+                ("categories", Names()), ("enclosures", Attachments()), ("image", ADDRESS))
+COUNT = Kind()  # entries.count: the numbers of entries, compared as they are
+LABELS = ([f"feed.{name}" for name, _ in FEED_SCHEMA] + ["entries.count"]
+          + [f"entry.{name}" for name, _ in ENTRY_SCHEMA])
 
 
-NORMAL_FORM = {
-    "format": text, "title": text, "author": text, "id": text,
-    "link": url, "image": url,
-    "updated": date, "published": date,
-    "subtitle": markup, "summary": markup, "content": markup,
-    "language": language, "categories": categories, "enclosures": enclosures,
-}
-
-
-def agreements(expected, actual):
-    """(field, agreed, expected value, actual value) for every field compared: those where either
-    side has something, and the entry count when either side has entries."""
+def fields(expected, actual):
+    """(label, kind, expected value, actual value) for every field there may be to compare: the
+    feed's, the number of entries, then each entry's, the entries paired by position."""
     actual = actual if isinstance(actual, dict) else {}
-    for name in FEED_FIELDS:
-        want, got = NORMAL_FORM[name](expected.get(name)), NORMAL_FORM[name](actual.get(name))
-        if want or got:
-            yield "feed." + name, want == got, expected.get(name), actual.get(name)
+    for name, kind in FEED_SCHEMA:
+        yield f"feed.{name}", kind, expected.get(name), actual.get(name)
     wanted = expected.get("entries") or []
     given = actual.get("entries") if isinstance(actual.get("entries"), list) else []
-    if wanted or given:
-        yield "entries.count", len(wanted) == len(given), len(wanted), len(given)
-    for index in range(max(len(wanted), len(given))):
-        want_entry = wanted[index] if index < len(wanted) and isinstance(wanted[index], dict) else {}
-        got_entry = given[index] if index < len(given) and isinstance(given[index], dict) else {}
-        for name in ENTRY_FIELDS:
-            want, got = NORMAL_FORM[name](want_entry.get(name)), NORMAL_FORM[name](got_entry.get(name))
-            if want or got:
-                yield "entry." + name, want == got, want_entry.get(name), got_entry.get(name)
+    yield "entries.count", COUNT, len(wanted), len(given)
+    for pair in itertools.zip_longest(wanted, given):
+        want, got = (entry if isinstance(entry, dict) else {} for entry in pair)
+        for name, kind in ENTRY_SCHEMA:
+            yield f"entry.{name}", kind, want.get(name), got.get(name)
 
 
-# ---- running the parser under test -------------------------------------------------------------
+# ---- the parser under test ----------------------------------------------------------------------
 
-def command_line(template, path, given):
-    quoted = {key: shlex.quote(given.get(key) or "") for key in ("url", "content_type", "content_language")}
-    options = []
-    for key, option in (("url", "--url"), ("content_type", "--content-type"),
-                        ("content_language", "--content-language")):
-        if given.get(key):
-            options.append(f"{option} {quoted[key]}")
-    return template.format(file=shlex.quote(os.path.abspath(path)), opts=" ".join(options), **quoted)
+Outcome = collections.namedtuple("Outcome", "status document detail")
 
 
-def run(template, path, given, timeout):
-    """("ok", document, "") or ("crash" | "timeout" | "non-json", None, what happened)."""
+class Candidate:
+    """The command under test, from TEMPLATE, run through /bin/sh once a file."""
+
+    OPTIONS = (("url", "--url"), ("content_type", "--content-type"), ("content_language", "--content-language"))
+
+    def __init__(self, template, timeout):
+        self.template, self.timeout = template, timeout
+
+    def command(self, path, given):
+        values = {key: shlex.quote(given.get(key) or "") for key, _ in self.OPTIONS}
+        opts = " ".join(f"{option} {values[key]}" for key, option in self.OPTIONS if given.get(key))
+        return self.template.format(file=shlex.quote(os.path.abspath(path)), opts=opts, **values)
+
+    def outcome(self, path, given):
+        """Outcome("ok", the JSON object, ""), or a status of "crash", "timeout" or "non-json" with
+        no document and what happened."""
+        try:
+            finished = subprocess.run(self.command(path, given), shell=True, stdin=subprocess.DEVNULL,
+                                      capture_output=True, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            return Outcome("timeout", None, f"still running after {self.timeout:g} s")
+        if finished.returncode:
+            said = finished.stderr.decode("utf-8", "replace").strip().splitlines() or [""]
+            return Outcome("crash", None, f"exit status {finished.returncode}: {said[-1][:200]}")
+        return self.decoded(finished.stdout)
+
+    @staticmethod
+    def decoded(stdout):
+        try:
+            document = json.loads(stdout.decode("utf-8"))
+        except (ValueError, RecursionError) as error:
+            return Outcome("non-json", None, str(error)[:160])
+        if isinstance(document, dict):
+            return Outcome("ok", document, "")
+        return Outcome("non-json", None, "the output is JSON but not an object")
+
+
+# ---- the score ----------------------------------------------------------------------------------
+
+class Scoreboard:
+    """The count: per field label [compared, agreed], the outcomes, the files in full agreement.
+    Prints the first SHOW problems and writes all of them to REPORT (a file, or None)."""
+
+    def __init__(self, show, report):
+        self.per_label = collections.defaultdict(lambda: [0, 0])
+        self.outcomes = collections.Counter()
+        self.files = self.whole_files = 0
+        self.show_left, self.report = show, report
+
+    def score(self, relpath, expected, outcome):
+        self.files += 1
+        self.outcomes[outcome.status] += 1
+        if outcome.status != "ok":
+            self.log({"file": relpath, "outcome": outcome.status, "detail": outcome.detail},
+                     f"{outcome.status}: {relpath}: {outcome.detail}", ascii_only=True)
+        disagreements = 0
+        for label, kind, want, got in fields(expected, outcome.document):
+            want_key, got_key = kind.key(want), kind.key(got)
+            if not (want_key or got_key):
+                continue
+            tally = self.per_label[label]
+            tally[0] += 1
+            if want_key == got_key:
+                tally[1] += 1
+                continue
+            disagreements += 1
+            shown = json.dumps(want, ensure_ascii=False)[:300], json.dumps(got, ensure_ascii=False)[:300]
+            self.log({"file": relpath, "field": label, "expected": want, "actual": got},
+                     f"differs: {relpath} {label}\n  expected {shown[0]}\n  actual   {shown[1]}"
+                     if outcome.status == "ok" else None)
+        self.whole_files += outcome.status == "ok" and not disagreements
+
+    def log(self, record, line, ascii_only=False):
+        """REPORT gets the record; stdout the line (if any), while fewer than SHOW have been printed."""
+        if self.report:
+            self.report.write(json.dumps(record, ensure_ascii=ascii_only) + "\n")
+        if line is not None and self.show_left > 0:
+            print(line)
+            self.show_left -= 1
+
+    def totals(self):
+        compared = sum(tally[0] for tally in self.per_label.values())
+        agreed = sum(tally[1] for tally in self.per_label.values())
+        return compared, agreed
+
+    def summary(self, seconds):
+        """Prints the table and the last two lines; returns the agreement in %."""
+        print(f"{'field':<16} {'agree':>7} {'of':>7} {'share':>8}")
+        for label in filter(self.per_label.__contains__, LABELS):
+            compared, agreed = self.per_label[label]
+            print(f"{label:<16} {agreed:>7} {compared:>7} {100.0 * agreed / compared:>7.2f}%")
+        compared, agreed = self.totals()
+        share = 100.0 * agreed / compared if compared else 100.0
+        crashes, timeouts, garbled = (self.outcomes[status] for status in ("crash", "timeout", "non-json"))
+        print(f"files: {self.files}, {self.whole_files} agreeing in every field, {seconds:.1f} s")
+        print(f"agreement: {share:.2f}% of {compared} fields ({compared - agreed} disagree), {crashes} crashes, "
+              f"{timeouts} timeouts, {garbled} non-json ({self.files} files)")
+        return share
+
+
+# ---- the command line ---------------------------------------------------------------------------
+
+def cases(root):
+    """Every FILE under ROOT beside which there is a FILE.expected.json, in the corpus's order."""
+    names = files_in_order(root)
+    present = set(names)
+    return [os.path.join(root, *name[:-len(EXPECTED)].split("/")) for name in names
+            if name.endswith(EXPECTED) and name[:-len(EXPECTED)] in present]
+
+
+ARGUMENTS = (
+    (("corpus",), {}),
+    (("--cmd",), {"required": True, "help": "the command template, with {file} in it"}),
+    (("--min",), {"type": float, "metavar": "PCT", "help": "fail (exit 1) below PCT %% agreement"}),
+    (("-j", "--jobs"), {"type": int, "default": os.cpu_count() or 1, "help": "files at once"}),
+    (("--timeout",), {"type": float, "default": 10.0, "help": "seconds a file may take (10)"}),
+    (("--show",), {"type": int, "default": 0, "metavar": "N", "help": "print N disagreements, the first ones"}),
+    (("--report",), {"metavar": "FILE", "help": "write every disagreement to FILE, one JSON line each"}),
+    (("--filter",), {"metavar": "TEXT", "help": "only the files whose path contains TEXT"}),
+)
+
+
+def usage_error(args):
+    """What is wrong with the command line ARGS, or None."""
+    if "{file}" not in args.cmd:
+        return "--cmd needs {file}"
     try:
-        finished = subprocess.run(command_line(template, path, given), shell=True, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "timeout", None, f"still running after {timeout:g} s"
-    if finished.returncode != 0:
-        lines = finished.stderr.decode("utf-8", "replace").strip().splitlines()
-        return "crash", None, f"exit status {finished.returncode}: {(lines or [''])[-1][:200]}"
-    try:
-        document = json.loads(finished.stdout.decode("utf-8"))
-    except (ValueError, RecursionError) as error:
-        return "non-json", None, str(error)[:160]
-    if not isinstance(document, dict):
-        return "non-json", None, "the output is JSON but not an object"
-    return "ok", document, ""
-
-
-def cases(corpus):
-    """Every FILE under CORPUS that has a FILE.expected.json, in a stable order."""
-    found = []
-    for folder, subfolders, names in os.walk(corpus):
-        subfolders.sort()
-        present = set(names)
-        for name in sorted(names):
-            if name.endswith(".expected.json") and name[:-len(".expected.json")] in present:
-                found.append(os.path.join(folder, name[:-len(".expected.json")]))
-    return found
+        Candidate(args.cmd, args.timeout).command("feed.xml", {})
+    except (KeyError, IndexError, ValueError) as error:
+        return (f"--cmd: unknown placeholder {error}; there are {{file}} {{opts}} {{url}} "
+                "{content_type} {content_language}")
+    if not os.path.isdir(args.corpus):
+        return f"{args.corpus} is not a folder"
+    return None
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("corpus")
-    parser.add_argument("--cmd", required=True, help="the command template, with {file} in it")
-    parser.add_argument("--min", type=float, metavar="PCT", help="fail (exit 1) below PCT %% agreement")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="files at once")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds a file may take (10)")
-    parser.add_argument("--show", type=int, default=0, metavar="N", help="print the first N disagreements")
-    parser.add_argument("--report", metavar="FILE", help="write every disagreement to FILE, one JSON line each")
-    parser.add_argument("--filter", metavar="TEXT", help="only the files whose path contains TEXT")
+    for flags, settings in ARGUMENTS:
+        parser.add_argument(*flags, **settings)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:
         return 2 if stop.code else 0
-    if "{file}" not in args.cmd:
-        print("compare.py: --cmd needs {file}", file=sys.stderr)
-        return 2
-    try:
-        command_line(args.cmd, "feed.xml", {})
-    except (KeyError, IndexError, ValueError) as error:
-        print(f"compare.py: --cmd: unknown placeholder {error}; there are {{file}} {{opts}} {{url}} "
-              "{content_type} {content_language}", file=sys.stderr)
-        return 2
-    if not os.path.isdir(args.corpus):
-        print(f"compare.py: {args.corpus} is not a folder", file=sys.stderr)
-        return 2
-    paths = [path for path in cases(args.corpus) if not args.filter or args.filter in path]
-    if not paths:
-        print(f"compare.py: no FILE with a FILE.expected.json under {args.corpus}", file=sys.stderr)
+    problem = usage_error(args)
+    paths = [] if problem else [path for path in cases(args.corpus) if not args.filter or args.filter in path]
+    if not problem and not paths:
+        problem = f"no FILE with a FILE.expected.json under {args.corpus}"
+    if problem:
+        print(f"compare.py: {problem}", file=sys.stderr)
         return 2
 
-    def score_one(path):
-        with open(path + ".expected.json", encoding="utf-8") as handle:
+    candidate = Candidate(args.cmd, args.timeout)
+
+    def judged(path):
+        with open(path + EXPECTED, encoding="utf-8") as handle:
             expected = json.load(handle)
-        outcome, document, detail = run(args.cmd, path, expected.get("_input") or {}, args.timeout)
-        return path, expected, outcome, document, detail
+        return path, expected, candidate.outcome(path, expected.get("_input") or {})
 
     started = time.monotonic()
-    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        results = list(pool.map(score_one, paths))
-    elapsed = time.monotonic() - started
-
-    per_field = {}
-    outcomes = {"ok": 0, "crash": 0, "timeout": 0, "non-json": 0}
-    compared = agreed = whole_files = shown = 0
     report = open(args.report, "w", encoding="utf-8") if args.report else None
-    for path, expected, outcome, document, detail in results:
-        relpath = os.path.relpath(path, args.corpus)
-        outcomes[outcome] += 1
-        if outcome != "ok":
-            if report:
-                report.write(json.dumps({"file": relpath, "outcome": outcome, "detail": detail}) + "\n")
-            if shown < args.show:
-                print(f"{outcome}: {relpath}: {detail}")
-                shown += 1
-        all_agree = outcome == "ok"
-        for name, same, want, got in agreements(expected, document):
-            tally = per_field.setdefault(name, [0, 0])
-            tally[0] += 1
-            compared += 1
-            if same:
-                tally[1] += 1
-                agreed += 1
-                continue
-            all_agree = False
-            if report:
-                report.write(json.dumps({"file": relpath, "field": name, "expected": want, "actual": got},
-                                        ensure_ascii=False) + "\n")
-            if outcome == "ok" and shown < args.show:
-                print(f"differs: {relpath} {name}\n  expected {json.dumps(want, ensure_ascii=False)[:300]}"
-                      f"\n  actual   {json.dumps(got, ensure_ascii=False)[:300]}")
-                shown += 1
-        whole_files += all_agree
+    board = Scoreboard(args.show, report)
+    with ThreadPool(max(1, args.jobs)) as workers:
+        for path, expected, outcome in workers.imap(judged, paths):
+            board.score(os.path.relpath(path, args.corpus), expected, outcome)
     if report:
         report.close()
-
-    print(f"{'field':<16} {'agree':>7} {'of':>7} {'share':>8}")
-    for name in ["feed." + each for each in FEED_FIELDS] + ["entries.count"] + ["entry." + each for each in ENTRY_FIELDS]:
-        if name in per_field:
-            total, same = per_field[name]
-            print(f"{name:<16} {same:>7} {total:>7} {100.0 * same / total:>7.2f}%")
-    share = 100.0 * agreed / compared if compared else 100.0
-    print(f"files: {len(results)}, {whole_files} agreeing in every field, {elapsed:.1f} s")
-    print(f"agreement: {share:.2f}% of {compared} fields ({compared - agreed} disagree), "
-          f"{outcomes['crash']} crashes, {outcomes['timeout']} timeouts, {outcomes['non-json']} non-json "
-          f"({len(results)} files)")
-    if args.min is not None and share < args.min:
+    share = board.summary(time.monotonic() - started)
+    failed = args.min is not None and share < args.min
+    if failed:
         print(f"compare.py: agreement {share:.2f}% is below the minimum {args.min:g}%", file=sys.stderr)
-        return 1
-    return 0
+    return int(failed)
 
 
 if __name__ == "__main__":

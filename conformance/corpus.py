@@ -165,6 +165,22 @@ def copy_project_feeds(out: str) -> int:
     return len(names)
 
 
+def files_in_order(folder: str) -> list[str]:
+    """Every file below FOLDER, as its path from FOLDER with "/" between the parts, in a stable
+    order: a folder's own files by name, then its subfolders by name, each with all it holds. The
+    oracle and the comparer take the corpus in this order."""
+    found = []
+    for parent, _, names in os.walk(folder):
+        inside = os.path.relpath(parent, folder).replace(os.sep, "/")
+        found += [name if inside == "." else f"{inside}/{name}" for name in names]
+
+    def position(path):
+        *folders, name = path.split("/")
+        return [(1, each) for each in folders] + [(0, name)]
+
+    return sorted(found, key=position)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cache", required=True, help="folder for the downloaded sdist")
