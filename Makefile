@@ -14,7 +14,7 @@ RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib
 # Debian packages the build and the tests need (libseccomp-dev: systemd/check-sandbox.sh).
 DEB_PACKAGES := pkg-config libxml2-dev libsqlite3-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev libpq-dev zlib1g-dev libseccomp-dev
 
-.PHONY: all build deps run test test-deps test-venv test-postgres coverage faults check-sanitizers check-asan check-tsan fuzz fuzz-build conformance check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall deb deb-deps check-deb clean
+.PHONY: all build deps run test test-deps test-venv test-postgres coverage faults check-sanitizers check-asan check-tsan fuzz fuzz-build conformance miniflux-suite check-units bench bench-deps bench-e2e bench-e2e-deps install uninstall deb deb-deps check-deb clean
 
 all: build
 
@@ -164,6 +164,15 @@ conformance: $(CONFORMANCE_WORK)/expected.stamp
 	    --cmd "$(RELEASE_BIN)/aggregatorctl parse {file} --json {opts}"); status=$$?; \
 	echo "$$out" | tail -n 2; \
 	[ $$status -eq 0 ] || { echo "conformance: below $(CONFORMANCE_MIN)%" >&2; exit $$status; }
+
+# Miniflux's own API suite (its Go client and API integration tests, kept outside this repository:
+# docs/reader-apps.md, "What was tested") against the release build, when MINIFLUX_SUITE names its
+# directory (the one holding serve-and-run.sh); skipped with a message otherwise.
+MINIFLUX_SUITE ?=
+miniflux-suite:
+	@if [ -z "$(MINIFLUX_SUITE)" ]; then echo "miniflux-suite: skipped (MINIFLUX_SUITE=DIR names the suite's directory)"; \
+	elif [ ! -x "$(MINIFLUX_SUITE)/serve-and-run.sh" ]; then echo "miniflux-suite: no serve-and-run.sh in $(MINIFLUX_SUITE)" >&2; exit 1; \
+	else EXTRA_DAEMON_ARGS="--private-networks all $(MINIFLUX_DAEMON_ARGS)" "$(MINIFLUX_SUITE)/serve-and-run.sh" "$(CURDIR)/$(RELEASE_BIN)"; fi
 
 # Tools the benchmarks compare against (xmllint) and measure with (GNU time).
 BENCH_PACKAGES := libxml2-utils time
