@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "aggregatorctlTests", dependencies: ["aggregatorctl"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
-        .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "AggregatorCore", "FeedStore"]),
+        .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "AggregatorCore", "FeedStore", "FeedFetcher", "HTTPServer", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["aggregatord", "aggregatorctl", "ControlProtocol", "HTTPAPI", "TestSupport"],
                     exclude: ["Clients"], resources: [.copy("Fixtures")]),
     ],
