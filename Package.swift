@@ -46,7 +46,7 @@ let package = Package(
         .executableTarget(name: "aggregatord", dependencies: ["AggregatorCore", "CMalloc", "ControlProtocol", "FeedFetcher",
                                                             "FeedStore", "HTTPAPI", "HTTPServer"]),
         .executableTarget(name: "aggregatorctl", dependencies: ["ControlProtocol", "FeedParser"]),
-        // `make bench`: parse + ingest of a generated farm, against ../shared/bench/store_limit.py.
+        // `make bench`: parse + ingest of a generated farm, against bench/reference/store_limit.py.
         .executableTarget(name: "storebench", dependencies: ["AggregatorCore", "FeedParser", "FeedStore", "HTTPAPI",
                                                           "HTTPServer"],
                           path: "bench/StoreBench"),

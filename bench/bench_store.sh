@@ -1,30 +1,27 @@
 #!/usr/bin/env bash
 # Ingest speed: every entry of an N=1000 farm parsed and ingested with full-text indexing
-# (bench/StoreBench) against ../shared/bench/store_limit.py on the same farm, alternating; and
+# (bench/StoreBench) against bench/reference/store_limit.py on the same farm, alternating; and
 # against store_limit.py changed only to build the index the FeedStore issue asks for (phrases:
-# detail=full; prefix='3'; remove_diacritics 2: bench/store_limit_full_index.sh), and against that
-# index built alone, without any entry rows (bench/fts_index_alone.py).
+# detail=full; prefix='3'; remove_diacritics 2: its --index full), and against that index built
+# alone, without any entry rows (bench/fts_index_alone.py).
 #   N=1000 RUNS=3 bash bench/bench_store.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared=${SHARED:-../shared}
 n=${N:-1000}
 runs=${RUNS:-3}
 farm=${FARM:-bench/out/farm-n$n-s42}
 if [ ! -d "$farm/feeds" ]; then
     echo "generating the N=$n farm in $farm"
-    python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port 18080 > /dev/null
+    python3 bench/farm/gen_farm.py "$farm" -n "$n" --seed 42 --port 18080 > /dev/null
 fi
 work=$(mktemp -d)
 db=$work/bench.db
-variant=$work/store_limit_full_index.py
-bench/store_limit_full_index.sh "$shared/bench" "$variant"
-python3 "$shared/bench/store_limit.py" "$farm" "$db" > /dev/null   # warm-up; caches the farm's entries
+python3 bench/reference/store_limit.py "$farm" "$db" > /dev/null   # warm-up; caches the farm's entries
 ours=(); limit=(); full=(); alone=(); walls=()
 for _ in $(seq "$runs"); do
-    limit+=("$(python3 "$shared/bench/store_limit.py" "$farm" "$db")")
-    full+=("$(python3 "$variant" "$farm" "$work/full.db")")
-    alone+=("$(python3 bench/fts_index_alone.py "$shared/bench" "$farm" "$work/alone.db" \
+    limit+=("$(python3 bench/reference/store_limit.py "$farm" "$db")")
+    full+=("$(python3 bench/reference/store_limit.py "$farm" "$work/full.db" --index full)")
+    alone+=("$(python3 bench/fts_index_alone.py "$farm" "$work/alone.db" \
         "tokenize='unicode61 remove_diacritics 2', prefix='3'")")
     result=$(.build/release/storebench "$farm" "$db" | sed -n 's/^RESULT //p')
     ours+=("$(echo "$result" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ingest_s"])')")

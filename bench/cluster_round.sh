@@ -18,7 +18,7 @@ ACCESS_LOG=1 serve_farm "$n" "$port"
 log="$farm/.nginx/access.log"
 chmod 0755 "$work"
 cluster=$work/cluster
-trap 'pkill -f "$work/node-" || true; "$shared/bench/serve.sh" stop "$farm" > /dev/null; Tests/postgres-cluster.sh stop "$cluster"; rm -rf "$work"' EXIT
+trap 'pkill -f "$work/node-" || true; bench/farm/serve.sh stop "$farm" > /dev/null; Tests/postgres-cluster.sh stop "$cluster"; rm -rf "$work"' EXIT
 base=$(POSTGRES_FSYNC=on Tests/postgres-cluster.sh start "$cluster")
 
 fresh() {  # fresh -> the URI of a new database following every farm feed (nothing fetched)

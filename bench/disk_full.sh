@@ -1,24 +1,23 @@
 #!/usr/bin/env bash
 # A refresh round on a disk that fills up, then again once it has room: the N-feed farm (served by
-# ../shared/bench/serve.sh) stored by `aggregatord --once` into a database on a SIZE tmpfs (default
+# bench/farm/serve.sh) stored by `aggregatord --once` into a database on a SIZE tmpfs (default
 # 40m), which runs out mid-round; the filesystem is then grown to 400m and `--once` runs again.
 # Prints each round's summary and exit status, the failing feeds and their reason, and the entries
 # stored against the farm's unique URLs. Needs root (mount).
 #   N=1000 SIZE=40m bash bench/disk_full.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared=$(cd "${SHARED:-../shared}" && pwd)
 n=${N:-1000}; size=${SIZE:-40m}; port=${PORT:-18080}
 farm=$(pwd)/${FARM:-bench/out/farm-n$n-s42}
-[ -d "$farm/feeds" ] || python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port "$port" > /dev/null
-python3 "$shared/bench/gen_farm.py" "$farm" --lists-only --port "$port" > /dev/null
+[ -d "$farm/feeds" ] || python3 bench/farm/gen_farm.py "$farm" -n "$n" --seed 42 --port "$port" > /dev/null
+python3 bench/farm/gen_farm.py "$farm" --lists-only --port "$port" > /dev/null
 work=$(mktemp -d)
 chmod 755 "$work"
 mkdir "$work/disk"
 mount -t tmpfs -o "size=$size" tmpfs "$work/disk"
-cleanup() { "$shared/bench/serve.sh" stop "$farm" > /dev/null 2>&1 || true; umount "$work/disk" 2> /dev/null || true; rm -rf "$work"; }
+cleanup() { bench/farm/serve.sh stop "$farm" > /dev/null 2>&1 || true; umount "$work/disk" 2> /dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-"$shared/bench/serve.sh" start "$farm" "$port" > /dev/null
+bench/farm/serve.sh start "$farm" "$port" > /dev/null
 once() { .build/release/aggregatord --once --database "$work/disk/agg.db" --seed-opml "$farm/farm.opml" --log-level error \
     2> "$work/log"; }
 set +e

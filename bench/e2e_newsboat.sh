@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# End to end against newsboat on the same farm, served by ../shared/bench/serve.sh (nginx, precompressed
+# End to end against newsboat on the same farm, served by bench/farm/serve.sh (nginx, precompressed
 # gzip, ETag/Last-Modified), and against each stage measured alone, all in one run:
 #   stages       one `curl --parallel --parallel-max 16 --compressed` over every URL (and its conditional
-#                pass), `xmllint --stream --noout` over the XML files, ../shared/bench/store_limit.py
-#                (and, for reference, store_limit.py with the index the issue asks for: store_limit_full_index.sh)
+#                pass), `xmllint --stream --noout` over the XML files, bench/reference/store_limit.py
+#                (and, for reference, store_limit.py with the index the issue asks for: --index full)
 #   cold/warm    `aggregatord --once` on a fresh database, then again (every feed answers 304)
 #   newsboat     `newsboat -x reload` (reload-threads 1) on a fresh cache, then its third reload
 #                (newsboat 2.21 stores validators only from its second on)
@@ -14,19 +14,18 @@
 #   N=1000 RUNS=3 NB_RUNS=1 bash bench/e2e_newsboat.sh      (needs nginx and newsboat: make bench-e2e-deps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared=$(cd "${SHARED:-../shared}" && pwd)
 n=${N:-1000}; runs=${RUNS:-3}; nb_runs=${NB_RUNS:-1}; port=${PORT:-18080}; latency=${LATENCY_MS:-50}
 farm=$(pwd)/${FARM:-bench/out/farm-n$n-s42}
-[ -d "$farm/feeds" ] || python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port "$port" > /dev/null
-python3 "$shared/bench/gen_farm.py" "$farm" --lists-only --port "$port" > /dev/null
+[ -d "$farm/feeds" ] || python3 bench/farm/gen_farm.py "$farm" -n "$n" --seed 42 --port "$port" > /dev/null
+python3 bench/farm/gen_farm.py "$farm" --lists-only --port "$port" > /dev/null
 for tool in nginx newsboat xmllint curl; do
     command -v $tool > /dev/null || { echo "$tool missing: make bench-e2e-deps" >&2; exit 1; }
 done
 work=$(mktemp -d)
 chmod 755 "$work"  # nginx's workers serve the mutated copy from here
 served=""
-serve() { [ -z "$served" ] || "$shared/bench/serve.sh" stop "$served" > /dev/null; served=$1; LATENCY_MS=${2:-0} "$shared/bench/serve.sh" start "$1" "$port" > /dev/null; }
-trap '[ -z "$served" ] || "$shared/bench/serve.sh" stop "$served" > /dev/null; rm -rf "$work"' EXIT
+serve() { [ -z "$served" ] || bench/farm/serve.sh stop "$served" > /dev/null; served=$1; LATENCY_MS=${2:-0} bench/farm/serve.sh start "$1" "$port" > /dev/null; }
+trap '[ -z "$served" ] || bench/farm/serve.sh stop "$served" > /dev/null; rm -rf "$work"' EXIT
 
 measure() {  # measure LABEL COMMAND... -> appends "label wall_s rss_kb" to the results
     local label=$1; shift
@@ -52,16 +51,15 @@ farm_date=$(python3 -c 'import email.utils; print(email.utils.formatdate(1717243
 ours=(.build/release/aggregatord --once --database "$work/agg.db" --seed-opml "$farm/farm.opml" --log-level error)
 printf 'reload-threads 1\ndownload-timeout 60\n' > "$work/nb.conf"
 nb=(newsboat -u "$farm/urls" -c "$work/nb.db" -C "$work/nb.conf" -x reload)
-python3 "$shared/bench/store_limit.py" "$farm" "$work/limit.db" > /dev/null  # caches the farm's entries
-bench/store_limit_full_index.sh "$shared/bench" "$work/store_limit_full_index.py"
+python3 bench/reference/store_limit.py "$farm" "$work/limit.db" > /dev/null  # caches the farm's entries
 
 serve "$farm"
 for _ in $(seq "$runs"); do
-    measure "stage-fetch-curl" "$shared/bench/fetch_curl.sh" "$work/curl-list" 16 --compressed
-    measure "stage-fetch-curl-304" "$shared/bench/fetch_curl.sh" "$work/curl-list" 16 --compressed -H "If-Modified-Since: $farm_date"
+    measure "stage-fetch-curl" bench/reference/fetch_curl.sh "$work/curl-list" 16 --compressed
+    measure "stage-fetch-curl-304" bench/reference/fetch_curl.sh "$work/curl-list" 16 --compressed -H "If-Modified-Since: $farm_date"
     measure "stage-parse-xmllint" sh -c "xargs -a '$work/xml-list' xmllint --stream --noout 2>/dev/null"
-    measure "stage-store-limit" python3 "$shared/bench/store_limit.py" "$farm" "$work/limit.db"
-    measure "stage-store-limit-full-index" python3 "$work/store_limit_full_index.py" "$farm" "$work/limit.db"
+    measure "stage-store-limit" python3 bench/reference/store_limit.py "$farm" "$work/limit.db"
+    measure "stage-store-limit-full-index" python3 bench/reference/store_limit.py "$farm" "$work/limit.db" --index full
     rm -f "$work"/agg.db*; measure "aggregatord-cold" "${ours[@]}"
     measure "aggregatord-warm" "${ours[@]}"
     measure "aggregatord-warm-perhost16" "${ours[@]}" --per-host-connections 16
@@ -77,7 +75,7 @@ cp "$work/nb.db" "$work/nb-warm.db"
 # A later poll: ~10 % of the feeds have 1-5 new items (a copy keeps the farm itself as generated).
 mkdir -p "$work/mutated"
 cp -a "$farm/feeds" "$farm/manifest.json" "$work/mutated/"
-python3 "$shared/bench/gen_farm.py" "$work/mutated" --mutate 1 > /dev/null
+python3 bench/farm/gen_farm.py "$work/mutated" --mutate 1 > /dev/null
 serve "$work/mutated"
 for _ in $(seq "$runs"); do
     rm -f "$work"/agg.db*; cp "$work/agg-warm.db" "$work/agg.db"; measure "aggregatord-mutated" "${ours[@]}"
@@ -89,7 +87,7 @@ done
 if [ "$latency" != 0 ]; then
     serve "$farm" "$latency"
     for _ in $(seq "$runs"); do
-        measure "stage-fetch-curl-latency" "$shared/bench/fetch_curl.sh" "$work/curl-list" 16 --compressed
+        measure "stage-fetch-curl-latency" bench/reference/fetch_curl.sh "$work/curl-list" 16 --compressed
         rm -f "$work"/agg.db*; measure "aggregatord-cold-latency" "${ours[@]}"
         rm -f "$work"/agg.db*; measure "aggregatord-cold-latency-perhost16" "${ours[@]}" --per-host-connections 16
     done

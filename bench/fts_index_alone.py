@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""fts_index_alone.py SHARED_BENCH FARM DB OPTIONS: only a contentless FTS5 index over the farm's
+"""fts_index_alone.py FARM DB OPTIONS: only a contentless FTS5 index over the farm's
 unique entries (title, tag-stripped text), no entries table, fed the way store_limit.py feeds its
 index (50 feeds per transaction, WAL, synchronous=NORMAL). OPTIONS go into the declaration, e.g.
 "detail=column" (store_limit's) or "tokenize='unicode61 remove_diacritics 2', prefix='3'" (the
 FeedStore issue's). Prints the seconds spent inserting: what the index costs by itself."""
 import os, re, sqlite3, sys, time
-sys.path.insert(0, os.path.abspath(sys.argv[1]))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"))
 import sqlite_bench  # noqa: E402  (store_limit.py's cached farm entries)
-farm, path, options = sys.argv[2], sys.argv[3], sys.argv[4]
+farm, path, options = sys.argv[1], sys.argv[2], sys.argv[3]
 _, by_feed = sqlite_bench.load(farm)
 for suffix in ("", "-wal", "-shm"):
     if os.path.exists(path + suffix): os.unlink(path + suffix)

@@ -26,12 +26,12 @@ trap cleanup EXIT
 if [ -n "${DB:-}" ]; then
     cp "$DB" "$work/a.db"
 else
-    shared=$(cd "${SHARED:-../shared}" && pwd); farm=$(pwd)/bench/out/farm-n1000-s42
-    [ -d "$farm/feeds" ] || python3 "$shared/bench/gen_farm.py" "$farm" -n 1000 --seed 42 --port 18080 > /dev/null
-    python3 "$shared/bench/gen_farm.py" "$farm" --lists-only --port 18080 > /dev/null
-    "$shared/bench/serve.sh" start "$farm" 18080 > /dev/null
+    farm=$(pwd)/bench/out/farm-n1000-s42
+    [ -d "$farm/feeds" ] || python3 bench/farm/gen_farm.py "$farm" -n 1000 --seed 42 --port 18080 > /dev/null
+    python3 bench/farm/gen_farm.py "$farm" --lists-only --port 18080 > /dev/null
+    bench/farm/serve.sh start "$farm" 18080 > /dev/null
     .build/release/aggregatord --once --database "$work/a.db" --seed-opml "$farm/farm.opml" --log-level error > /dev/null
-    "$shared/bench/serve.sh" stop "$farm" > /dev/null
+    bench/farm/serve.sh stop "$farm" > /dev/null
 fi
 python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE feeds SET next_check_at = 4102444800'); c.commit()" "$work/a.db"
 

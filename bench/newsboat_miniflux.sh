@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A client's whole sync through the Miniflux API: the N-feed farm (served by ../shared/bench/serve.sh)
+# A client's whole sync through the Miniflux API: the N-feed farm (served by bench/farm/serve.sh)
 # loaded into a database by `aggregatord --once`, then the daemon serving it (its feeds' next checks
 # moved to 2100: no refresh runs meanwhile) and `newsboat -x reload` in miniflux mode on a fresh cache,
 # RUNS times; prints each run's seconds, newsboat's unread count, the CPU seconds newsboat and the
@@ -7,24 +7,23 @@
 #   N=1000 RUNS=5 bash bench/newsboat_miniflux.sh     (needs nginx and newsboat: make bench-e2e-deps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared=$(cd "${SHARED:-../shared}" && pwd)
 n=${N:-1000}; runs=${RUNS:-5}; port=${PORT:-18080}
 farm=$(pwd)/${FARM:-bench/out/farm-n$n-s42}
-[ -d "$farm/feeds" ] || python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port "$port" > /dev/null
-python3 "$shared/bench/gen_farm.py" "$farm" --lists-only --port "$port" > /dev/null
+[ -d "$farm/feeds" ] || python3 bench/farm/gen_farm.py "$farm" -n "$n" --seed 42 --port "$port" > /dev/null
+python3 bench/farm/gen_farm.py "$farm" --lists-only --port "$port" > /dev/null
 work=$(mktemp -d)
 chmod 755 "$work"
 daemon=""
 cleanup() {
     [ -z "$daemon" ] || kill "$daemon" 2> /dev/null || true
-    "$shared/bench/serve.sh" stop "$farm" > /dev/null 2>&1 || true
+    bench/farm/serve.sh stop "$farm" > /dev/null 2>&1 || true
     wait 2> /dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
-"$shared/bench/serve.sh" start "$farm" "$port" > /dev/null
+bench/farm/serve.sh start "$farm" "$port" > /dev/null
 .build/release/aggregatord --once --database "$work/agg.db" --seed-opml "$farm/farm.opml" --log-level error
-"$shared/bench/serve.sh" stop "$farm" > /dev/null
+bench/farm/serve.sh stop "$farm" > /dev/null
 python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE feeds SET next_check_at = 4102444800'); c.commit()" "$work/agg.db"
 http=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 .build/release/aggregatord --database "$work/agg.db" --socket "$work/ctl.sock" --seed-opml "" --retention-days 0 \

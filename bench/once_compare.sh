@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two builds of aggregatord side by side: `--once` cold (a fresh database) and warm (the same
 # database again: every feed answers 304), RUNS times each, alternating A and B, on the N-feed
-# farm served by nginx (../shared/bench/serve.sh). Prints each side's median wall time.
+# farm served by nginx (bench/farm/serve.sh). Prints each side's median wall time.
 #   N=1000 RUNS=5 bash bench/once_compare.sh BIN_DIR_A BIN_DIR_B     (needs nginx: make bench-e2e-deps)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -13,25 +13,24 @@
 #   SECONDS_EACH=20 bash bench/overload.sh        (needs nginx: make bench-e2e-deps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared=$(cd "${SHARED:-../shared}" && pwd)
 seconds=${SECONDS_EACH:-20}; processes=${PROCESSES:-4}; port=${PORT:-18091}
 path=${REQUEST_PATH:-/v1/entries?status=unread&limit=20}
 farm=$(pwd)/bench/out/farm-n1000-s42
-[ -d "$farm/feeds" ] || python3 "$shared/bench/gen_farm.py" "$farm" -n 1000 --seed 42 --port "$port" > /dev/null
-python3 "$shared/bench/gen_farm.py" "$farm" --lists-only --port "$port" > /dev/null
+[ -d "$farm/feeds" ] || python3 bench/farm/gen_farm.py "$farm" -n 1000 --seed 42 --port "$port" > /dev/null
+python3 bench/farm/gen_farm.py "$farm" --lists-only --port "$port" > /dev/null
 work=$(mktemp -d)
 chmod 755 "$work"
 daemon=""
 cleanup() {
     [ -z "$daemon" ] || kill "$daemon" 2> /dev/null || true
-    "$shared/bench/serve.sh" stop "$work/farm" > /dev/null 2>&1 || true
+    bench/farm/serve.sh stop "$work/farm" > /dev/null 2>&1 || true
     wait 2> /dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
 mkdir -p "$work/farm"
 cp -a "$farm/feeds" "$farm/manifest.json" "$farm/farm.opml" "$work/farm/"
-"$shared/bench/serve.sh" start "$work/farm" "$port" > /dev/null
+bench/farm/serve.sh start "$work/farm" "$port" > /dev/null
 http_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 ctl=(.build/release/aggregatorctl --socket "$work/ctl.sock")
 .build/release/aggregatord --database "$work/a.db" --socket "$work/ctl.sock" --seed-opml "$work/farm/farm.opml" \

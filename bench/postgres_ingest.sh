@@ -6,13 +6,12 @@
 #   RUNS=3 bash bench/postgres_ingest.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared=${SHARED:-../shared}
 n=${N:-1000}
 runs=${RUNS:-3}
 farm=${FARM:-bench/out/farm-n$n-s42}
 if [ ! -d "$farm/feeds" ]; then
     echo "generating the N=$n farm in $farm"
-    python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port 18080 > /dev/null
+    python3 bench/farm/gen_farm.py "$farm" -n "$n" --seed 42 --port 18080 > /dev/null
 fi
 work=$(mktemp -d /tmp/aggregator-pgbench.XXXXXX)
 chmod 0755 "$work"  # the cluster inside runs as the postgres user

@@ -12,7 +12,7 @@ source bench/serve_farm.sh
 serve_farm "$n" "$port"
 chmod 0755 "$work"  # the cluster inside runs as the postgres user
 cluster=$work/cluster
-trap '"$shared/bench/serve.sh" stop "$farm" > /dev/null; Tests/postgres-cluster.sh stop "$cluster"; rm -rf "$work"' EXIT
+trap 'bench/farm/serve.sh stop "$farm" > /dev/null; Tests/postgres-cluster.sh stop "$cluster"; rm -rf "$work"' EXIT
 base=$(POSTGRES_FSYNC=on Tests/postgres-cluster.sh start "$cluster")
 
 once() {  # once DATABASE -> wall seconds; fails when a feed failed

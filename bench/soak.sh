@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Scale and memory of the daemon (issue 5), on farms from ../shared/bench/gen_farm.py (seed 42) served by
-# ../shared/bench/serve.sh:
+# Scale and memory of the daemon (issue 5), on farms from bench/farm/gen_farm.py (seed 42) served by
+# bench/farm/serve.sh:
 #   linear   `aggregatord --once` cold over the 5,000-feed farm against the 1,000-feed one (medians)
 #   soak     the daemon on a copy of the 5,000-feed farm for 3 + ROUNDS rounds (`aggregatorctl refresh
 #            --wait`), ~10 % of the feeds getting new items before each (`gen_farm.py --mutate`); its
@@ -8,21 +8,20 @@
 #   RUNS=3 ROUNDS=20 bash bench/soak.sh            (needs nginx: make bench-e2e-deps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared=$(cd "${SHARED:-../shared}" && pwd)
 runs=${RUNS:-3}; rounds=${ROUNDS:-20}; port=${PORT:-18080}
 small=$(pwd)/bench/out/farm-n1000-s42; large=$(pwd)/bench/out/farm-n5000-s42
 for farm in "$small" "$large"; do
     n=$(basename "$farm" | sed 's/farm-n\([0-9]*\)-.*/\1/')
-    [ -d "$farm/feeds" ] || python3 "$shared/bench/gen_farm.py" "$farm" -n "$n" --seed 42 --port "$port" > /dev/null
-    python3 "$shared/bench/gen_farm.py" "$farm" --lists-only --port "$port" > /dev/null
+    [ -d "$farm/feeds" ] || python3 bench/farm/gen_farm.py "$farm" -n "$n" --seed 42 --port "$port" > /dev/null
+    python3 bench/farm/gen_farm.py "$farm" --lists-only --port "$port" > /dev/null
 done
 work=$(mktemp -d)
 chmod 755 "$work"  # nginx's workers serve the soak's copy of the farm from here
 served=""; daemon=""
-serve() { [ -z "$served" ] || "$shared/bench/serve.sh" stop "$served" > /dev/null; served=$1; "$shared/bench/serve.sh" start "$1" "$port" > /dev/null; }
+serve() { [ -z "$served" ] || bench/farm/serve.sh stop "$served" > /dev/null; served=$1; bench/farm/serve.sh start "$1" "$port" > /dev/null; }
 cleanup() {
     [ -z "$daemon" ] || kill "$daemon" 2> /dev/null || true
-    [ -z "$served" ] || "$shared/bench/serve.sh" stop "$served" > /dev/null
+    [ -z "$served" ] || bench/farm/serve.sh stop "$served" > /dev/null
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -69,7 +68,7 @@ line=$(grep -m 1 'msg="Refresh round done"' "$work/daemon.log")
 report 1 "$(sed 's/.*new_entries=\([0-9]*\).*/\1/' <<< "$line")" "$(sed 's/.*seconds=\([0-9.]*\).*/\1/' <<< "$line")" \
     "$(sed 's/.*failed=\([0-9]*\).*/\1/' <<< "$line")"
 for round in $(seq 2 $((rounds + 3))); do
-    python3 "$shared/bench/gen_farm.py" "$work/farm" --mutate "$round" > /dev/null
+    python3 bench/farm/gen_farm.py "$work/farm" --mutate "$round" > /dev/null
     summary=$("${ctl[@]}" --json refresh --wait)
     report "$round" "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["new_entries"])' <<< "$summary")" \
         "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["seconds"])' <<< "$summary")" \

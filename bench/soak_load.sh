@@ -13,12 +13,11 @@
 #   MINUTES=120 bash bench/soak_load.sh        (needs nginx: make bench-e2e-deps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared=$(cd "${SHARED:-../shared}" && pwd)
 minutes=${MINUTES:-60}; sample=${SAMPLE:-60}; mutate_every=${MUTATE_EVERY:-120}; port=${PORT:-18090}
 feeds=${FEEDS:-5000}; out=${OUT:-bench/out/soak-load}
 farm=$(pwd)/bench/out/farm-n$feeds-s42
-[ -d "$farm/feeds" ] || python3 "$shared/bench/gen_farm.py" "$farm" -n "$feeds" --seed 42 --port "$port" > /dev/null
-python3 "$shared/bench/gen_farm.py" "$farm" --lists-only --port "$port" > /dev/null
+[ -d "$farm/feeds" ] || python3 bench/farm/gen_farm.py "$farm" -n "$feeds" --seed 42 --port "$port" > /dev/null
+python3 bench/farm/gen_farm.py "$farm" --lists-only --port "$port" > /dev/null
 venv=.build/bench-venv
 [ -x "$venv/bin/python" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q --disable-pip-version-check \
     matplotlib==3.11.2 requests==2.34.2; }
@@ -28,13 +27,13 @@ chmod 755 "$work"
 daemon=""
 cleanup() {
     [ -z "$daemon" ] || kill "$daemon" 2> /dev/null || true
-    "$shared/bench/serve.sh" stop "$work/farm" > /dev/null 2>&1 || true
+    bench/farm/serve.sh stop "$work/farm" > /dev/null 2>&1 || true
     rm -rf "$work"
 }
 trap cleanup EXIT
 mkdir -p "$work/farm"
 cp -a "$farm/feeds" "$farm/manifest.json" "$farm/farm.opml" "$work/farm/"
-"$shared/bench/serve.sh" start "$work/farm" "$port" > /dev/null
+bench/farm/serve.sh start "$work/farm" "$port" > /dev/null
 http_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 ctl=(.build/release/aggregatorctl --socket "$work/ctl.sock")
 .build/release/aggregatord --database "$work/soak.db" --socket "$work/ctl.sock" --seed-opml "$work/farm/farm.opml" \
@@ -47,16 +46,13 @@ printf 'soak password\n' | "${ctl[@]}" user set soak > /dev/null
 # changed feed's oldest items out of its window, and a feed not yet read would never show them.
 until grep -q 'msg="Refresh round done"' "$work/daemon.log"; do sleep 1; done
 # Every URL the farm serves, now and after each mutation: what must be stored, exactly once.
-urls() { python3 - "$shared/bench" "$work/farm" "$work/urls.txt" <<'PY'
-import json, os, sys
-sys.path.insert(0, sys.argv[1])
+urls() { python3 - "$work/farm" "$work/urls.txt" <<'PY'
+import os, sys
+sys.path.insert(0, "bench/farm")
 import gen_farm
-manifest = json.load(open(os.path.join(sys.argv[2], "manifest.json")))
-seen = set(open(sys.argv[3]).read().split()) if os.path.exists(sys.argv[3]) else set()
-cache = {}
-for feed in manifest["feeds"]:
-    seen.update(item["url"] for item in gen_farm.current_items(manifest["seed"], manifest["feeds"], feed["idx"], cache)["items"])
-open(sys.argv[3], "w").write("\n".join(sorted(seen)))
+seen = set(open(sys.argv[2]).read().split()) if os.path.exists(sys.argv[2]) else set()
+seen.update(gen_farm.farm_urls(sys.argv[1]))
+open(sys.argv[2], "w").write("\n".join(sorted(seen)))
 PY
 }
 urls
@@ -75,7 +71,7 @@ mutations() {
     while :; do
         for _ in $(seq "$mutate_every"); do [ -e "$work/stop" ] && return; sleep 1; done
         "${ctl[@]}" refresh --wait > /dev/null || echo "refresh before mutation $mutation failed" >&2
-        python3 "$shared/bench/gen_farm.py" "$work/farm" --mutate "soak$mutation" > /dev/null
+        python3 bench/farm/gen_farm.py "$work/farm" --mutate "soak$mutation" > /dev/null
         urls
         echo "$mutation" > "$work/mutations"
         mutation=$((mutation + 1))
