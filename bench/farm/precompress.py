@@ -1,28 +1,36 @@
 #!/usr/bin/env python3
-"""precompress.py FEEDS_DIR: writes NAME.gz beside every feed whose .gz is missing or stale, for
-nginx's gzip_static (bench/farm/serve.sh). gzip level 6 with a zero timestamp in the header, so the
-bytes never change; the .gz gets its feed's modification time, so a compressed response carries
-the same Last-Modified and ETag as an uncompressed one."""
+"""precompress.py FEEDS_DIR: makes NAME.gz beside each feed whose copy is missing or stale, for
+nginx's gzip_static (bench/farm/serve.sh). A copy is current when it has its feed's modification
+time: it gets that time when made, and gen_farm.py deletes the copy of a feed it rewrites. gzip
+level 6 with a zero timestamp in the header, so the same feed always gives the same bytes, and
+nginx gives both forms the same Last-Modified."""
 import gzip
 import os
+import pathlib
 import sys
 
-feeds = sys.argv[1]
-written = 0
-for name in sorted(os.listdir(feeds)):
-    if name.endswith(".gz") or name.endswith(".tmp"):
-        continue
-    source = os.path.join(feeds, name)
-    target = source + ".gz"
-    mtime = os.stat(source).st_mtime
-    if os.path.exists(target) and os.stat(target).st_mtime == mtime:
-        continue     # gen_farm.py deletes the .gz of a feed it rewrites, so this one is current
-    with open(source, "rb") as data:
-        packed = gzip.compress(data.read(), compresslevel=6, mtime=0)
-    with open(target + ".tmp", "wb") as out:
-        out.write(packed)
-    os.utime(target + ".tmp", (mtime, mtime))
-    os.replace(target + ".tmp", target)
-    written += 1
-if written:
-    print("compressed %d feeds (gzip -6)" % written)
+from gen_farm import put_file
+
+
+def copy_time(path):
+    try:
+        return os.stat(path).st_mtime
+    except FileNotFoundError:
+        return None
+
+
+def stale(feeds_dir):
+    """(path, mtime) of each feed without a current .gz copy."""
+    for entry in os.scandir(feeds_dir):
+        if entry.name.endswith((".gz", ".tmp")):
+            continue
+        mtime = entry.stat().st_mtime
+        if copy_time(entry.path + ".gz") != mtime:
+            yield entry.path, mtime
+
+
+todo = sorted(stale(sys.argv[1]))
+for path, mtime in todo:
+    put_file(path + ".gz", gzip.compress(pathlib.Path(path).read_bytes(), compresslevel=6, mtime=0), mtime)
+if todo:
+    print("compressed %d feeds (gzip -6)" % len(todo))

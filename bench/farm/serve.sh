@@ -1,114 +1,131 @@
 #!/usr/bin/env bash
 # serve.sh start FARM PORT | stop FARM | status FARM
 # Serves a farm made by gen_farm.py with Debian's nginx on 127.0.0.1:PORT: /feeds/NAME, /farm.opml
-# and /urls; anything else is 404. The pid file is FARM/nginx.pid; the configuration, error log and
-# access log go to FARM/.nginx/. Read by `start`:
-#   GZIP=static   (default) answer gzip requests with NAME.gz made here once (precompress.py), so
-#                 nginx spends no CPU on compression during a measurement; `on`: nginx compresses
-#                 each response at GZIP_LEVEL (default 1); `off`: never
+# and /urls; anything else is 404. nginx keeps its pid in FARM/nginx.pid and everything else it
+# writes (configuration, error log, access log, temporary files) in FARM/.nginx/. `start` reads:
+#   GZIP=static   (default) answer gzip requests with NAME.gz files, made by precompress.py when
+#                 missing or stale, so nginx spends no CPU on compression during a measurement;
+#                 `on`: nginx compresses each response at GZIP_LEVEL (default 1); `off`: never
 #   LATENCY_MS=N  wait N ms before each /feeds/ response (echo_sleep, from the Debian package
 #                 libnginx-mod-http-echo; default 0)
 #   WORKERS=N     nginx worker processes (default 1: the client gets the other core)
 #   ACCESS_LOG=1  write FARM/.nginx/access.log (nginx's combined format; default off)
 #   NGINX=PATH    the nginx binary (default the one on PATH, else /usr/sbin/nginx)
 set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-usage() { echo "usage: $0 start FARM PORT | stop FARM | status FARM" >&2; exit 2; }
+tools=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+echo_module=/usr/lib/nginx/modules/ngx_http_echo_module.so
+# GZIP mode: whether nginx compresses on the fly, whether it sends NAME.gz (gzip, gzip_static)
+declare -A gzip_modes=([static]="off on" [on]="on off" [off]="off off")
+
+fail() { local status=$1; shift; echo "$*" >&2; exit "$status"; }
+usage() { fail 2 "usage: $0 start FARM PORT | stop FARM | status FARM"; }
+# within TENTHS COMMAND...: true as soon as COMMAND succeeds, trying every tenth of a second
+within() {
+    local tenths=$1 try
+    shift
+    for ((try = 0; try < tenths; try++)); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 [ $# -ge 2 ] || usage
 action=$1
 farm=$(cd "$2" && pwd)
 pidfile=$farm/nginx.pid
 run=$farm/.nginx
 
-alive() { [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2> /dev/null; }
-listening() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
+pid() { cat "$pidfile"; }
+serving() { [ -s "$pidfile" ] && kill -0 "$(pid)" 2> /dev/null; }
+answers() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
+up() { serving && answers "$1"; }
+gone() { ! kill -0 "$1" 2> /dev/null; }
 
-feeds_location() {  # the /feeds/ location block, with or without the added latency
-    local ms=$1
-    if [ "$ms" = 0 ]; then
-        echo "        location /feeds/ { }"
+# The /feeds/ location(s) for a delay of $1 ms: with one, echo_sleep holds the response (without
+# holding the worker, so responses still overlap as over a real network), then echo_exec hands it
+# to an internal location that serves the file. Paths are relative to nginx's prefix, FARM/.nginx/.
+feeds_locations() {
+    local pad='        ' delay
+    if [ "$1" = 0 ]; then
+        echo "${pad}location /feeds/ { }"
         return
     fi
-    # echo_exec hands the request to an internal location once the sleep is over; echo_sleep does
-    # not block the worker, so responses still overlap as they would over a real network.
-    # shellcheck disable=SC2016 # $uri is nginx's variable, not the shell's
-    printf '        location /feeds/ {\n            echo_sleep %s;\n            echo_exec /_origin$uri;\n        }\n' \
-        "$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
-    printf '        location /_origin/feeds/ {\n            internal;\n            alias %s/feeds/;\n        }\n' "$farm"
+    delay=$(awk -v ms="$1" 'BEGIN { printf "%.3f", ms / 1000 }')
+    # shellcheck disable=SC2016 # $uri is nginx's
+    printf "$pad%s\n" 'location /feeds/ {' "    echo_sleep $delay;" '    echo_exec /_origin$uri;' '}' \
+        'location /_origin/feeds/ {' '    internal;' '    alias ../feeds/;' '}'
 }
 
-start() {
-    local port=${1:?usage: $0 start FARM PORT}
-    local nginx=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
-    local ms=${LATENCY_MS:-0} mode=${GZIP:-static} workers=${WORKERS:-1}
-    local modules="" static=off on_the_fly=off log=off
-    [ -x "$nginx" ] || { echo "nginx not found (make bench-e2e-deps)" >&2; exit 1; }
-    [ -d "$farm/feeds" ] || { echo "$farm has no feeds/: make it with bench/farm/gen_farm.py" >&2; exit 1; }
-    if alive; then echo "already serving $farm (pid $(cat "$pidfile"))" >&2; exit 1; fi
-    if listening "$port"; then echo "port $port is taken" >&2; exit 1; fi
-    if [ "$ms" != 0 ]; then
-        local echo_module=/usr/lib/nginx/modules/ngx_http_echo_module.so
-        [ -f "$echo_module" ] || { echo "LATENCY_MS needs $echo_module (libnginx-mod-http-echo)" >&2; exit 1; }
-        modules="load_module $echo_module;"
-    fi
-    case $mode in
-        static) static=on; python3 "$here/precompress.py" "$farm/feeds" ;;
-        on) on_the_fly=on ;;
-        off) ;;
-        *) echo "GZIP is static, on or off, not $mode" >&2; exit 2 ;;
-    esac
-    [ "${ACCESS_LOG:-0}" != 1 ] || log=$run/access.log
-    mkdir -p "$run/tmp"
-    local conf
-    conf=$(< "$here/nginx.conf.in")
-    shopt -u patsub_replacement 2> /dev/null || true   # an & in a path stays an &
-    conf=${conf//%MODULES%/$modules}
-    conf=${conf//%WORKERS%/$workers}
-    conf=${conf//%FARM%/$farm}
-    conf=${conf//%RUN%/$run}
-    conf=${conf//%PORT%/$port}
-    conf=${conf//%GZIP_ON_THE_FLY%/$on_the_fly}
-    conf=${conf//%GZIP_STATIC%/$static}
-    conf=${conf//%GZIP_LEVEL%/${GZIP_LEVEL:-1}}
-    conf=${conf//%ACCESS_LOG%/$log}
-    conf=${conf//%FEEDS%/$(feeds_location "$ms")}
-    printf '%s\n' "$conf" > "$run/nginx.conf"
-    # -p and -e keep nginx away from /var/log/nginx and /etc/nginx, which need root.
-    "$nginx" -q -t -p "$run/" -e "$run/error.log" -c "$run/nginx.conf"
-    "$nginx" -p "$run/" -e "$run/error.log" -c "$run/nginx.conf"
-    for _ in $(seq 50); do
-        if alive && listening "$port"; then
-            echo "serving $farm on http://127.0.0.1:$port/feeds/ (pid $(cat "$pidfile"); gzip $mode, latency $ms ms, $workers worker(s))"
-            return
-        fi
-        sleep 0.1
+# nginx.conf.in with each %NAME% replaced by the value NAME has in the array named $1
+configuration() {
+    local -n values=$1
+    local text name
+    text=$(< "$tools/nginx.conf.in")
+    shopt -u patsub_replacement 2> /dev/null || true   # an & in a value stays an &
+    for name in "${!values[@]}"; do
+        text=${text//%$name%/${values[$name]}}
     done
-    echo "nginx did not start: see $run/error.log" >&2
-    exit 1
+    printf '%s\n' "$text"
+}
+
+# shellcheck disable=SC2034 # fill is read by configuration, through a nameref
+start() {
+    local port=${1:-} nginx=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+    local delay=${LATENCY_MS:-0} gzip=${GZIP:-static} workers=${WORKERS:-1}
+    [ -n "$port" ] || usage
+    [ -x "$nginx" ] || fail 1 "nginx not found (make bench-e2e-deps)"
+    [ -d "$farm/feeds" ] || fail 1 "$farm has no feeds/: make it with bench/farm/gen_farm.py"
+    ! serving || fail 1 "already serving $farm (pid $(pid))"
+    ! answers "$port" || fail 1 "port $port is taken"
+    local -A fill=([PORT]=$port [WORKERS]=$workers [MODULES]="" [ACCESS_LOG]=off)
+    local on_the_fly precompressed
+    if [ "$delay" != 0 ]; then
+        [ -f "$echo_module" ] || fail 1 "LATENCY_MS needs $echo_module (libnginx-mod-http-echo)"
+        fill[MODULES]="load_module $echo_module;"
+    fi
+    [ -n "${gzip_modes[$gzip]+known}" ] || fail 2 "GZIP is static, on or off, not $gzip"
+    read -r on_the_fly precompressed <<< "${gzip_modes[$gzip]}"
+    fill[GZIP]=$(printf '    %s\n' "gzip $on_the_fly;" "gzip_static $precompressed;" "gzip_comp_level ${GZIP_LEVEL:-1};")
+    [ "${ACCESS_LOG:-0}" != 1 ] || fill[ACCESS_LOG]=access.log
+    fill[FEEDS]=$(feeds_locations "$delay")
+    [ "$precompressed" = off ] || python3 "$tools/precompress.py" "$farm/feeds"
+    mkdir -p "$run/tmp"
+    configuration fill > "$run/nginx.conf"
+    # The prefix (-p) is where the configuration's relative paths start; it and -e also keep nginx
+    # away from /etc/nginx and /var/log/nginx, which need root.
+    local flags=(-p "$run/" -e "$run/error.log" -c "$run/nginx.conf")
+    "$nginx" -q -t "${flags[@]}"
+    "$nginx" "${flags[@]}"
+    within 50 up "$port" || fail 1 "nginx did not start: see $run/error.log"
+    echo "serving $farm on http://127.0.0.1:$port/feeds/ (pid $(pid); gzip $gzip, latency $delay ms, $workers worker(s))"
 }
 
 stop() {
-    if ! alive; then
+    if ! serving; then
         rm -f "$pidfile"
         echo "not running"
         return
     fi
-    local pid
-    pid=$(cat "$pidfile")
-    kill -QUIT "$pid"   # graceful: the workers finish the responses under way
-    for _ in $(seq 100); do
-        kill -0 "$pid" 2> /dev/null || { echo "stopped (pid $pid)"; return; }
-        sleep 0.1
-    done
-    kill -TERM "$pid" 2> /dev/null || true
-    sleep 0.5
-    if kill -0 "$pid" 2> /dev/null; then echo "nginx $pid is still running" >&2; exit 1; fi
-    echo "stopped (pid $pid, after TERM)"
+    local nginx_pid
+    nginx_pid=$(pid)
+    kill -QUIT "$nginx_pid"   # graceful: the workers finish the responses under way
+    if within 100 gone "$nginx_pid"; then
+        echo "stopped (pid $nginx_pid)"
+        return
+    fi
+    kill -TERM "$nginx_pid" 2> /dev/null || true
+    within 6 gone "$nginx_pid" || fail 1 "nginx $nginx_pid is still running"
+    echo "stopped (pid $nginx_pid, after TERM)"
+}
+
+status() {
+    serving || { echo "not running"; exit 1; }
+    echo "running (pid $(pid))"
 }
 
 case $action in
     start) start "${3:-}" ;;
-    stop) stop ;;
-    status) if alive; then echo "running (pid $(cat "$pidfile"))"; else echo "not running"; exit 1; fi ;;
+    stop | status) "$action" ;;
     *) usage ;;
 esac
