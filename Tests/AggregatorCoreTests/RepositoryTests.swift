@@ -24,6 +24,27 @@ struct RepositoryTests {
         #expect(rows.count == Set(rows).count, "a key documented twice")
     }
 
+    /// The repository stands alone (docs/DEVELOPMENT.md): no file refers to a directory beside the
+    /// checkout or cites a document that is not in it. CHANGELOG.md tells history and may.
+    @Test func nothingRefersToAPathOutsideTheRepository() throws {
+        let outside = ["../" + "shared", "DESIGN " + "§", "/work/" + "shared"]
+        let skipped = [".build", ".git", ".swiftpm", "bench/out", "Fuzz/Corpus", "docs/figures", "docs/screenshots"]
+        let files = FileManager.default.enumerator(at: Self.root, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL }
+            .filter { url in
+                let relative = String(url.path.dropFirst(Self.root.path.count + 1))
+                return !skipped.contains { relative == $0 || relative.hasPrefix($0 + "/") } && relative != "CHANGELOG.md"
+            } ?? []
+        var found: [String] = []
+        for file in files {
+            guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }  // directories, binaries
+            for pattern in outside where text.contains(pattern) {
+                found.append("\(file.path.dropFirst(Self.root.path.count + 1)): \(pattern)")
+            }
+        }
+        #expect(files.count > 300)
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
+
     /// docs/ARCHITECTURE.md's module table names every target of Package.swift (tests aside) with
     /// exactly the dependencies Package.swift gives it.
     @Test func theModuleTableIsPackageSwifts() throws {
