@@ -90,8 +90,14 @@ extension AggregatorService {
         }
     }
 
-    /// The store's filter for `query` as `account` asks it, with the feed named by URL looked up.
+    /// The store's filter for `query` as `account` asks it, with the feed it names looked up (not
+    /// there, or another account's: `notFound`). The listings, marks and watches a filter serves select
+    /// unread and starred articles; read-only or unstarred-only selections are the paged listings'
+    /// (`entries`).
     func filter(_ query: ArticleQuery, for account: AccountIdentity) async throws(AggregatorError) -> ArticleFilter {
+        guard query.read != true, query.starred != false else {
+            throw .invalidArgument("read-only and unstarred-only selections are for paged listings")
+        }
         var filter = ArticleFilter(account: account.id, category: query.category, unreadOnly: query.unreadOnly,
                                    starredOnly: query.starredOnly, search: query.search)
         if let feed = query.feed { filter.feedID = try await feedID(feed, for: account) }
@@ -99,6 +105,7 @@ extension AggregatorService {
         filter.since = query.since
         filter.before = query.before
         filter.storedBefore = query.storedBefore
+        filter.globallyVisibleOnly = query.globallyVisibleOnly
         return filter
     }
 

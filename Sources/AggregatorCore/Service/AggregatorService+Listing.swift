@@ -4,33 +4,52 @@ import Foundation
 extension AggregatorService {
     // MARK: - Listings paged by offset (the reader-app APIs)
 
-    /// A page of `listing` (its limit capped at `maximumPageSize`) and the number of matches.
-    /// As `account` sees them: its own edits, and where it stopped in their enclosures.
-    public func entries(_ listing: EntryListing, for account: AccountIdentity) async throws(AggregatorError)
-        -> (entries: [ListedEntry], total: Int) {
-        var listing = listing
-        guard listing.limit >= 0, listing.offset >= 0 else { throw .invalidArgument("limit and offset cannot be negative") }
-        listing.limit = min(listing.limit, Self.maximumPageSize)
-        // 404 for a feed that is not there (or another account's)
-        if let feedID = listing.filter.feedID { _ = try await feed(.id(feedID), for: account) }
-        guard listing.filter.account == account.id else { throw .notFound("no such entries") }
+    /// A page of the entries `query` selects, ordered and cut by `paging` (its limit capped at
+    /// `maximumPageSize`), and the number of matches. As `account` sees them: its own edits, and
+    /// where it stopped in their enclosures.
+    public func entries(_ query: ArticleQuery, _ paging: EntryPaging = EntryPaging(),
+                        for account: AccountIdentity) async throws(AggregatorError) -> (entries: [ListedEntry], total: Int) {
+        var paging = paging
+        paging.limit = min(paging.limit, Self.maximumPageSize)
+        let listing = try await listing(query, paging, for: account)
         let (entries, total) = try await listRead(for: account) { [listing] in try $0.entries(listing) }
         return (try await seen(by: account, entries), total)
     }
 
-    /// The ids of the entries `listing` matches, in its order, within its limit and offset (unlike
-    /// `entries`, not capped: ids are small).
-    public func entryIDs(_ listing: EntryListing, for account: AccountIdentity) async throws(AggregatorError) -> [Int64] {
-        guard listing.filter.account == account.id else { throw .notFound("no such entries") }
+    /// The ids of the entries `query` selects, in `paging`'s order, within its limit and offset
+    /// (unlike `entries`, not capped: ids are small).
+    public func entryIDs(_ query: ArticleQuery, _ paging: EntryPaging = EntryPaging(),
+                         for account: AccountIdentity) async throws(AggregatorError) -> [Int64] {
+        let listing = try await listing(query, paging, for: account)
         return try await listRead(for: account) { try $0.entryIDs(listing) }
     }
 
     /// One entry with the dates apps sync by.
     public func entry(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> ListedEntry {
-        var listing = EntryListing(account: account.id)
-        (listing.ids, listing.limit) = ([id], 1)  // not a range around it: id + 1 overflowed at Int64.max
-        guard let entry = try await entries(listing, for: account).entries.first else { throw .notFound("no entry with id \(id)") }
+        var query = ArticleQuery()
+        query.ids = [id]  // not a range around it: id + 1 overflowed at Int64.max
+        guard let entry = try await entries(query, EntryPaging(limit: 1), for: account).entries.first else {
+            throw .notFound("no entry with id \(id)")
+        }
         return entry
+    }
+
+    /// The store's listing for `query` and `paging`, for `account`. Read and starred state are the
+    /// listing's own selectors (a plain unread listing is then answered from the kept counters).
+    private func listing(_ query: ArticleQuery, _ paging: EntryPaging,
+                         for account: AccountIdentity) async throws(AggregatorError) -> EntryListing {
+        guard paging.limit >= 0, paging.offset >= 0 else { throw .invalidArgument("limit and offset cannot be negative") }
+        var selection = query
+        (selection.read, selection.starred) = (nil, nil)
+        var listing = EntryListing(account: account.id)
+        listing.filter = try await filter(selection, for: account)
+        (listing.read, listing.starred) = (query.read, query.starred)
+        (listing.changedAfter, listing.changedBefore) = (query.changedAfter, query.changedBefore)
+        (listing.createdAfter, listing.createdBefore) = (query.createdAfter, query.createdBefore)
+        (listing.afterID, listing.beforeID, listing.ids) = (query.afterID, query.beforeID, query.ids)
+        (listing.order, listing.ascending) = (paging.order, paging.ascending)
+        (listing.limit, listing.offset) = (paging.limit, paging.offset)
+        return listing
     }
 
     // MARK: - Counts for a reading page

@@ -8,14 +8,19 @@ public enum FeedReference: Sendable, Equatable {
     case url(String)
 }
 
-/// Which articles a listing, a mark or a watch is about.
+/// Which articles a listing, a mark or a watch is about, and how a listing is ordered and paged:
+/// the one query type every front end fills in (the CLI, the web page, Miniflux, Google Reader and
+/// Fever). The service turns it into the store's (`ArticleFilter`, `EntryListing`) for the account
+/// it serves; no front end builds those.
 public struct ArticleQuery: Sendable, Equatable {
     public var category: String?
     /// Only articles of feeds filed under no category (when `category` is nil).
     public var uncategorized = false
     public var feed: FeedReference?
-    public var unreadOnly = false
-    public var starredOnly = false
+    /// nil: read and unread; true: read only; false: unread only.
+    public var read: Bool?
+    /// nil: either; true: starred only; false: not starred only.
+    public var starred: Bool?
     /// Published (or first seen) at or after this moment.
     public var since: Date?
     /// Published (or first seen) before this moment.
@@ -24,12 +29,48 @@ public struct ArticleQuery: Sendable, Equatable {
     public var search: String?
     /// Only articles first stored before this moment (what an app had seen when it marked a stream).
     public var storedBefore: Date?
+    /// Leave out the articles of feeds and categories hidden from the global listings.
+    public var globallyVisibleOnly = false
+    /// Whose read or starred state last changed in this range (apps syncing by it).
+    public var changedAfter: Date?
+    public var changedBefore: Date?
+    /// First stored in this range.
+    public var createdAfter: Date?
+    public var createdBefore: Date?
+    /// Ids above `afterID`, below `beforeID`; only `ids` (at most 10,000).
+    public var afterID: Int64?
+    public var beforeID: Int64?
+    public var ids: [Int64]?
+
+    public var unreadOnly: Bool {
+        get { read == false }
+        set { read = newValue ? false : nil }
+    }
+
+    public var starredOnly: Bool {
+        get { starred == true }
+        set { starred = newValue ? true : nil }
+    }
 
     public init(category: String? = nil, uncategorized: Bool = false, feed: FeedReference? = nil, unreadOnly: Bool = false,
                 starredOnly: Bool = false, since: Date? = nil, before: Date? = nil, search: String? = nil) {
-        (self.category, self.feed, self.unreadOnly, self.starredOnly) = (category, feed, unreadOnly, starredOnly)
-        self.uncategorized = uncategorized
+        (self.category, self.uncategorized, self.feed) = (category, uncategorized, feed)
+        (self.read, self.starred) = (unreadOnly ? false : nil, starredOnly ? true : nil)
         (self.since, self.before, self.search) = (since, before, search)
+    }
+}
+
+/// How a listing paged by offset (the reader-app APIs) is ordered and cut. The CLI and the web page
+/// page by cursor instead (`AggregatorService.articles`).
+public struct EntryPaging: Sendable, Equatable {
+    public typealias Order = EntryListing.Order
+    public var order = Order.publishedAt
+    public var ascending = true
+    public var limit = 100
+    public var offset = 0
+
+    public init(order: Order = .publishedAt, ascending: Bool = true, limit: Int = 100, offset: Int = 0) {
+        (self.order, self.ascending, self.limit, self.offset) = (order, ascending, limit, offset)
     }
 }
 

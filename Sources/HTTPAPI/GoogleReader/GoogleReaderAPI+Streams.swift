@@ -61,9 +61,9 @@ extension GoogleReaderAPI {
 
     /// `{"itemRefs": [{"id": "<16-digit decimal>"}], "continuation"}` (continuation left out at the end).
     func itemIDs(_ request: ReaderRequest) async throws -> HTTPResponse {
-        let (listing, count) = try await streamListing(request, stream: request.value("s") ?? ReaderStream.readingListID,
-                                                       maximum: 10_000)
-        let ids = try await service.entryIDs(listing, for: request.account)
+        let (query, paging, count) = try await streamListing(request, stream: request.value("s") ?? ReaderStream.readingListID,
+                                                             maximum: 10_000)
+        let ids = try await service.entryIDs(query, paging, for: request.account)
         var answer: [String: JSONValue] = ["itemRefs": .array(ids.prefix(count).map { ["id": .string(ReaderItemID.short($0))] })]
         if ids.count > count, let last = ids.prefix(count).last { answer["continuation"] = .string(String(last)) }
         return MinifluxJSON.response(.object(answer))
@@ -80,10 +80,10 @@ extension GoogleReaderAPI {
         // A query per page of the service's size (1,000); ids that are not ours are left out.
         var entries: [ListedEntry] = []
         for first in stride(from: 0, to: ids.count, by: AggregatorService.maximumPageSize) {
-            var listing = EntryListing(account: request.account.id)
-            listing.ids = Array(ids[first..<min(first + AggregatorService.maximumPageSize, ids.count)])
-            (listing.order, listing.ascending, listing.limit) = (.id, false, AggregatorService.maximumPageSize)
-            entries += try await service.entries(listing, for: request.account).entries
+            var query = ArticleQuery()
+            query.ids = Array(ids[first..<min(first + AggregatorService.maximumPageSize, ids.count)])
+            let paging = EntryPaging(order: .id, ascending: false, limit: AggregatorService.maximumPageSize)
+            entries += try await service.entries(query, paging, for: request.account).entries
         }
         return MinifluxJSON.response(["id": .string(ReaderStream.readingListID), "updated": .from(Int64(Date().timeIntervalSince1970)),
                                       "items": .array(try await items(entries, request))])
@@ -103,14 +103,14 @@ extension GoogleReaderAPI {
     /// for 2,500 and neither follows a continuation), read from the store 1,000 at a time, and the
     /// continuation when more remain.
     func streamPage(_ request: ReaderRequest, stream: String) async throws -> ([ListedEntry], continuation: String?) {
-        var (listing, count) = try await streamListing(request, stream: stream, maximum: 10_000)
+        var (query, paging, count) = try await streamListing(request, stream: stream, maximum: 10_000)
         var entries: [ListedEntry] = []
         while entries.count <= count {
-            listing.limit = min(AggregatorService.maximumPageSize, count + 1 - entries.count)
-            let batch = try await service.entries(listing, for: request.account).entries
+            paging.limit = min(AggregatorService.maximumPageSize, count + 1 - entries.count)
+            let batch = try await service.entries(query, paging, for: request.account).entries
             entries += batch
-            guard batch.count == listing.limit, let last = batch.last?.article.id else { break }
-            if listing.ascending { listing.afterID = last } else { listing.beforeID = last }
+            guard batch.count == paging.limit, let last = batch.last?.article.id else { break }
+            if paging.ascending { query.afterID = last } else { query.beforeID = last }
         }
         let page = Array(entries.prefix(count))
         return (page, entries.count > count ? page.last.map { String($0.article.id) } : nil)
@@ -119,13 +119,11 @@ extension GoogleReaderAPI {
     /// The listing a stream and its parameters select: `n`, `r=o`, `c`, `xt`, `it`, `ot`, `nt`; its
     /// limit is one more than the page, which tells whether a continuation is needed.
     func streamListing(_ request: ReaderRequest, stream text: String, maximum: Int) async throws
-        -> (EntryListing, Int) {
+        -> (ArticleQuery, EntryPaging, Int) {
         guard let stream = ReaderStream(text) else { throw AggregatorError.notFound("unknown stream: \(text)") }
-        var listing = try await listing(for: stream, request)
-        listing.order = .id
-        listing.ascending = request.value("r") == "o"
+        var listing = try await query(for: stream, request)
         let count = min(maximum, max(1, Int(request.value("n") ?? "") ?? 20))
-        listing.limit = count + 1
+        let paging = EntryPaging(order: .id, ascending: request.value("r") == "o", limit: count + 1)
         for exclude in request.values("xt") {
             switch ReaderStream(exclude) {
             case .read?: listing.read = false
@@ -150,13 +148,13 @@ extension GoogleReaderAPI {
         }
         if let continuation = request.value("c"), !continuation.isEmpty {
             guard let last = Int64(continuation) else { throw ReaderError("not a continuation: \(continuation)") }
-            if listing.ascending { listing.afterID = last } else { listing.beforeID = last }
+            if paging.ascending { listing.afterID = last } else { listing.beforeID = last }
         }
-        return (listing, count)
+        return (listing, paging, count)
     }
 
-    func listing(for stream: ReaderStream, _ request: ReaderRequest) async throws -> EntryListing {
-        var listing = EntryListing(account: request.account.id)
+    func query(for stream: ReaderStream, _ request: ReaderRequest) async throws -> ArticleQuery {
+        var listing = ArticleQuery()
         switch stream {
         case .readingList: break
         case .read: listing.read = true
@@ -165,9 +163,9 @@ extension GoogleReaderAPI {
         case .label(let name):
             // A label that does not exist (deleted on another device) is an empty stream, as FreshRSS
             // answers: clients take any error for a failed sync.
-            listing.filter.category = name
-        case .feed(let id): listing.filter.feedID = try await service.feed(.id(id), for: request.account).id
-        case .feedURL(let url): listing.filter.feedID = try await service.feed(.url(url), for: request.account).id
+            listing.category = name
+        case .feed(let id): listing.feed = .id(try await service.feed(.id(id), for: request.account).id)
+        case .feedURL(let url): listing.feed = .id(try await service.feed(.url(url), for: request.account).id)
         }
         return listing
     }

@@ -19,10 +19,10 @@ extension MinifluxAPI {
 
     /// `{"total", "entry_ids"}` of every entry the filters select.
     func entryIDs(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        guard var listing = try await listing(request) else { return MinifluxJSON.response(["total": 0, "entry_ids": []]) }
-        let (limit, offset) = (listing.limit, listing.offset)
-        (listing.limit, listing.offset) = (.max, 0)  // all, for the total; the page is cut below
-        let ids = try await service.entryIDs(listing, for: request.account)
+        guard var (query, paging) = try await listing(request) else { return MinifluxJSON.response(["total": 0, "entry_ids": []]) }
+        let (limit, offset) = (paging.limit, paging.offset)
+        (paging.limit, paging.offset) = (.max, 0)  // all, for the total; the page is cut below
+        let ids = try await service.entryIDs(query, paging, for: request.account)
         let page = ids.dropFirst(max(0, offset)).prefix(max(0, limit))
         return MinifluxJSON.response(["total": .from(ids.count), "entry_ids": .array(page.map { .from($0) })])
     }
@@ -165,73 +165,75 @@ extension MinifluxAPI {
 
     /// `{"total", "entries"}` for the filters of the query (within a feed or category of the route).
     func listEntries(_ request: MinifluxRequest, feed: Int64? = nil, category: Int64? = nil) async throws -> HTTPResponse {
-        guard let listing = try await listing(request, feed: feed, category: category) else {
+        guard let (query, paging) = try await listing(request, feed: feed, category: category) else {
             return MinifluxJSON.response(["total": 0, "entries": []])  // status=removed: we keep none
         }
-        let (entries, total) = try await service.entries(listing, for: request.account)
+        let (entries, total) = try await service.entries(query, paging, for: request.account)
         // Only the page's feeds: reading all 5,000 of a large subscription list cost more than the page.
-        let feedIDs = Set(entries.compactMap(\.article.feedID) + [listing.filter.feedID].compactMap { $0 })
+        let routeFeed: Int64? = if case .id(let id) = query.feed { id } else { nil }
+        let feedIDs = Set(entries.compactMap(\.article.feedID) + [routeFeed].compactMap { $0 })
         let feeds = Dictionary(try await service.feeds(ids: feedIDs, for: request.account).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let listedFeed = listing.filter.feedID.flatMap { feeds[$0] }
+        let listedFeed = routeFeed.flatMap { feeds[$0] }
         return MinifluxJSON.response(["total": .from(total), "entries": .array(entries.map { entry in
             MinifluxJSON.entry(entry, feed: listedFeed ?? entry.article.feedID.flatMap { feeds[$0] }, user: request.account.id)
         })])
     }
 
-    /// The store listing the query asks for, or nil when it can match nothing (only removed entries).
-    /// Every parameter is checked; a bad one is a 400 naming it.
-    func listing(_ request: MinifluxRequest, feed: Int64? = nil, category: Int64? = nil) async throws -> EntryListing? {
-        var listing = EntryListing(account: request.account.id)
+    /// The query and page the request asks for, or nil when it can match nothing (only removed
+    /// entries). Every parameter is checked; a bad one is a 400 naming it.
+    func listing(_ request: MinifluxRequest, feed: Int64? = nil,
+                 category: Int64? = nil) async throws -> (query: ArticleQuery, paging: EntryPaging)? {
+        var (query, paging) = (ArticleQuery(), EntryPaging())
         let statuses = Set(request.values("status"))
         guard statuses.isSubset(of: ["read", "unread", "removed"]) else {
             throw MinifluxError("invalid status: \(statuses.sorted().joined(separator: ", ")) (use read, unread or removed)")
         }
         if statuses == ["removed"] { return nil }
-        if statuses.contains("read") != statuses.contains("unread") { listing.read = statuses.contains("read") }
+        if statuses.contains("read") != statuses.contains("unread") { query.read = statuses.contains("read") }
         if let order = request.http.queryValue("order") {
-            guard let known = EntryListing.Order(rawValue: order) else {
-                throw MinifluxError("invalid order: \(order) (use \(EntryListing.Order.allCases.map(\.rawValue).joined(separator: ", ")))")
+            guard let known = EntryPaging.Order(rawValue: order) else {
+                throw MinifluxError("invalid order: \(order) (use \(EntryPaging.Order.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
-            listing.order = known
+            paging.order = known
         }
         switch request.http.queryValue("direction") ?? "asc" {
-        case "asc": listing.ascending = true
-        case "desc": listing.ascending = false
+        case "asc": paging.ascending = true
+        case "desc": paging.ascending = false
         case let other: throw MinifluxError("invalid direction: \(other) (use asc or desc)")
         }
-        listing.limit = Int(try request.integer("limit", in: 0...1_000_000) ?? 100)
-        if listing.limit == 0 { listing.limit = AggregatorService.maximumPageSize }  // Miniflux: 0 means no limit
-        listing.offset = Int(try request.integer("offset", in: 0...Int64(Int32.max)) ?? 0)
-        listing.starred = try request.flag("starred")
-        listing.filter.globallyVisibleOnly = try request.flag("globally_visible") ?? false
-        if let words = request.http.queryValue("search"), !words.isEmpty { listing.filter.search = words }
+        paging.limit = Int(try request.integer("limit", in: 0...1_000_000) ?? 100)
+        if paging.limit == 0 { paging.limit = AggregatorService.maximumPageSize }  // Miniflux: 0 means no limit
+        paging.offset = Int(try request.integer("offset", in: 0...Int64(Int32.max)) ?? 0)
+        query.starred = try request.flag("starred")
+        query.globallyVisibleOnly = try request.flag("globally_visible") ?? false
+        if let words = request.http.queryValue("search"), !words.isEmpty { query.search = words }
 
         let categoryID = try category ?? request.integer("category_id", in: 1...Int64.max)
         if let categoryID {
             if categoryID == MinifluxJSON.uncategorizedID {
-                listing.filter.uncategorized = true
+                query.uncategorized = true
             } else {
                 guard let found = try? await service.category(id: categoryID, for: request.account) else { throw MinifluxError("invalid category ID") }
-                listing.filter.category = found.name
+                query.category = found.name
             }
         }
         if let feed {
-            listing.filter.feedID = try await service.feed(.id(feed), for: request.account).id  // the route's feed: 404 when not there
+            query.feed = .id(try await service.feed(.id(feed), for: request.account).id)  // the route's feed: 404 when not there
         } else if let feedID = try request.integer("feed_id", in: 1...Int64.max) {
             guard (try? await service.feed(.id(feedID), for: request.account)) != nil else { throw MinifluxError("invalid feed ID") }
-            listing.filter.feedID = feedID
+            query.feed = .id(feedID)
         }
         // As Miniflux: 0 for a date or an entry id means not given.
         func date(_ name: String) throws(MinifluxError) -> Date? {
             try request.integer(name, in: 0...Int64(Int32.max) * 4).flatMap { $0 == 0 ? nil : Date(timeIntervalSince1970: Double($0)) }
         }
-        listing.filter.since = try date("published_after") ?? date("after")
-        listing.filter.before = try date("published_before") ?? date("before")
-        listing.changedAfter = try date("changed_after")
-        listing.changedBefore = try date("changed_before")
-        listing.afterID = try request.integer("after_entry_id").flatMap { $0 == 0 ? nil : $0 }
-        listing.beforeID = try request.integer("before_entry_id").flatMap { $0 == 0 ? nil : $0 }
-        return listing
+        query.since = try date("published_after") ?? date("after")
+        query.before = try date("published_before") ?? date("before")
+        query.changedAfter = try date("changed_after")
+        query.changedBefore = try date("changed_before")
+        query.afterID = try request.integer("after_entry_id").flatMap { $0 == 0 ? nil : $0 }
+        query.beforeID = try request.integer("before_entry_id").flatMap { $0 == 0 ? nil : $0 }
+        return (query, paging)
     }
 }
 

@@ -184,10 +184,9 @@ extension MinifluxAPI {
         let feed = try await service.feed(.id(try request.id("feedID")), for: request.account)
         let entry = try await shownEntry(request)
         // A cross-posted entry is listed under each feed that carries it.
-        var listing = EntryListing(account: request.account.id)
-        listing.filter.feedID = feed.id
-        (listing.afterID, listing.beforeID) = (entry.article.id - 1, entry.article.id + 1)
-        guard try await service.entryIDs(listing, for: request.account) == [entry.article.id] else {
+        var query = ArticleQuery(feed: .id(feed.id))
+        (query.afterID, query.beforeID) = (entry.article.id - 1, entry.article.id + 1)
+        guard try await service.entryIDs(query, for: request.account) == [entry.article.id] else {
             throw AggregatorError.notFound("no entry \(entry.article.id) in feed \(feed.id)")
         }
         return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feed, user: request.account.id))
