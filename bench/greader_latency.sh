@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Google Reader API on a large store, as NetNewsWire uses it: the release daemon over a copy of DB
 # (made by `storebench queries DB 1000000`), its feeds' next checks moved to 2100 and retention off.
-# All entries are marked read but the newest UNREAD (default 10,000), counters recounted, before
-# the daemon starts. Times, RUNS times each (curl on loopback, time_total): stream/items/ids of the
+# All entries are marked read but the newest UNREAD (default 10,000, by date), through the CLI. Times, RUNS times each (curl on loopback, time_total): stream/items/ids of the
 # unread (n=1000), stream/items/contents for 150 ids (POST), unread-count; then a whole first sync
 # (bench/greader_sync.py: login, tags, subscriptions, unread-count, every unread id in pages of
 # 1,000, contents in POST batches of 150), SYNCS times.
@@ -14,32 +13,30 @@ work=$(mktemp -d)
 daemon=""
 trap '[ -z "$daemon" ] || kill $daemon 2> /dev/null || true; wait 2> /dev/null || true; rm -rf "$work"' EXIT
 cp "$db" "$work/a.db"
-python3 - "$work/a.db" "$unread" << 'PY'
+python3 - "$work/a.db" << 'PY'
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 c.execute("UPDATE feeds SET next_check_at = 4102444800")
-c.execute("UPDATE entry_state SET read = 1")
-c.execute("UPDATE entry_state SET read = 0 WHERE entry_id IN (SELECT entry_id FROM entry_state WHERE removed = 0 ORDER BY entry_id DESC LIMIT ?)",
-          (int(sys.argv[2]),))
-# The counters the store keeps, recounted as FeedStore's Counters.recountAll does.
-c.executescript("""
-UPDATE feeds SET (entry_count, unread_count) = (
-    SELECT count(*), coalesce(sum(st.read = 0), 0) FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
-    WHERE s.feed_id = feeds.id AND st.removed = 0);
-UPDATE store_totals SET (entries, unread) = (SELECT count(*), coalesce(sum(read = 0), 0) FROM entry_state WHERE removed = 0);
-UPDATE categories SET (entry_count, unread_count) = (
-    SELECT count(DISTINCT s.entry_id), count(DISTINCT CASE WHEN st.read = 0 THEN s.entry_id END)
-    FROM feeds f JOIN entry_sources s ON s.feed_id = f.id JOIN entry_state st ON st.entry_id = s.entry_id
-    WHERE f.category_id = categories.id AND st.removed = 0);
-""")
 c.commit()
 PY
+# The date from which the newest UNREAD entries sort, to leave them unread (marks are per account:
+# they are made through the CLI below, which keeps the counters).
+since=$(python3 - "$work/a.db" "$unread" << 'PY'
+import datetime, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+row = c.execute("SELECT sort_at FROM entry_state WHERE removed = 0 ORDER BY sort_at DESC LIMIT 1 OFFSET ?",
+                (int(sys.argv[2]) - 1,)).fetchone()
+print(datetime.datetime.fromtimestamp(row[0] if row else 0, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+PY
+)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 .build/release/aggregatord --database "$work/a.db" --socket "$work/ctl.sock" --seed-opml "" --retention-days 0 \
     --http-listen "127.0.0.1:$port" --log-level warning 2> "$work/daemon.log" &
 daemon=$!
 for _ in $(seq 600); do curl -sf "http://127.0.0.1:$port/healthcheck" > /dev/null && break; sleep 0.1; done
 printf 'bench password\n' | .build/release/aggregatorctl --socket "$work/ctl.sock" user set bench > /dev/null
+.build/release/aggregatorctl --socket "$work/ctl.sock" read --all > /dev/null
+.build/release/aggregatorctl --socket "$work/ctl.sock" unread --all --since "$since" > /dev/null
 echo "store: $(.build/release/aggregatorctl --socket "$work/ctl.sock" status | grep -E 'Entries' | tr -s ' ')"
 base="http://127.0.0.1:$port"
 auth=$(curl -s -d Email=bench -d "Passwd=bench password" "$base/accounts/ClientLogin" | sed -n 's/^Auth=//p')
