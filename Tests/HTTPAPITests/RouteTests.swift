@@ -92,6 +92,24 @@ import Testing
         }
     }
 
+    /// `/v1/entries/ids` pages in the database: the total is every match's, the ids the page's.
+    @Test func minifluxEntryIDsArePagedWithTheirTotal() async throws {
+        let h = try await RouteHarness()
+        let old = try await h.service.addFeed(url: h.server.url("/old.xml"), for: h.ann)
+        _ = try await h.service.refresh([.id(old.feed.id)], wait: true, for: h.ann)
+        func ids(_ query: String) async throws -> (total: Int, ids: [Int]) {
+            let answer = await h.call("GET", "/v1/entries/ids?" + query, headers: ["x-auth-token": h.annToken])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
+            return (try #require(object["total"] as? Int), try #require(object["entry_ids"] as? [Int]))
+        }
+        let all = try await ids("order=id&direction=asc")
+        #expect(all.total == 4 && all.ids.count == 4, "\(all)")
+        let page = try await ids("order=id&direction=asc&limit=2&offset=1")
+        #expect(page.total == 4 && page.ids == Array(all.ids[1...2]), "\(page) of \(all)")
+        let unread = try await ids("status=unread&limit=1")
+        #expect(unread.ids.count == 1 && unread.total == all.total, "nothing read yet: every entry is unread")
+    }
+
     private func rank(_ method: String) -> Int { ["GET": 0, "POST": 1, "PUT": 1, "DELETE": 2][method] ?? 1 }
 
     // MARK: - Google Reader

@@ -17,14 +17,15 @@ extension MinifluxAPI {
         return MinifluxJSON.response(MinifluxJSON.entry(entry, feed: feed, user: request.account.id))
     }
 
-    /// `{"total", "entry_ids"}` of every entry the filters select.
+    /// `{"total", "entry_ids"}`: the page of ids the filters select, cut by the database, and the
+    /// total (a listing of no entries counts them: the kept counters when it can).
     func entryIDs(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        guard var (query, paging) = try await listing(request) else { return MinifluxJSON.response(["total": 0, "entry_ids": []]) }
-        let (limit, offset) = (paging.limit, paging.offset)
-        (paging.limit, paging.offset) = (.max, 0)  // all, for the total; the page is cut below
+        guard let (query, paging) = try await listing(request) else { return MinifluxJSON.response(["total": 0, "entry_ids": []]) }
+        var counting = paging
+        (counting.limit, counting.offset) = (0, 0)
+        let total = try await service.entries(query, counting, for: request.account).total
         let ids = try await service.entryIDs(query, paging, for: request.account)
-        let page = ids.dropFirst(max(0, offset)).prefix(max(0, limit))
-        return MinifluxJSON.response(["total": .from(ids.count), "entry_ids": .array(page.map { .from($0) })])
+        return MinifluxJSON.response(["total": .from(total), "entry_ids": .array(ids.map { .from($0) })])
     }
 
     /// `{"content", "reading_time"}`: the article of the entry's page (docs/ARCHITECTURE.md), extracted once per
