@@ -245,7 +245,7 @@ public struct ControlHandler: Sendable {
         let sent = Counter()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await service.watch(query, for: account) { article in
+                try await service.watch(query, for: account, onStart: { notifier.notify(.watchStarted, [:]) }) { article in
                     notifier.notify(.entryNew, Self.json(article, full: false))
                     sent.increment()
                 }

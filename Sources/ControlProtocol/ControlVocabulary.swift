@@ -35,6 +35,8 @@ public enum ControlNotification: String, Sendable {
     case refreshProgress = "refresh.progress"
     /// `events.subscribe`: an article was stored (the article object of `articles.list`).
     case entryNew = "entry.new"
+    /// `events.subscribe`: the watch is on; every article stored from now on is sent (no params).
+    case watchStarted = "watch.started"
 }
 
 /// Marks around the matched words in a search result's `snippet`, which clients turn into bold

@@ -126,6 +126,10 @@ struct CLI {
                     standardOutput(json ? String(decoding: params.encoded(), as: UTF8.self) + "\n" : output.newEntryLine(params))
                     return
                 }
+                if method == ControlNotification.watchStarted.rawValue {
+                    standardError("Watching for new articles (Ctrl-C stops).\n")
+                    return
+                }
                 guard method == ControlNotification.refreshProgress.rawValue, !json, isTerminal else { return }
                 if params["ok"]?.bool == false { failed += 1 }
                 standardError("\r\u{1B}[2K" + output.progressLine(params, failed: failed))

@@ -150,7 +150,12 @@ struct ClusterTests {
             watchers.append((try Binary("aggregatorctl").start(["--socket", daemon.socketPath, "watch", "--json"], logFile: errors,
                                                                standardOutput: output), output))
         }
-        try await Task.sleep(for: .milliseconds(500))
+        for daemon in daemons {
+            let errors = daemon.directory.appendingPathComponent("watch.err")
+            try await eventually(30, "\(errors.path) says it is watching") {
+                ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("Watching for new articles")
+            }
+        }
         let feeds = (1...30).map { ("Feed \($0)", server.url("/numbered/30/\($0)")) }
         #expect(try daemons[0].ctl(["import", try writeSeedOPML(feeds, in: daemons[0].directory).path]).status == 0)
         for (_, output) in watchers {

@@ -329,9 +329,9 @@ import Testing
     @Test func watchPrintsEntriesAsTheyAreStored() async throws {
         let running = try await Running(daemon: daemon)
         let output = running.directory.appendingPathComponent("watch.out")
-        let watch = try cli.start(["--socket", running.socket, "--json", "watch"], logFile: running.directory.appendingPathComponent("watch.err"),
-                                  standardOutput: output)
-        try await Task.sleep(for: .milliseconds(1500))  // subscribed before the entry arrives
+        let errors = running.directory.appendingPathComponent("watch.err")
+        let watch = try cli.start(["--socket", running.socket, "--json", "watch"], logFile: errors, standardOutput: output)
+        _ = try await waitFor("Watching for new articles", in: errors)  // subscribed before the entry arrives
         #expect(try ctl(running, ["add", running.server.url("/other.xml")]).status == 0)
         #expect(try ctl(running, ["refresh", "--wait"]).status == 0)
         let text = try await waitFor("\"title\":\"Two\"", in: output)

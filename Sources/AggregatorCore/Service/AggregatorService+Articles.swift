@@ -52,13 +52,15 @@ extension AggregatorService {
     }
 
     /// Calls `onArticle` with each article `query` selects that is stored from now on, in the order
-    /// stored, until the calling task is cancelled. Woken by the store's events: while nothing is
-    /// stored it costs nothing, however many watch.
-    public func watch(_ query: ArticleQuery, for account: AccountIdentity,
+    /// stored, until the calling task is cancelled; `onStart` once the watch is on (every article
+    /// stored after it is seen). Woken by the store's events: while nothing is stored it costs
+    /// nothing, however many watch.
+    public func watch(_ query: ArticleQuery, for account: AccountIdentity, onStart: () -> Void = {},
                       onArticle: (Article) -> Void) async throws(AggregatorError) {
         var filter = try await filter(query, for: account)
         let events = self.events.subscribe()  // before reading where to start: nothing stored in between is missed
         var newest = try await read { try $0.newestEntryID() }
+        onStart()
         // Several daemons commit in an order of their own, not their ids': an entry with a lower id
         // than one printed may still arrive. On a cluster each read looks again at the ids of the
         // last `settle` seconds (a commit is open for a few at most); alone, ids come in commit order.
