@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make bench`: runs every benchmark that exists and prints its table. Results go to bench/out/.
+# `make bench`: the parse and store benchmarks (bench/bench_*.sh: aggregatorctl parse against xmllint,
+# storebench against the reference store stage), each printing its table; farms and results in bench/out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ran=0
