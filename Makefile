@@ -74,9 +74,9 @@ test: deps test-deps test-venv
 	@$(MAKE) --no-print-directory test-postgres
 	@$(MAKE) --no-print-directory check-deb
 
-# The store's tests again on PostgreSQL: a throwaway cluster (Tests/postgres-cluster.sh: initdb and
+# The store's, the HTTP routes' and the end-to-end tests again on PostgreSQL: a throwaway cluster (Tests/postgres-cluster.sh: initdb and
 # pg_ctl in a temporary directory, Unix socket only), stopped and removed however the tests end.
-POSTGRES_TESTS ?= FeedStoreTests|EndToEndTests
+POSTGRES_TESTS ?= FeedStoreTests|EndToEndTests|HTTPAPITests
 # Line coverage per module: every SQLite test instrumented, then llvm-cov's report summed per module.
 coverage: deps test-deps test-venv
 	$(SWIFT) build --build-tests --enable-code-coverage

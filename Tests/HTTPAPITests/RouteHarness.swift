@@ -31,7 +31,8 @@ final class RouteHarness: Sendable {
         server = try FeedTestServer()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("routes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let store = try FeedStore(path: directory.appendingPathComponent("routes.db").path)
+        // SQLite, or a new database on the PostgreSQL test cluster (`make test-postgres`).
+        let store = try FeedStore(path: try testDatabase(in: directory, named: "routes.db"))
         let logger = Logger(minimumLevel: .error, component: "test", journald: false) { _ in }
         let pipeline = RefreshPipeline(store: store, fetcher: FeedFetcher(userAgent: "aggregatord-test"), logger: logger)
         service = AggregatorService(store: store, scheduler: Scheduler(store: store, pipeline: pipeline, logger: logger),
