@@ -90,7 +90,7 @@ public struct ControlHandler: Sendable {
             return ["articles": .array(page.articles.map { Self.json($0, full: false) }), "next_cursor": .from(page.nextCursor)]
         case .articlesGet:
             guard let id = params.int("id") else { throw JSONRPCError.invalidParams("\"id\" must be an article id") }
-            return ["article": Self.json(try await service.article(id: Int64(id), for: try await acting()), full: true)]
+            return ["article": Self.json(try await service.article(id: EntryID(Int64(id)), for: try await acting()), full: true)]
         case .articlesMark:
             return ["changed": .from(try await service.mark(try Self.selection(params), read: params.bool("read"),
                                                            starred: params.bool("starred"), for: try await acting()))]
@@ -170,7 +170,7 @@ public struct ControlHandler: Sendable {
     /// What `articles.mark` marks: the articles `ids` names, or those its `filter` matches.
     private static func selection(_ params: Parameters) throws -> MarkSelection {
         if let ids = params.value("ids")?.array {
-            let numbers = ids.compactMap { $0.int.map(Int64.init) }
+            let numbers = ids.compactMap { $0.int.map { EntryID(Int64($0)) } }
             guard numbers.count == ids.count else { throw JSONRPCError.invalidParams("\"ids\" must be article ids") }
             return .ids(numbers)
         }
@@ -329,7 +329,7 @@ public struct ControlHandler: Sendable {
 
     static func json(_ article: Article, full: Bool) -> JSONValue {
         var object: [String: JSONValue] = [
-            "id": .from(article.id), "feed_id": .from(article.feedID), "feed_title": .from(article.feedTitle),
+            "id": .from(article.id.rawValue), "feed_id": .from(article.feedID), "feed_title": .from(article.feedTitle),
             "category": .from(article.category), "title": .from(article.title), "url": .from(article.url),
             "author": .from(article.author), "published": .from(article.published.map(timestamp)),
             "updated": .from(article.updated.map(timestamp)), "summary": .from(article.summary),

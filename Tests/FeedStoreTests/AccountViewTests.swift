@@ -343,8 +343,8 @@ import Testing
         #expect(imported.isNew)
         #expect(try reader.accountCounts(ann) == EntryCounts(entries: before.0.entries + 1, unread: before.0.unread + 1))
         #expect(try reader.accountCounts(bea) == before.1, "Bea follows a too, and neither sees nor counts it")
-        #expect(try reader.article(id: imported.id, account: bea) == nil)
-        #expect(try reader.article(id: imported.id, account: ann)?.isStarred == true)
+        #expect(try reader.article(id: EntryID(imported.id), account: bea) == nil)
+        #expect(try reader.article(id: EntryID(imported.id), account: ann)?.isStarred == true)
         let again = try await store.importEntry(new, subscription: annsA, account: ann, read: false, starred: true)
         #expect(again == ImportedEntry(id: imported.id, isNew: false))
 
@@ -353,8 +353,8 @@ import Testing
         let story3 = try #require(try reader.articles(ArticleFilter(account: ann, search: "\"Story 3\"")).articles.first?.id)
         let crossed = try await store.importEntry(entry("https://news.example/3", title: "Ann's take on 3"), subscription: annsA,
                                                   account: ann, read: true, starred: false)
-        #expect(crossed.isNew && crossed.id != story3)
-        #expect(try reader.article(id: crossed.id, account: ann)?.title == "Ann's take on 3")
+        #expect(crossed.isNew && EntryID(crossed.id) != story3)
+        #expect(try reader.article(id: EntryID(crossed.id), account: ann)?.title == "Ann's take on 3")
         #expect(try reader.article(id: story3, account: ann)?.title == "Story 3", "the stored entry unchanged")
         _ = try await store.importEntry(entry("https://news.example/4", title: "Ann's 4"), subscription: annsA,
                                         account: ann, read: false, starred: false)
@@ -364,9 +364,9 @@ import Testing
         let beas = try await store.importEntry(entry("https://pages.example/mine", title: "Bea's title"),
                                                subscription: beasA, account: bea, read: true, starred: false)
         #expect(beas.isNew && beas.id != imported.id)
-        #expect(try reader.article(id: beas.id, account: bea)?.title == "Bea's title")
-        #expect(try reader.article(id: beas.id, account: ann) == nil && reader.article(id: imported.id, account: bea) == nil)
-        #expect(try reader.article(id: imported.id, account: ann)?.title == "Ann's import")
+        #expect(try reader.article(id: EntryID(beas.id), account: bea)?.title == "Bea's title")
+        #expect(try reader.article(id: EntryID(beas.id), account: ann) == nil && reader.article(id: EntryID(imported.id), account: bea) == nil)
+        #expect(try reader.article(id: EntryID(imported.id), account: ann)?.title == "Ann's import")
         await #expect(throws: StoreError.self, "another account's subscription") {
             try await store.importEntry(new, subscription: annsA, account: bea, read: false, starred: false)
         }
@@ -449,8 +449,8 @@ import Testing
         let (fixture, bea, feeds) = try await twoReaders()
         let store = fixture.store
         let reader = try fixture.reader()
-        func id(_ title: String) throws -> Int64 {
-            try #require(try reader.database.integer("SELECT id FROM entries WHERE title = ?1", [.text(title)]))
+        func id(_ title: String) throws -> EntryID {
+            EntryID(try #require(try reader.database.integer("SELECT id FROM entries WHERE title = ?1", [.text(title)])))
         }
         func subscription(_ account: AccountID, _ url: String) throws -> Int64 {
             try #require(try reader.feeds(account: account).first { $0.url == url }?.id)

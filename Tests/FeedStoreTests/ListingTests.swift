@@ -38,7 +38,7 @@ import Testing
             for ascending in [true, false] {
                 var listing = EntryListing(account: 1)
                 (listing.order, listing.ascending, listing.limit, listing.filter.feedID) = (order, ascending, 4, feed)
-                var seen: [Int64] = []
+                var seen: [EntryID] = []
                 var total = 0
                 repeat {
                     let page = try reader.entries(listing)
@@ -160,14 +160,14 @@ import Testing
     @Test func totalsPastAnIDAreExactOnEitherSide() async throws {
         let (fixture, science, loose) = try await populated()
         let reader = try fixture.reader()
-        let ids = try reader.entryIDs(EntryListing(account: 1)).sorted()
-        let probes = ids + [0, -1, ids.last! + 1, Int64.max, Int64.min, ids[ids.count / 2] + 1]
+        let ids = try reader.entryIDs(EntryListing(account: 1)).map(\.rawValue).sorted()
+        let probes: [Int64] = ids + [0, -1, ids.last! + 1, Int64.max, Int64.min, ids[ids.count / 2] + 1]
         for (feed, category, unread) in [(nil, nil, false), (science, nil, false), (loose, nil, true), (nil, "Science", true),
                                          (nil, nil, true)] as [(Int64?, String?, Bool)] {
             var base = EntryListing(account: 1)
             (base.filter.feedID, base.filter.category, base.read, base.limit, base.order) =
                 (feed, category, unread ? false : nil, 1000, .id)
-            let members = try reader.entryIDs(base)
+            let members = try reader.entryIDs(base).map(\.rawValue)
             for probe in probes {
                 var after = base
                 after.afterID = probe

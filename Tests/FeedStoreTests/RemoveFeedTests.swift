@@ -41,6 +41,6 @@ import Testing
         try await fixture.store.removeFeed(id: b, account: 1)
         try await fixture.store.ingest([IncomingFeed(feedID: a, entries: [entry("https://a.example/2", title: "A2")])], now: now)
         let next = try #require(try reader.articles().articles.first { $0.title == "A2" }?.id)
-        #expect(next > removed.max() ?? .max, "\(next) reuses one of \(removed)")
+        #expect(next > removed.max() ?? EntryID(.max), "\(next) reuses one of \(removed)")
     }
 }

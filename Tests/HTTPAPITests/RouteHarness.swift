@@ -50,8 +50,8 @@ final class RouteHarness: Sendable {
         _ = try await service.refresh([.id(feed)], wait: true, for: ann)
         _ = try await service.updateFeed(.id(feed), FeedChanges(title: "Ann private feed"), for: ann)
         category = try #require(try await service.categories(for: ann).first { $0.name == "AnnTech" }?.id)
-        entry = try #require(try await service.articles(ArticleQuery(feed: .id(feed)), for: ann).articles.first?.id)
-        _ = try await service.editEntry(id: entry, title: "Ann edited title", content: nil, for: ann)
+        entry = try #require(try await service.articles(ArticleQuery(feed: .id(feed)), for: ann).articles.first?.id.rawValue)
+        _ = try await service.editEntry(id: EntryID(entry), title: "Ann edited title", content: nil, for: ann)
     }
 
     deinit {

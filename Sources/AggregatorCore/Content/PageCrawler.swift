@@ -17,7 +17,7 @@ final class PageCrawler: Sendable {
     private let pipeline: RefreshPipeline
     private let logger: Logger
     /// Pages that could not be fetched or held no article.
-    private let failed = Mutex<Set<Int64>>([])
+    private let failed = Mutex<Set<EntryID>>([])
 
     init(store: FeedStore, pipeline: RefreshPipeline, logger: Logger) {
         self.store = store

@@ -23,7 +23,7 @@ extension AggregatorService {
     }
 
     /// One article with its content and enclosures, as `account` sees it.
-    public func article(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> Article {
+    public func article(id: EntryID, for account: AccountIdentity) async throws(AggregatorError) -> Article {
         guard let article = try await read({ try $0.article(id: id, account: account.id) }) else {
             throw .notFound("no article with id \(id)")
         }
@@ -80,11 +80,11 @@ extension AggregatorService {
             while true {
                 let page = try await read { [filter] in try $0.articles(filter, sort: .oldest, limit: Self.maximumPageSize) }
                 let articles = page.articles.sorted(by: { $0.id < $1.id })
-                for article in articles where printed.insert(article.id).inserted {
+                for article in articles where printed.insert(article.id.rawValue).inserted {
                     onArticle(article)
                 }
                 guard articles.count == Self.maximumPageSize, let last = articles.last else { break }
-                filter.storedAfterID = last.id
+                filter.storedAfterID = last.id.rawValue
             }
             // Entries stored but filtered out still move the starting point on.
             newest = max(newest, printed.max() ?? newest, try await read { try $0.newestEntryID() })

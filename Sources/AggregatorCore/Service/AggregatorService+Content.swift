@@ -12,7 +12,7 @@ extension AggregatorService {
     /// When the account gave the entry's feed scraper rules, they choose the article instead: that
     /// extraction is the account's alone (its own content of the entry, with `update`), never kept
     /// for others.
-    public func fetchContent(entryID id: Int64, update: Bool, for account: AccountIdentity) async throws(AggregatorError)
+    public func fetchContent(entryID id: EntryID, update: Bool, for account: AccountIdentity) async throws(AggregatorError)
         -> String {
         let entry = try await self.entry(id: id, for: account)  // another account's: not found
         var feed: FeedSummary?

@@ -11,7 +11,7 @@ extension AggregatorService {
     /// Gives entry `id` `account`'s own title and/or content (nil leaves that one as it was); others
     /// still see what the feed wrote. The content is sanitized whenever it is shown, as any entry's.
     /// - Returns: the entry as `account` now sees it.
-    public func editEntry(id: Int64, title: String?, content: String?, for account: AccountIdentity)
+    public func editEntry(id: EntryID, title: String?, content: String?, for account: AccountIdentity)
         async throws(AggregatorError) -> ListedEntry {
         guard title != nil || content != nil else { throw .invalidArgument("give a title and/or a content") }
         if let title {

@@ -4,16 +4,16 @@ import Foundation
 /// One enclosure of an entry, as the reader APIs name it: `id` is the entry's id × 1000 plus the
 /// enclosure's position in the entry (the ids Miniflux clients are given in entries' `enclosures`).
 public struct EnclosureItem: Sendable, Equatable {
-    public var entryID: Int64
+    public var entryID: EntryID
     public var index: Int
     /// With the asking account's `mediaProgression`.
     public var enclosure: ArticleEnclosure
 
-    public init(entryID: Int64, index: Int, enclosure: ArticleEnclosure) {
+    public init(entryID: EntryID, index: Int, enclosure: ArticleEnclosure) {
         (self.entryID, self.index, self.enclosure) = (entryID, index, enclosure)
     }
 
-    public var id: Int64 { entryID * Self.idsPerEntry + Int64(index) }
+    public var id: Int64 { entryID.rawValue * Self.idsPerEntry + Int64(index) }
     public static let idsPerEntry: Int64 = 1000
 }
 
@@ -23,7 +23,7 @@ extension AggregatorService {
     /// The enclosure with this id, with where `account` stopped in it.
     /// - Throws: not found when there is no such entry or the entry has no such enclosure.
     public func enclosure(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> EnclosureItem {
-        let (entryID, index) = (id / EnclosureItem.idsPerEntry, Int(id % EnclosureItem.idsPerEntry))
+        let (entryID, index) = (EntryID(id / EnclosureItem.idsPerEntry), Int(id % EnclosureItem.idsPerEntry))
         guard id > 0, let enclosures = try? await self.entry(id: entryID, for: account).article.enclosures,
               index < enclosures.count else {
             throw .notFound("no enclosure with id \(id)")

@@ -19,13 +19,13 @@ extension AggregatorService {
     /// The ids of the entries `query` selects, in `paging`'s order, within its limit and offset
     /// (unlike `entries`, not capped: ids are small).
     public func entryIDs(_ query: ArticleQuery, _ paging: EntryPaging = EntryPaging(),
-                         for account: AccountIdentity) async throws(AggregatorError) -> [Int64] {
+                         for account: AccountIdentity) async throws(AggregatorError) -> [EntryID] {
         let listing = try await listing(query, paging, for: account)
         return try await listRead(for: account) { try $0.entryIDs(listing) }
     }
 
     /// One entry with the dates apps sync by.
-    public func entry(id: Int64, for account: AccountIdentity) async throws(AggregatorError) -> ListedEntry {
+    public func entry(id: EntryID, for account: AccountIdentity) async throws(AggregatorError) -> ListedEntry {
         var query = ArticleQuery()
         query.ids = [id]  // not a range around it: id + 1 overflowed at Int64.max
         guard let entry = try await entries(query, EntryPaging(limit: 1), for: account).entries.first else {
@@ -46,7 +46,8 @@ extension AggregatorService {
         (listing.read, listing.starred) = (query.read, query.starred)
         (listing.changedAfter, listing.changedBefore) = (query.changedAfter, query.changedBefore)
         (listing.createdAfter, listing.createdBefore) = (query.createdAfter, query.createdBefore)
-        (listing.afterID, listing.beforeID, listing.ids) = (query.afterID, query.beforeID, query.ids)
+        (listing.afterID, listing.beforeID) = (query.afterID?.rawValue, query.beforeID?.rawValue)
+        listing.ids = query.ids?.map(\.rawValue)
         (listing.order, listing.ascending) = (paging.order, paging.ascending)
         (listing.limit, listing.offset) = (paging.limit, paging.offset)
         return listing

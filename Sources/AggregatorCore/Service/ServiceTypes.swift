@@ -38,9 +38,9 @@ public struct ArticleQuery: Sendable, Equatable {
     public var createdAfter: Date?
     public var createdBefore: Date?
     /// Ids above `afterID`, below `beforeID`; only `ids` (at most 10,000).
-    public var afterID: Int64?
-    public var beforeID: Int64?
-    public var ids: [Int64]?
+    public var afterID: EntryID?
+    public var beforeID: EntryID?
+    public var ids: [EntryID]?
 
     public var unreadOnly: Bool {
         get { read == false }
@@ -76,7 +76,7 @@ public struct EntryPaging: Sendable, Equatable {
 
 /// What a mark applies to.
 public enum MarkSelection: Sendable, Equatable {
-    case ids([Int64])
+    case ids([EntryID])
     case matching(ArticleQuery)
 }
 

@@ -3,14 +3,14 @@ import Foundation
 extension FeedStore {
     /// Records `account`'s own title and/or content for entry `id` (nil keeps what it had, if any).
     /// - Returns: false when the account has no such entry.
-    public func editEntry(id: Int64, title: String?, content: String?, account: AccountID, now: Date = Date()) throws(StoreError) -> Bool {
+    public func editEntry(id: EntryID, title: String?, content: String?, account: AccountID, now: Date = Date()) throws(StoreError) -> Bool {
         try database.transaction { () throws(StoreError) -> Bool in
             var exists = false
             try database.statement("""
                 SELECT 1 FROM entry_state st WHERE st.entry_id = ?1 AND st.removed = 0 AND \(AccountScope.visible(account: "?2"))
-                """).query([.integer(id), .account(account)]) { _ in exists = true }
+                """).query([.entry(id), .account(account)]) { _ in exists = true }
             guard exists else { return false }
-            try recordEdit(id, title: title, content: content, account: account, now: Int64(now.timeIntervalSince1970))
+            try recordEdit(id.rawValue, title: title, content: content, account: account, now: Int64(now.timeIntervalSince1970))
             return true
         }
     }
@@ -28,11 +28,11 @@ extension FeedStore {
 
 extension StoreReader {
     /// `account`'s own titles and contents of those of `entryIDs` it edited.
-    public func entryEdits(account: AccountID, entryIDs: [Int64]) throws(StoreError) -> [Int64: (title: String?, content: String?)] {
-        var edits: [Int64: (title: String?, content: String?)] = [:]
+    public func entryEdits(account: AccountID, entryIDs: [EntryID]) throws(StoreError) -> [EntryID: (title: String?, content: String?)] {
+        var edits: [EntryID: (title: String?, content: String?)] = [:]
         try queryRows(of: account, entryIDs: entryIDs) { ids in
             "SELECT entry_id, title, content FROM entry_edits WHERE account_id = ?1 AND entry_id IN (\(ids))"
-        } row: { row in edits[row.int64(at: 0)] = (row.text(at: 1), row.text(at: 2)) }
+        } row: { row in edits[row.entryID(at: 0)] = (row.text(at: 1), row.text(at: 2)) }
         return edits
     }
 }

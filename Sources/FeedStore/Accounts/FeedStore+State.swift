@@ -5,7 +5,7 @@ extension FeedStore {
     /// flag as it is); ids of entries the account does not see change nothing.
     /// - Returns: how many articles changed.
     @discardableResult
-    public func mark(ids: [Int64], account: AccountID, read: Bool? = nil, starred: Bool? = nil) throws(StoreError) -> Int {
+    public func mark(ids: [EntryID], account: AccountID, read: Bool? = nil, starred: Bool? = nil) throws(StoreError) -> Int {
         // SQLite binds at most 32,766 values a statement: long lists (Fever marks whatever the
         // client names) go in chunks, each in its own transaction.
         var changed = 0

@@ -2,7 +2,7 @@ import Foundation
 
 /// An entry whose page the crawler is to extract (docs/ARCHITECTURE.md), and for whom.
 public struct CrawlCandidate: Sendable, Equatable {
-    public var entryID: Int64
+    public var entryID: EntryID
     public var pageURL: String
     public var feedURL: String
     /// The accounts whose subscription to a feed carrying it has `crawler` on, and that do not see its page yet.
@@ -25,7 +25,7 @@ extension FeedStore {
     /// The entries first seen since `since` whose subscriptions want them crawled (first seen since the
     /// subscription began, its crawler on), that some of those accounts do not see the page of yet,
     /// newest first, at most `limit`, leaving out `excluding` (pages that could not be had).
-    public func pagesToCrawl(since: Date, limit: Int, excluding: Set<Int64> = []) throws(StoreError) -> [CrawlCandidate] {
+    public func pagesToCrawl(since: Date, limit: Int, excluding: Set<EntryID> = []) throws(StoreError) -> [CrawlCandidate] {
         var candidates: [Int64: CrawlCandidate] = [:]
         var order: [Int64] = []
         try database.statement("""
@@ -41,12 +41,12 @@ extension FeedStore {
             ORDER BY e.id DESC
             """).query([.integer(Int64(since.timeIntervalSince1970))]) { row in
             let id = row.int64(at: 0)
-            guard !excluding.contains(id) else { return }
+            guard !excluding.contains(EntryID(id)) else { return }
             if candidates[id] == nil {
                 guard order.count < limit else { return }
                 order.append(id)
                 candidates[id] = CrawlCandidate(
-                    entryID: id, pageURL: row.text(at: 1) ?? "", feedURL: row.text(at: 2) ?? "", accounts: [],
+                    entryID: EntryID(id), pageURL: row.text(at: 1) ?? "", feedURL: row.text(at: 2) ?? "", accounts: [],
                     isKept: row.optionalInt64(at: 4) != nil, isKeptNonPublic: row.optionalInt64(at: 4) == 2,
                     settings: row.optionalInt64(at: 6) == nil ? nil : FeedFetchSettings(row: row, at: 7),
                     isForAdminsOnly: true)
@@ -62,7 +62,7 @@ extension FeedStore {
     }
 
     /// `showPage` for each of `accounts`, in one transaction.
-    public func showPage(entryID id: Int64, accounts: [AccountID]) throws(StoreError) {
+    public func showPage(entryID id: EntryID, accounts: [AccountID]) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             for account in accounts { try showPage(entryID: id, account: account) }
         }

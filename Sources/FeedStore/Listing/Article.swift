@@ -50,7 +50,7 @@ public enum ArticleSort: String, Sendable, CaseIterable {
 
 /// A stored article as listings show it.
 public struct Article: Sendable, Equatable {
-    public var id: Int64
+    public var id: EntryID
     public var feedID: Int64?
     public var feedTitle: String?
     public var category: String?

@@ -90,7 +90,7 @@ extension StoreReader {
             }
             if let walked {
                 let position = Dictionary(uniqueKeysWithValues: walked.enumerated().map { ($1, $0) })
-                entries.sort { position[$0.article.id, default: 0] < position[$1.article.id, default: 0] }
+                entries.sort { position[$0.article.id.rawValue, default: 0] < position[$1.article.id.rawValue, default: 0] }
             }
             var articles = entries.map(\.article)
             try readVersions(of: &articles, account: listing.filter.account, subscription: listing.filter.feedID,
@@ -101,7 +101,7 @@ extension StoreReader {
     }
 
     /// The ids of the entries `listing` matches, in its order, within its limit and offset.
-    public func entryIDs(_ listing: EntryListing) throws(StoreError) -> [Int64] {
+    public func entryIDs(_ listing: EntryListing) throws(StoreError) -> [EntryID] {
         var plain = EntryListing(account: listing.filter.account)
         (plain.read, plain.starred, plain.order, plain.ascending) = (listing.read, listing.starred, .id, listing.ascending)
         (plain.limit, plain.offset) = (listing.limit, listing.offset)
@@ -128,13 +128,13 @@ extension StoreReader {
                 from = "entry_state st"
                 conditions.append(AccountScope.visible(account: "?3"))
             }
-            var ids: [Int64] = []
+            var ids: [EntryID] = []
             try database.statement("""
                 SELECT st.entry_id FROM \(from) WHERE \(conditions.joined(separator: " AND "))
                 ORDER BY st.entry_id \(listing.ascending ? "ASC" : "DESC") LIMIT ?1 OFFSET ?2
                 """).query([.integer(Int64(max(0, listing.limit))), .integer(Int64(max(0, listing.offset))),
                             .account(listing.filter.account)]) { row in
-                ids.append(row.int64(at: 0))
+                ids.append(row.entryID(at: 0))
             }
             return ids
         }
@@ -142,10 +142,10 @@ extension StoreReader {
         var (from, values) = try selection(listing, share: &share)
         values += [.integer(Int64(max(0, listing.limit))), .integer(Int64(max(0, listing.offset)))]
         return try translatingSearchErrors(listing) { () throws(StoreError) in
-            var ids: [Int64] = []
+            var ids: [EntryID] = []
             try database.statement("""
                 SELECT e.id \(from) ORDER BY \(Self.ordering(listing)) LIMIT ?\(values.count - 1) OFFSET ?\(values.count)
-                """).query(values) { row in ids.append(row.int64(at: 0)) }
+                """).query(values) { row in ids.append(row.entryID(at: 0)) }
             return ids
         }
     }

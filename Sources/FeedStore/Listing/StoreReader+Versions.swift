@@ -12,7 +12,7 @@ extension StoreReader {
                       search: SearchQuery? = nil) throws(StoreError) {
         guard !articles.isEmpty else { return }
         var values: [SQLValue] = []
-        let ids = SQLValue.placeholders(for: articles.map(\.id), appendingTo: &values)
+        let ids = SQLValue.placeholders(for: articles.map(\.id.rawValue), appendingTo: &values)
         var versioned: [Int64] = []
         try database.statement("SELECT entry_id FROM entry_state WHERE versioned <> 0 AND entry_id IN (\(ids))")
             .query(values) { versioned.append($0.int64(at: 0)) }
@@ -27,7 +27,7 @@ extension StoreReader {
               AND \(AccountScope.readsVersion("v", account: "?1", subscription: subscription == nil ? nil : "?2"))
             """).query(values) { row in
             let entry = row.int64(at: 0)
-            var text = Article(id: entry, isRead: false, isStarred: false)
+            var text = Article(id: EntryID(entry), isRead: false, isStarred: false)
             (text.title, text.summary, text.content, text.author) = (row.text(at: 1), row.text(at: 2), row.text(at: 3), row.text(at: 4))
             text.published = row.optionalInt64(at: 5).map { Date(timeIntervalSince1970: TimeInterval($0)) }
             text.updated = row.optionalInt64(at: 6).map { Date(timeIntervalSince1970: TimeInterval($0)) }
@@ -37,7 +37,7 @@ extension StoreReader {
             texts[entry] = text
         }
         for index in articles.indices {
-            guard let text = texts[articles[index].id] else { continue }
+            guard let text = texts[articles[index].id.rawValue] else { continue }
             articles[index].title = text.title
             articles[index].summary = text.summary
             articles[index].author = text.author

@@ -71,10 +71,10 @@ public final class StoreReader {
                 article.snippet = search?.snippet(of: row.text(at: 14) ?? article.summary)
                 articles.append(article)
                 positions.append(sort == .relevance
-                    ? ArticleCursor(sort: sort, number: nil, text: nil, id: article.id,
+                    ? ArticleCursor(sort: sort, number: nil, text: nil, id: article.id.rawValue,
                                     window: position?.window ?? row.optionalInt64(at: 15), offset: skipped + articles.count)
                     : ArticleCursor(sort: sort, number: sort == .title ? nil : row.optionalDouble(at: 13),
-                                    text: sort == .title ? row.text(at: 13) : nil, id: article.id))
+                                    text: sort == .title ? row.text(at: 13) : nil, id: article.id.rawValue))
             }
         } catch let error where error.kind == .failed && filter.search != nil {
             throw StoreError(.invalidQuery, code: error.code, message: "cannot run this search: \(filter.search ?? "")")
@@ -237,13 +237,13 @@ public final class StoreReader {
     }
 
     /// One of the account's articles with its content and attachments, or nil (another account's too).
-    public func article(id: Int64, account: AccountID) throws(StoreError) -> Article? {
+    public func article(id: EntryID, account: AccountID) throws(StoreError) -> Article? {
         var found: Article?
         try database.statement("""
             SELECT \(AccountScope.articleColumns), e.content, e.enclosures
             FROM entries e JOIN entry_state st ON st.entry_id = e.id \(AccountScope.joins(account: "?2"))
             WHERE e.id = ?1 AND st.removed = 0 AND \(AccountScope.visible(account: "?2"))
-            """).query([.integer(id), .account(account)]) { row in
+            """).query([.entry(id), .account(account)]) { row in
             var article = Self.article(from: row)
             article.content = row.text(at: 13)
             article.enclosures = ArticleEnclosure.decoding(columnText: row.text(at: 14))
@@ -287,7 +287,7 @@ public final class StoreReader {
 
     static func article(from row: Statement) -> Article {
         Article(
-            id: row.int64(at: 0), feedID: row.optionalInt64(at: 1), feedTitle: row.text(at: 2), category: row.text(at: 3),
+            id: row.entryID(at: 0), feedID: row.optionalInt64(at: 1), feedTitle: row.text(at: 2), category: row.text(at: 3),
             title: row.text(at: 4), url: row.text(at: 5), author: row.text(at: 6),
             published: row.optionalInt64(at: 7).map { Date(timeIntervalSince1970: TimeInterval($0)) },
             updated: row.optionalInt64(at: 8).map { Date(timeIntervalSince1970: TimeInterval($0)) },

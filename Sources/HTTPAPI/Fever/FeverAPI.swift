@@ -88,13 +88,13 @@ struct FeverAPI: Sendable {
     private func items(_ request: HTTPRequest, for account: AccountIdentity) async throws -> ([JSONValue], Int) {
         var (query, paging) = (ArticleQuery(), EntryPaging(order: .id, limit: Self.pageSize))
         if let since = request.queryValue("since_id").flatMap({ Int64($0) }) {
-            query.afterID = since > 0 ? since : nil
+            query.afterID = since > 0 ? EntryID(since) : nil
         } else if let max = request.queryValue("max_id").flatMap({ Int64($0) }) {
             paging.ascending = false
-            query.beforeID = max > 0 ? max : nil
+            query.beforeID = max > 0 ? EntryID(max) : nil
         } else if let wanted = request.queryValue("with_ids") {
             query.ids = wanted.split(separator: ",").prefix(Self.pageSize)
-                .compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+                .compactMap { Int64($0.trimmingCharacters(in: .whitespaces)).map { EntryID($0) } }
         }
         let (entries, _) = try await service.entries(query, paging, for: account)
         return (entries.map(Self.item), try await service.entryCounts(for: account).entries)
@@ -108,7 +108,7 @@ struct FeverAPI: Sendable {
         var text: [UInt8] = []
         for id in try await service.entryIDs(query, EntryPaging(order: .id, limit: .max), for: account) {
             if !text.isEmpty { text.append(UInt8(ascii: ",")) }
-            text.append(contentsOf: String(id).utf8)
+            text.append(contentsOf: id.description.utf8)
         }
         return String(decoding: text, as: UTF8.self)
     }
@@ -130,7 +130,7 @@ struct FeverAPI: Sendable {
             default: (nil, nil)
             }
             guard read != nil || starred != nil else { return }
-            _ = try await service.mark(.ids([id]), read: read, starred: starred, for: account)
+            _ = try await service.mark(.ids([EntryID(id)]), read: read, starred: starred, for: account)
         case ("feed", "read"), ("group", "read"):
             // In one transaction of the store's, what was stored up to `before` (what the app had seen).
             var query = ArticleQuery(unreadOnly: true)

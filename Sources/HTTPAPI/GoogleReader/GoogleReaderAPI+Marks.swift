@@ -30,7 +30,7 @@ extension GoogleReaderAPI {
                 }
             }
         }
-        if !ids.isEmpty, read != nil || starred != nil { _ = try await service.mark(.ids(ids), read: read, starred: starred, for: request.account) }
+        if !ids.isEmpty, read != nil || starred != nil { _ = try await service.mark(.ids(ids.map { EntryID($0) }), read: read, starred: starred, for: request.account) }
         return .text("OK")
     }
 

@@ -64,8 +64,8 @@ extension GoogleReaderAPI {
         let (query, paging, count) = try await streamListing(request, stream: request.value("s") ?? ReaderStream.readingListID,
                                                              maximum: 10_000)
         let ids = try await service.entryIDs(query, paging, for: request.account)
-        var answer: [String: JSONValue] = ["itemRefs": .array(ids.prefix(count).map { ["id": .string(ReaderItemID.short($0))] })]
-        if ids.count > count, let last = ids.prefix(count).last { answer["continuation"] = .string(String(last)) }
+        var answer: [String: JSONValue] = ["itemRefs": .array(ids.prefix(count).map { ["id": .string(ReaderItemID.short($0.rawValue))] })]
+        if ids.count > count, let last = ids.prefix(count).last { answer["continuation"] = .string(last.description) }
         return MinifluxJSON.response(.object(answer))
     }
 
@@ -81,7 +81,7 @@ extension GoogleReaderAPI {
         var entries: [ListedEntry] = []
         for first in stride(from: 0, to: ids.count, by: AggregatorService.maximumPageSize) {
             var query = ArticleQuery()
-            query.ids = Array(ids[first..<min(first + AggregatorService.maximumPageSize, ids.count)])
+            query.ids = ids[first..<min(first + AggregatorService.maximumPageSize, ids.count)].map { EntryID($0) }
             let paging = EntryPaging(order: .id, ascending: false, limit: AggregatorService.maximumPageSize)
             entries += try await service.entries(query, paging, for: request.account).entries
         }
@@ -113,7 +113,7 @@ extension GoogleReaderAPI {
             if paging.ascending { query.afterID = last } else { query.beforeID = last }
         }
         let page = Array(entries.prefix(count))
-        return (page, entries.count > count ? page.last.map { String($0.article.id) } : nil)
+        return (page, entries.count > count ? page.last.map { $0.article.id.description } : nil)
     }
 
     /// The listing a stream and its parameters select: `n`, `r=o`, `c`, `xt`, `it`, `ot`, `nt`; its
@@ -148,7 +148,7 @@ extension GoogleReaderAPI {
         }
         if let continuation = request.value("c"), !continuation.isEmpty {
             guard let last = Int64(continuation) else { throw ReaderError("not a continuation: \(continuation)") }
-            if paging.ascending { listing.afterID = last } else { listing.beforeID = last }
+            if paging.ascending { listing.afterID = EntryID(last) } else { listing.beforeID = EntryID(last) }
         }
         return (listing, paging, count)
     }
@@ -186,7 +186,7 @@ extension GoogleReaderAPI {
         for entry in entries {
             let article = entry.article
             let published = rfc3339(secondsSinceEpoch: Int64((article.published ?? entry.createdAt).timeIntervalSince1970))
-            xml += "<entry><id>\(ReaderItemID.long(article.id))</id><title type=\"html\">\(XMLText.escaped(article.title ?? ""))</title>"
+            xml += "<entry><id>\(ReaderItemID.long(article.id.rawValue))</id><title type=\"html\">\(XMLText.escaped(article.title ?? ""))</title>"
             xml += "<published>\(published)</published><updated>\(published)</updated>"
             if let url = article.url { xml += "<link rel=\"alternate\" href=\"\(XMLText.escaped(url))\" type=\"text/html\"/>" }
             if let author = article.author { xml += "<author><name>\(XMLText.escaped(author))</name></author>" }
@@ -225,7 +225,7 @@ extension GoogleReaderAPI {
         let link: JSONValue = [["href": .string(article.url ?? ""), "type": "text/html"]]
         let crawled = entry.createdAt.timeIntervalSince1970
         return [
-            "id": .string(ReaderItemID.long(article.id)), "crawlTimeMsec": .string(String(Int64(crawled * 1000))),
+            "id": .string(ReaderItemID.long(article.id.rawValue)), "crawlTimeMsec": .string(String(Int64(crawled * 1000))),
             "timestampUsec": .string(String(Int64(crawled * 1_000_000))),
             "published": .from(Int64((article.published ?? entry.createdAt).timeIntervalSince1970)),
             "updated": .from(Int64((article.updated ?? article.published ?? entry.createdAt).timeIntervalSince1970)),

@@ -32,7 +32,7 @@ extension MinifluxAPI {
     /// entry; `update_content=true` shows it instead of the feed's content to this account from now on.
     func fetchContent(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let update = request.http.queryValue("update_content").map { ["true", "1"].contains($0.lowercased()) } ?? false
-        let content = try await service.fetchContent(entryID: try request.id("entryID"), update: update, for: request.account)
+        let content = try await service.fetchContent(entryID: EntryID(try request.id("entryID")), update: update, for: request.account)
         return MinifluxJSON.response(["content": .string(content), "reading_time": .from(MinifluxJSON.readingTime(of: content))])
     }
 
@@ -48,7 +48,7 @@ extension MinifluxAPI {
         }
         let edited: ListedEntry
         do {
-            edited = try await service.editEntry(id: id, title: try text("title"), content: try text("content"),
+            edited = try await service.editEntry(id: EntryID(id), title: try text("title"), content: try text("content"),
                                                  for: request.account)
         } catch let error as AggregatorError {
             if case .notFound = error { throw error }
@@ -95,7 +95,7 @@ extension MinifluxAPI {
 
     /// The route's entry as the account sees it (its edits, where it stopped in the enclosures).
     func shownEntry(_ request: MinifluxRequest) async throws -> ListedEntry {
-        try await service.entry(id: try request.id("entryID"), for: request.account)
+        try await service.entry(id: EntryID(try request.id("entryID")), for: request.account)
     }
 
     // MARK: - Enclosures
@@ -137,7 +137,7 @@ extension MinifluxAPI {
             starred = flag
         }
         guard read != nil || starred != nil else { throw MinifluxError("give status and/or starred") }
-        _ = try await service.mark(.ids(ids), read: read, starred: starred, for: request.account)
+        _ = try await service.mark(.ids(ids.map { EntryID($0) }), read: read, starred: starred, for: request.account)
         return MinifluxJSON.noContent
     }
 
@@ -232,8 +232,8 @@ extension MinifluxAPI {
         query.before = try date("published_before") ?? date("before")
         query.changedAfter = try date("changed_after")
         query.changedBefore = try date("changed_before")
-        query.afterID = try request.integer("after_entry_id").flatMap { $0 == 0 ? nil : $0 }
-        query.beforeID = try request.integer("before_entry_id").flatMap { $0 == 0 ? nil : $0 }
+        query.afterID = try request.integer("after_entry_id").flatMap { $0 == 0 ? nil : EntryID($0) }
+        query.beforeID = try request.integer("before_entry_id").flatMap { $0 == 0 ? nil : EntryID($0) }
         return (query, paging)
     }
 }

@@ -185,7 +185,8 @@ extension MinifluxAPI {
         let entry = try await shownEntry(request)
         // A cross-posted entry is listed under each feed that carries it.
         var query = ArticleQuery(feed: .id(feed.id))
-        (query.afterID, query.beforeID) = (entry.article.id - 1, entry.article.id + 1)
+        let id = entry.article.id.rawValue
+        (query.afterID, query.beforeID) = (EntryID(id - 1), EntryID(id + 1))
         guard try await service.entryIDs(query, for: request.account) == [entry.article.id] else {
             throw AggregatorError.notFound("no entry \(entry.article.id) in feed \(feed.id)")
         }

@@ -93,7 +93,7 @@ enum MinifluxJSON {
         let content = HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url)
         var object: [String: JSONValue] = [
             "id": .from(article.id), "user_id": .from(user), "feed_id": .from(feedID),
-            "status": .string(article.isRead ? "read" : "unread"), "hash": .string(String(article.id)),
+            "status": .string(article.isRead ? "read" : "unread"), "hash": .string(article.id.description),
             "title": .string(article.title ?? ""), "url": .string(article.url ?? ""), "comments_url": "", "language": "",
             "published_at": timestamp(article.published ?? entry.createdAt), "created_at": timestamp(entry.createdAt),
             "changed_at": timestamp(entry.changedAt), "content": .string(content), "author": .string(article.author ?? ""),
@@ -146,4 +146,9 @@ enum MinifluxJSON {
 extension JSONValue {
     /// An account's id, as the number apps know it by.
     static func from(_ account: AccountID) -> JSONValue { .from(account.rawValue) }
+}
+
+extension JSONValue {
+    /// An entry's id, as the number apps know it by.
+    static func from(_ entry: EntryID) -> JSONValue { .from(entry.rawValue) }
 }

@@ -1,3 +1,5 @@
+import FeedStore
+
 /// Markup that is safe by construction (docs/SECURITY.md, "The web page"): in an `HTML` literal, an
 /// interpolated `String` is escaped, an interpolated `HTML` goes in as it is. The only markup there
 /// is comes from literals written in this module and from `HTML(sanitized:)`, content that went
@@ -57,6 +59,10 @@ struct HTML: ExpressibleByStringInterpolation, Equatable, Sendable {
 
         mutating func appendInterpolation(_ number: some BinaryInteger) {
             markup += String(number)
+        }
+
+        mutating func appendInterpolation(_ entry: EntryID) {
+            markup += entry.description
         }
     }
 

@@ -120,7 +120,7 @@ extension WebUI {
     }
 
     /// One article in a list: its title links to it, its buttons mark it without leaving the list.
-    private func entryItem(_ article: Article, page: WebPage, back: String, above: [Int64], words: [String]) -> HTML {
+    private func entryItem(_ article: Article, page: WebPage, back: String, above: [EntryID], words: [String]) -> HTML {
         let state = article.isRead ? "read" : "unread"
         var html: HTML = "<article class=\"entry \(state)\" id=\"entry-\(article.id)\">"
         let title = article.title.flatMap { $0.isEmpty ? nil : $0 } ?? article.url ?? "(untitled)"
@@ -141,10 +141,10 @@ extension WebUI {
         }
         html += "<div class=\"actions\">"
         html += page.button(article.isRead ? "Mark unread" : "Mark read", action: "/entries/mark",
-                            fields: [("ids", String(article.id)), ("read", article.isRead ? "0" : "1"), ("back", back)],
+                            fields: [("ids", article.id.description), ("read", article.isRead ? "0" : "1"), ("back", back)],
                             inline: "read")
         html += page.button(article.isStarred ? "Unstar" : "Star", action: "/entries/mark",
-                            fields: [("ids", String(article.id)), ("starred", article.isStarred ? "0" : "1"), ("back", back)],
+                            fields: [("ids", article.id.description), ("starred", article.isStarred ? "0" : "1"), ("back", back)],
                             inline: "star", pressed: article.isStarred)
         if above.count > 1 {
             html += page.button("Mark read up to here", action: "/entries/mark",
@@ -171,7 +171,7 @@ extension WebUI {
 
     /// The article, marked read as it is opened.
     func entryPage(_ request: WebRequest) async throws -> HTTPResponse {
-        let id = try request.id()
+        let id = EntryID(try request.id())
         var article = try await service.article(id: id, for: request.account)
         if !article.isRead {
             _ = try await service.mark(.ids([id]), read: true, starred: nil, for: request.account)
@@ -197,9 +197,9 @@ extension WebUI {
         if article.published != nil { main += " · " + WebPage.time(article.published) }
         main += "</p><div class=\"actions\">"
         main += page.button("Mark unread", action: "/entries/mark",
-                            fields: [("ids", String(id)), ("read", "0"), ("back", back)], inline: "read")
+                            fields: [("ids", id.description), ("read", "0"), ("back", back)], inline: "read")
         main += page.button(article.isStarred ? "Unstar" : "Star", action: "/entries/mark",
-                            fields: [("ids", String(id)), ("starred", article.isStarred ? "0" : "1"), ("back", back)],
+                            fields: [("ids", id.description), ("starred", article.isStarred ? "0" : "1"), ("back", back)],
                             inline: "star", pressed: article.isStarred)
         if article.url.map(Self.isWebLink) == true {
             main += page.button("Fetch original content", action: "/entry/\(id)/fetch-content", fields: [])
@@ -214,7 +214,7 @@ extension WebUI {
 
     /// Fetches the entry's page and shows its article instead of the feed's content, to this account.
     func fetchOriginalContent(_ request: WebRequest) async throws -> HTTPResponse {
-        let id = try request.id()
+        let id = EntryID(try request.id())
         _ = try await service.fetchContent(entryID: id, update: true, for: request.account)
         return redirect(to: "/entry/\(id)", request.http)
     }
@@ -244,7 +244,7 @@ extension WebUI {
     /// Marks the posted `ids` (at most 1,000) read or unread and/or starred or not.
     func markEntries(_ request: WebRequest) async throws -> HTTPResponse {
         let text = request.form.value("ids") ?? ""
-        let ids = text.split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        let ids = text.split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)).map { EntryID($0) } }
         guard !ids.isEmpty, ids.count <= 1000, ids.count == text.split(separator: ",").count else {
             throw WebError("ids must be 1 to 1,000 article ids, separated by commas")
         }
@@ -287,8 +287,8 @@ extension WebUI {
 
     // MARK: - Pieces
 
-    static func idList(_ ids: [Int64]) -> String {
-        ids.map(String.init).joined(separator: ",")
+    static func idList(_ ids: [EntryID]) -> String {
+        ids.map(\.description).joined(separator: ",")
     }
 
     /// Links we put in an `href`: http and https only (never `javascript:` or `data:`).
