@@ -67,7 +67,7 @@ public struct ControlHandler: Sendable {
                         ["url": .string($0.url), "title": .from($0.title), "type": .string($0.type)]
                     })]
         case .feedsRemove:
-            return ["removed": .from(try await service.removeFeed(try params.feed("feed"), for: try await acting()))]
+            return ["removed": .from(try await service.removeFeed(try params.feed("feed"), for: try await acting()).rawValue)]
         case .feedsUpdate:
             return try await updateFeed(params, for: try await acting())
         case .feedsImport:
@@ -317,7 +317,7 @@ public struct ControlHandler: Sendable {
     }
 
     static func json(_ feed: FeedSummary) -> JSONValue {
-        ["id": .from(feed.id), "url": .string(feed.url), "title": .from(feed.title), "site_url": .from(feed.siteURL),
+        ["id": .from(feed.id.rawValue), "url": .string(feed.url), "title": .from(feed.title), "site_url": .from(feed.siteURL),
          "category": .from(feed.category), "status": .string(feed.status.rawValue), "last_error": .from(feed.lastError),
          "error_count": .from(feed.errorCount), "unread": .from(feed.unread), "total": .from(feed.total),
          "checked_at": .from(feed.checkedAt.map(timestamp)), "next_check_at": .from(feed.nextCheckAt.map(timestamp)),
@@ -329,7 +329,7 @@ public struct ControlHandler: Sendable {
 
     static func json(_ article: Article, full: Bool) -> JSONValue {
         var object: [String: JSONValue] = [
-            "id": .from(article.id.rawValue), "feed_id": .from(article.feedID), "feed_title": .from(article.feedTitle),
+            "id": .from(article.id.rawValue), "feed_id": .from(article.feedID?.rawValue), "feed_title": .from(article.feedTitle),
             "category": .from(article.category), "title": .from(article.title), "url": .from(article.url),
             "author": .from(article.author), "published": .from(article.published.map(timestamp)),
             "updated": .from(article.updated.map(timestamp)), "summary": .from(article.summary),
@@ -376,8 +376,8 @@ struct Parameters {
 
     /// A feed named by id (a number, or a string of digits) or URL.
     static func feed(_ value: JSONValue) throws -> FeedReference {
-        if let number = value.int { return .id(Int64(number)) }
-        if let text = value.string, !text.isEmpty { return Int64(text).map(FeedReference.id) ?? .url(text) }
+        if let number = value.int { return .id(SubscriptionID(Int64(number))) }
+        if let text = value.string, !text.isEmpty { return Int64(text).map { .id(SubscriptionID($0)) } ?? .url(text) }
         throw JSONRPCError.invalidParams("\"feed\" must be a feed id or URL")
     }
 

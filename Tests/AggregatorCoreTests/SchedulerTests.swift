@@ -42,9 +42,9 @@ import Testing
             let id = try #require(try await store.feedID(url: url, account: 1))
             if let nextCheck {
                 try await store.record(.success(etag: nil, lastModified: nil, newURL: nil, title: nil, siteURL: nil),
-                                       feedID: id, checkedAt: clock.now, nextCheckAt: nextCheck, intervalSeconds: 3600)
+                                       feedID: id.rawValue, checkedAt: clock.now, nextCheckAt: nextCheck, intervalSeconds: 3600)
             }
-            return id
+            return id.rawValue
         }
 
         /// Runs the scheduler until `body` returns, then cancels it and waits for it to end.

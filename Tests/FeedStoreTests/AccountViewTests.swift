@@ -332,43 +332,43 @@ import Testing
         let (fixture, bea, feeds) = try await twoReaders()
         let store = fixture.store
         let reader = try fixture.reader()
-        func subscription(_ account: AccountID, _ url: String) throws -> Int64 {
+        func subscription(_ account: AccountID, _ url: String) throws -> SubscriptionID {
             try #require(try reader.feeds(account: account).first { $0.url == url }?.id)
         }
         let (annsA, beasA) = (try subscription(ann, "https://a.example/feed"), try subscription(bea, "https://a.example/feed"))
         let before = (try reader.accountCounts(ann), try reader.accountCounts(bea))
 
         let new = entry("https://pages.example/mine", title: "Ann's import")
-        let imported = try await store.importEntry(new, subscription: annsA, account: ann, read: false, starred: true)
+        let imported = try await store.importEntry(new, subscription: SubscriptionID(annsA.rawValue), account: ann, read: false, starred: true)
         #expect(imported.isNew)
         #expect(try reader.accountCounts(ann) == EntryCounts(entries: before.0.entries + 1, unread: before.0.unread + 1))
         #expect(try reader.accountCounts(bea) == before.1, "Bea follows a too, and neither sees nor counts it")
         #expect(try reader.article(id: EntryID(imported.id), account: bea) == nil)
         #expect(try reader.article(id: EntryID(imported.id), account: ann)?.isStarred == true)
-        let again = try await store.importEntry(new, subscription: annsA, account: ann, read: false, starred: true)
+        let again = try await store.importEntry(new, subscription: SubscriptionID(annsA.rawValue), account: ann, read: false, starred: true)
         #expect(again == ImportedEntry(id: imported.id, isNew: false))
 
         // An import at the URL of a stored entry is an entry of its own: story 3's text (b's, which Bea
         // does not follow) is not shown through it, and Bea still sees story 4 through c, once.
         let story3 = try #require(try reader.articles(ArticleFilter(account: ann, search: "\"Story 3\"")).articles.first?.id)
-        let crossed = try await store.importEntry(entry("https://news.example/3", title: "Ann's take on 3"), subscription: annsA,
+        let crossed = try await store.importEntry(entry("https://news.example/3", title: "Ann's take on 3"), subscription: SubscriptionID(annsA.rawValue),
                                                   account: ann, read: true, starred: false)
         #expect(crossed.isNew && EntryID(crossed.id) != story3)
         #expect(try reader.article(id: EntryID(crossed.id), account: ann)?.title == "Ann's take on 3")
         #expect(try reader.article(id: story3, account: ann)?.title == "Story 3", "the stored entry unchanged")
-        _ = try await store.importEntry(entry("https://news.example/4", title: "Ann's 4"), subscription: annsA,
+        _ = try await store.importEntry(entry("https://news.example/4", title: "Ann's 4"), subscription: SubscriptionID(annsA.rawValue),
                                         account: ann, read: false, starred: false)
         #expect(try titles(reader, ArticleFilter(account: bea)) == ["Story 1", "Story 2", "Story 4"])
 
         // Bea imports the same page into her own subscription: an entry of hers, Ann's unchanged.
         let beas = try await store.importEntry(entry("https://pages.example/mine", title: "Bea's title"),
-                                               subscription: beasA, account: bea, read: true, starred: false)
+                                               subscription: SubscriptionID(beasA.rawValue), account: bea, read: true, starred: false)
         #expect(beas.isNew && beas.id != imported.id)
         #expect(try reader.article(id: EntryID(beas.id), account: bea)?.title == "Bea's title")
         #expect(try reader.article(id: EntryID(beas.id), account: ann) == nil && reader.article(id: EntryID(imported.id), account: bea) == nil)
         #expect(try reader.article(id: EntryID(imported.id), account: ann)?.title == "Ann's import")
         await #expect(throws: StoreError.self, "another account's subscription") {
-            try await store.importEntry(new, subscription: annsA, account: bea, read: false, starred: false)
+            try await store.importEntry(new, subscription: SubscriptionID(annsA.rawValue), account: bea, read: false, starred: false)
         }
 
         let kept = try [ann, bea].map { account in
@@ -452,7 +452,7 @@ import Testing
         func id(_ title: String) throws -> EntryID {
             EntryID(try #require(try reader.database.integer("SELECT id FROM entries WHERE title = ?1", [.text(title)])))
         }
-        func subscription(_ account: AccountID, _ url: String) throws -> Int64 {
+        func subscription(_ account: AccountID, _ url: String) throws -> SubscriptionID {
             try #require(try reader.feeds(account: account).first { $0.url == url }?.id)
         }
         func expectKept(_ step: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
@@ -465,7 +465,7 @@ import Testing
         let (story1, story3) = (try id("Story 1"), try id("Story 3"))
         #expect(try await store.mark(ids: [story1, story3], account: ann, starred: true) == 2)
         try await expectKept("starring")
-        try await store.removeFeed(id: try subscription(ann, "https://b.example/feed"), account: ann)
+        try await store.removeFeed(id: try SubscriptionID(subscription(ann, "https://b.example/feed").rawValue), account: ann)
         #expect(try reader.accountCounts(ann) == EntryCounts(entries: 3, unread: 3), "story 3 is an orphan now, still counted")
         try await expectKept("unsubscribing")
         #expect(try await store.mark(ids: [story3], account: ann, read: true) == 1)
@@ -473,18 +473,18 @@ import Testing
         try await expectKept("reading an orphan")
         try await store.addFeeds([.init(url: "https://b.example/feed")], account: ann)
         try await expectKept("following its feed again")
-        try await store.removeFeed(id: try subscription(ann, "https://b.example/feed"), account: ann)
+        try await store.removeFeed(id: try SubscriptionID(subscription(ann, "https://b.example/feed").rawValue), account: ann)
         try await store.ingest([IncomingFeed(feedID: try #require(feeds["https://a.example/feed"]), entries: [story(1), story(3)])],
                                now: now)
         #expect(try reader.accountCounts(ann) == EntryCounts(entries: 3, unread: 2), "a carries story 3 now")
         try await expectKept("a followed feed gaining the orphan")
         #expect(try await store.mark(ids: [story3], account: ann, starred: false) == 1)
         try await expectKept("unstarring")
-        try await store.updateFeed(id: try subscription(ann, "https://a.example/feed"), account: ann,
+        try await store.updateFeed(id: try SubscriptionID(subscription(ann, "https://a.example/feed").rawValue), account: ann,
                                    changing { $0.fetchSettings = FetchSettingsChange(userAgent: "Private/1") })
         #expect(try reader.accountCounts(ann) == EntryCounts(entries: 1, unread: 1), "story 1 starred, its feed now private")
         try await expectKept("a private copy")
-        try await store.updateFeed(id: try subscription(ann, "https://a.example/feed"), account: ann,
+        try await store.updateFeed(id: try SubscriptionID(subscription(ann, "https://a.example/feed").rawValue), account: ann,
                                    changing { $0.fetchSettings = FetchSettingsChange(userAgent: "") })
         try await expectKept("the shared feed again")
     }
@@ -495,11 +495,11 @@ import Testing
         let (fixture, bea, feeds) = try await twoReaders()
         let store = fixture.store
         let reader = try fixture.reader()
-        func subscription(_ account: AccountID) throws -> Int64 {
+        func subscription(_ account: AccountID) throws -> SubscriptionID {
             try #require(try reader.feeds(account: account).first { $0.url == "https://a.example/feed" }?.id)
         }
         let since = Date(timeIntervalSince1970: 0)
-        try await store.updateFeed(id: try subscription(ann), account: ann, changing { $0.crawler = true })
+        try await store.updateFeed(id: try SubscriptionID(subscription(ann).rawValue), account: ann, changing { $0.crawler = true })
         #expect(try await store.pagesToCrawl(since: since, limit: 10).isEmpty, "entries from before the subscription: none")
         // Two entries arrive after both subscriptions began.
         try await store.ingest([IncomingFeed(feedID: try #require(feeds["https://a.example/feed"]), entries: [
@@ -507,7 +507,7 @@ import Testing
                                now: Date().addingTimeInterval(5))
         let forAnn = try await store.pagesToCrawl(since: since, limit: 10)
         #expect(forAnn.count == 2 && forAnn.allSatisfy { $0.isForAdminsOnly && $0.accounts == [ann] })
-        try await store.updateFeed(id: try subscription(bea), account: bea, changing { $0.crawler = true })
+        try await store.updateFeed(id: try SubscriptionID(subscription(bea).rawValue), account: bea, changing { $0.crawler = true })
         let forBoth = try await store.pagesToCrawl(since: since, limit: 10)
         #expect(forBoth.count == 2 && forBoth.allSatisfy { !$0.isForAdminsOnly && Set($0.accounts) == [ann, bea] })
         try await store.showPage(entryID: forBoth[0].entryID, accounts: [ann])

@@ -73,8 +73,8 @@ import Testing
     private static func deadlockAhead() async throws -> (StoreFixture, (Int64, Int64), DispatchSemaphore) {
         let fixture = try StoreFixture()
         let first = try await fixture.feed("https://a.example/feed"), second = try await fixture.feed("https://b.example/feed")
-        let feeds = (try await fixture.store.feedID(ofSubscription: first, account: 1),
-                     try await fixture.store.feedID(ofSubscription: second, account: 1))
+        let feeds = (try await fixture.store.feedID(ofSubscription: SubscriptionID(first), account: 1),
+                     try await fixture.store.feedID(ofSubscription: SubscriptionID(second), account: 1))
         nonisolated(unsafe) let other = try Database(path: fixture.path)
         try other.execute("BEGIN; UPDATE feeds SET title = 'other' WHERE id = \(feeds.1)")
         let done = DispatchSemaphore(value: 0)

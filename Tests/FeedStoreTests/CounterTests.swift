@@ -73,13 +73,13 @@ import Testing
         #expect(try fixture.reader().totals(account: 1).unread == 2)
         try await expectCountersMatchRows(fixture, "marking a category")
 
-        try await store.removeFeed(id: a, account: 1)
+        try await store.removeFeed(id: SubscriptionID(a), account: 1)
         current = try counts(fixture)
         #expect(current.categories["Tech"] == [1, 2], "stories 2 and 4 stay through feed b; 1 and 3 leave Tech")
         #expect(try fixture.reader().totals(account: 1).entries == 5, "every story is still carried or starred")
         try await expectCountersMatchRows(fixture, "removing a feed")
 
-        try await store.updateFeed(id: c, account: 1, changing { $0.category = "Tech" })
+        try await store.updateFeed(id: SubscriptionID(c), account: 1, changing { $0.category = "Tech" })
         current = try counts(fixture)
         #expect(current.categories["Tech"] == [1, 4])
         #expect(current.categories["World"] == [0, 0])
@@ -124,13 +124,13 @@ import Testing
                 try await store.mark(ArticleFilter(account: 1, category: category, since: now.addingTimeInterval(-30 * day)),
                                      read: Bool.random(using: &random))
             case 72..<80:
-                try await store.mark(ArticleFilter(account: 1, feedID: feed, unreadOnly: true), read: true)
+                try await store.mark(ArticleFilter(account: 1, feedID: SubscriptionID(feed), unreadOnly: true), read: true)
             case 80..<86:
-                try await store.updateFeed(id: feed, account: 1, changing { $0.category = categories.randomElement(using: &random) })
+                try await store.updateFeed(id: SubscriptionID(feed), account: 1, changing { $0.category = categories.randomElement(using: &random) })
             case 86..<90:
                 try await store.expire(RetentionPolicy(maximumAgeDays: 19_600, keepNewestPerFeed: 3), now: now)
             case 90..<94:
-                try await store.removeFeed(id: feed, account: 1)
+                try await store.removeFeed(id: SubscriptionID(feed), account: 1)
                 feeds.removeAll { $0 == feed }
                 feeds.append(try await fixture.feed("https://new\(step).example/feed", category: categories.randomElement(using: &random)))
             default:

@@ -56,7 +56,7 @@ import Testing
             answers.append("\(try reader.articles(ArticleFilter(account: account, search: "cafe swift"), sort: .newest).articles.map(\.id))")
             for feed in [nil, Int64(2)] {
                 for sort in ArticleSort.allCases {
-                    let filter = ArticleFilter(account: account, feedID: feed, search: "plantains OR bananas")
+                    let filter = ArticleFilter(account: account, feedID: feed.map { SubscriptionID($0) }, search: "plantains OR bananas")
                     answers.append("\(try reader.articles(filter, sort: sort).articles.map { "\($0.id) \($0.title ?? "") \($0.snippet ?? "")" })")
                 }
             }

@@ -12,7 +12,7 @@ import Testing
         let moving = try await fixture.feed("https://old.example/feed")
         let other = try await fixture.feed("https://taken.example/feed")
         func url(_ id: Int64) throws -> String? {
-            try fixture.reader().feeds(account: 1).first { $0.id == id }?.url
+            try fixture.reader().feeds(account: 1).first { $0.id.rawValue == id }?.url
         }
         let now = Date()
         try await store.record(.success(etag: "\"1\"", lastModified: nil, newURL: "https://new.example/feed", title: nil,
@@ -24,7 +24,7 @@ import Testing
                                intervalSeconds: 60)
         #expect(try url(moving) == "https://new.example/feed", "another feed has that URL: it stays")
         #expect(try url(other) == "https://taken.example/feed")
-        #expect(try fixture.reader().feeds(account: 1).first { $0.id == moving }?.status == .ok, "the fetch is recorded")
+        #expect(try fixture.reader().feeds(account: 1).first { $0.id.rawValue == moving }?.status == .ok, "the fetch is recorded")
     }
 
     /// What a feed showed came from its old URL (docs/SECURITY.md): moved by a permanent redirect, it takes

@@ -30,14 +30,14 @@ import Testing
         func titles(_ account: AccountID) throws -> [String] {
             try reader.articles(ArticleFilter(account: account), sort: .oldest).articles.compactMap(\.title)
         }
-        try await store.ingest([IncomingFeed(feedID: feed, entries: [story("News", 1), story("Sponsored: soap", 2)])], now: now)
+        try await store.ingest([IncomingFeed(feedID: feed.rawValue, entries: [story("News", 1), story("Sponsored: soap", 2)])], now: now)
         let ids = try reader.articles(ArticleFilter(account: bea), sort: .oldest).articles.map(\.id)
         try await store.mark(ids: [ids[1]], account: bea, read: true)
 
         #expect(try await store.judgedRules(subscription: beasFeed, account: bea, blocklist: "Sponsored", keeplist: nil) == 1)
         #expect(try titles(bea) == ["News"])
         #expect(try titles(1) == ["News", "Sponsored: soap"], "the other account's view is its own")
-        try await store.ingest([IncomingFeed(feedID: feed, entries: [story("Sponsored: car", 3), story("More News", 4)])], now: now)
+        try await store.ingest([IncomingFeed(feedID: feed.rawValue, entries: [story("Sponsored: car", 3), story("More News", 4)])], now: now)
         #expect(try titles(bea) == ["News", "More News"], "an arriving entry is judged as it arrives")
         #expect(try reader.accountCounts(bea) == EntryCounts(entries: 2, unread: 2))
         #expect(try reader.accountCounts(1) == EntryCounts(entries: 4, unread: 4))
@@ -88,7 +88,7 @@ extension FeedStore {
     /// New rules for the subscription, its feed's stored entries judged again as the service does
     /// (`AggregatorService+Rules`: read on a reader, judged outside the writer, verdicts applied).
     /// - Returns: how many entries the rules hide now.
-    func judgedRules(subscription: Int64, account: AccountID, blocklist: String?, keeplist: String?) async throws -> Int {
+    func judgedRules(subscription: SubscriptionID, account: AccountID, blocklist: String?, keeplist: String?) async throws -> Int {
         let feed = try saveRules(subscription: subscription, account: account, blocklist: blocklist, keeplist: keeplist)
         let reader = try StoreReader(path: path)
         guard let matcher = entryRules, let rules = try reader.ruleSets(account: account, subscriptions: [subscription]).first?.rules,

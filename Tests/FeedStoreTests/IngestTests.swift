@@ -37,7 +37,7 @@ import Testing
         let reader = try fixture.reader()
         #expect(try reader.count() == 1)
         #expect(try reader.count(ArticleFilter(account: 1, category: "world")) == 1)
-        #expect(try reader.count(ArticleFilter(account: 1, feedID: tech)) == 1)
+        #expect(try reader.count(ArticleFilter(account: 1, feedID: SubscriptionID(tech))) == 1)
         // Marked read once, it is read under both feeds.
         try await fixture.store.mark(ArticleFilter(account: 1, category: "Technology"), read: true)
         #expect(try reader.count(ArticleFilter(account: 1, category: "World", unreadOnly: true)) == 0)
@@ -111,6 +111,6 @@ import Testing
         try await fixture.store.ingest([IncomingFeed(feedID: first, entries: [post])], now: now.addingTimeInterval(60))
         try await fixture.store.ingest([IncomingFeed(feedID: second, entries: [post])], now: now.addingTimeInterval(120))
         let feeds = Dictionary(uniqueKeysWithValues: try fixture.reader().feeds(account: 1).map { ($0.id, $0.newestEntryAt) })
-        #expect(feeds[first] == now && feeds[second] == now.addingTimeInterval(120), "\(feeds)")
+        #expect(feeds[SubscriptionID(first)] == now && feeds[SubscriptionID(second)] == now.addingTimeInterval(120), "\(feeds)")
     }
 }

@@ -37,7 +37,7 @@ import Testing
         for order in EntryListing.Order.allCases {
             for ascending in [true, false] {
                 var listing = EntryListing(account: 1)
-                (listing.order, listing.ascending, listing.limit, listing.filter.feedID) = (order, ascending, 4, feed)
+                (listing.order, listing.ascending, listing.limit, listing.filter.feedID) = (order, ascending, 4, feed.map { SubscriptionID($0) })
                 var seen: [EntryID] = []
                 var total = 0
                 repeat {
@@ -74,8 +74,8 @@ import Testing
         }
         let cases: [(String, (inout EntryListing) -> Void, Int)] = [
             ("all", { _ in }, 15), ("unread", { $0.read = false }, 10), ("read", { $0.read = true }, 5),
-            ("starred", { $0.starred = true }, 2), ("feed A", { $0.filter.feedID = science }, 12),
-            ("feed B unread", { ($0.filter.feedID, $0.read) = (loose, false) }, 1),
+            ("starred", { $0.starred = true }, 2), ("feed A", { $0.filter.feedID = SubscriptionID(science) }, 12),
+            ("feed B unread", { ($0.filter.feedID, $0.read) = (SubscriptionID(loose), false) }, 1),
             ("category", { $0.filter.category = "Science" }, 12), ("uncategorized", { $0.filter.uncategorized = true }, 4),
             ("after id", { $0.afterID = 10 }, 5), ("search", { $0.filter.search = "loose" }, 3),
         ]
@@ -166,7 +166,7 @@ import Testing
                                          (nil, nil, true)] as [(Int64?, String?, Bool)] {
             var base = EntryListing(account: 1)
             (base.filter.feedID, base.filter.category, base.read, base.limit, base.order) =
-                (feed, category, unread ? false : nil, 1000, .id)
+                (feed.map { SubscriptionID($0) }, category, unread ? false : nil, 1000, .id)
             let members = try reader.entryIDs(base).map(\.rawValue)
             for probe in probes {
                 var after = base

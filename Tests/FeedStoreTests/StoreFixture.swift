@@ -19,7 +19,7 @@ struct StoreFixture {
     /// Subscribes to `url` in `category` and returns the feed's id.
     func feed(_ url: String, category: String? = nil) async throws -> Int64 {
         try await store.addFeeds([.init(url: url, title: url, category: category)], account: 1)
-        return try await store.feedID(url: url, account: 1)!
+        return try await store.feedID(url: url, account: 1)!.rawValue
     }
 
     func reader() throws -> StoreReader { try StoreReader(path: path) }

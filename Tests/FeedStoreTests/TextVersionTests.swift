@@ -154,13 +154,13 @@ import Testing
         let beaA = try #require(beas.first { $0.url == "https://a.example/feed" }).id
         let beaB = try #require(beas.first { $0.url == "https://b.example/feed" }).id
         func found(_ word: String, in feed: Int64?) throws -> Int {
-            let filter = ArticleFilter(account: bea, feedID: feed, search: word)
+            let filter = ArticleFilter(account: bea, feedID: feed.map { SubscriptionID($0) }, search: word)
             let counts = try ArticleSort.allCases.map { try reader.articles(filter, sort: $0).articles.count } + [reader.count(filter)]
             #expect(Set(counts).count == 1, "every shape agrees on \(word) in \(feed.map { String($0) } ?? "all"): \(counts)")
             return counts[0]
         }
-        #expect(try found("happened", in: beaA) == 1 && found("zebra", in: beaA) == 0)
-        #expect(try found("zebra", in: beaB) == 1 && found("happened", in: beaB) == 0)
+        #expect(try found("happened", in: beaA.rawValue) == 1 && found("zebra", in: beaA.rawValue) == 0)
+        #expect(try found("zebra", in: beaB.rawValue) == 1 && found("happened", in: beaB.rawValue) == 0)
         #expect(try found("zebra", in: nil) == 1 && found("happened", in: nil) == 0, "mixed lists read b.example, followed first")
         #expect(try await fixture.store.mark(ArticleFilter(account: bea, feedID: beaA, search: "zebra"), read: true) == 0)
         #expect(try await fixture.store.mark(ArticleFilter(account: bea, feedID: beaA, search: "happened"), read: true) == 1)

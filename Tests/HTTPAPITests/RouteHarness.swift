@@ -46,11 +46,11 @@ final class RouteHarness: Sendable {
         (annToken, tokenID) = (annNew.secret, annNew.token.id)
         beaToken = try await service.createToken(for: bea, label: "bea").secret
         let added = try await service.addFeed(url: server.url("/feed.xml"), category: "AnnTech", for: ann)
-        feed = added.feed.id
-        _ = try await service.refresh([.id(feed)], wait: true, for: ann)
-        _ = try await service.updateFeed(.id(feed), FeedChanges(title: "Ann private feed"), for: ann)
+        feed = added.feed.id.rawValue
+        _ = try await service.refresh([.id(SubscriptionID(feed))], wait: true, for: ann)
+        _ = try await service.updateFeed(.id(SubscriptionID(feed)), FeedChanges(title: "Ann private feed"), for: ann)
         category = try #require(try await service.categories(for: ann).first { $0.name == "AnnTech" }?.id)
-        entry = try #require(try await service.articles(ArticleQuery(feed: .id(feed)), for: ann).articles.first?.id.rawValue)
+        entry = try #require(try await service.articles(ArticleQuery(feed: .id(SubscriptionID(feed))), for: ann).articles.first?.id.rawValue)
         _ = try await service.editEntry(id: EntryID(entry), title: "Ann edited title", content: nil, for: ann)
     }
 

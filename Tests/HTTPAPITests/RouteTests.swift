@@ -244,7 +244,7 @@ import Testing
 
     /// What Ann has: her feed's title and category, her entry's read and starred state and title, her token's label.
     private func snapshot(_ h: RouteHarness) async throws -> [String] {
-        let feed = try await h.service.feed(.id(h.feed), for: h.ann)
+        let feed = try await h.service.feed(.id(SubscriptionID(h.feed)), for: h.ann)
         let article = try await h.service.article(id: EntryID(h.entry), for: h.ann)
         let tokens = try await h.service.tokens(for: h.ann).map(\.label)
         return [feed.title ?? "", feed.category ?? "", feed.url, "\(article.isRead) \(article.isStarred)", article.title ?? ""]

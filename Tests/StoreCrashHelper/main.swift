@@ -10,7 +10,7 @@ var feedIDs: [Int64] = []
 for index in 0..<5 {
     let url = "https://crash.example/feed\(index)"
     try await store.addFeeds([.init(url: url, category: "Crash")], account: 1)
-    feedIDs.append(try await store.feedID(url: url, account: 1)!)
+    feedIDs.append(try await store.feedID(ofSubscription: try await store.feedID(url: url, account: 1)!, account: 1))
 }
 var batch = 0
 var committed = try StoreReader(path: path).count(ArticleFilter(account: 1))

@@ -156,7 +156,7 @@ enum QueryBench {
                               category: categories[$0 % categories.count])
         }, account: 1)
         var ids: [Int64] = []
-        for feed in try StoreReader(path: databasePath).feeds(account: 1) { ids.append(feed.id) }
+        for feed in try StoreReader(path: databasePath).feeds(account: 1) { ids.append(feed.id.rawValue) }
         srand48(42)
         let perFeed = max(1, entries / feedCount)
         let base = Date().timeIntervalSince1970 - 365 * 86_400

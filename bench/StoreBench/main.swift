@@ -63,7 +63,7 @@ let names = try FileManager.default.contentsOfDirectory(atPath: feedsDirectory.p
 let store = try FeedStore(path: databasePath)
 try await store.addFeeds(names.map { FeedStore.NewFeed(url: "http://127.0.0.1/feeds/" + $0) }, account: 1)
 var feedIDs: [String: Int64] = [:]
-for feed in try StoreReader(path: databasePath).feeds(account: 1) { feedIDs[feed.url] = feed.id }
+for feed in try StoreReader(path: databasePath).feeds(account: 1) { feedIDs[feed.url] = feed.id.rawValue }
 let ids = names.map { feedIDs["http://127.0.0.1/feeds/" + $0]! }
 
 let (batches, continuation) = AsyncStream<[IncomingFeed]>.makeStream()

@@ -12,7 +12,7 @@ final class RefreshLimiter: Sendable {
 
     private struct Account {
         /// When each feed was last fetched on this account's demand.
-        var lastByFeed: [Int64: Date] = [:]
+        var lastByFeed: [SubscriptionID: Date] = [:]
         /// Every such fetch of the last hour, oldest first.
         var lastHour: [Date] = []
     }
@@ -21,12 +21,12 @@ final class RefreshLimiter: Sendable {
 
     /// The feeds of `feeds` the account may have fetched now (recorded as fetched), and when the first
     /// of the others may be asked again, in whole seconds (nil when none was refused).
-    func admit(_ feeds: [Int64], account: AccountID, now: Date = Date()) -> (allowed: [Int64], retryAfter: Int?) {
+    func admit(_ feeds: [SubscriptionID], account: AccountID, now: Date = Date()) -> (allowed: [SubscriptionID], retryAfter: Int?) {
         accounts.withLock { accounts in
             var state = accounts[account] ?? Account()
             state.lastHour.removeAll { now.timeIntervalSince($0) >= 3_600 }
             state.lastByFeed = state.lastByFeed.filter { now.timeIntervalSince($0.value) < Self.perFeed }
-            var allowed: [Int64] = []
+            var allowed: [SubscriptionID] = []
             var wait: TimeInterval?
             for feed in feeds {
                 if let last = state.lastByFeed[feed] {

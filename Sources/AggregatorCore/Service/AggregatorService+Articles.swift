@@ -118,7 +118,7 @@ extension AggregatorService {
     /// Asked too often, the refresh is refused (`tooManyRequests`, with when to ask again); with
     /// `skippingLimited` (refresh-all), the feeds asked too often are left out instead. Admins are not
     /// limited, nor is the fetch that comes with subscribing (which does not come through here).
-    public func refreshOnDemand(_ subscriptions: [Int64], skippingLimited: Bool = false,
+    public func refreshOnDemand(_ subscriptions: [SubscriptionID], skippingLimited: Bool = false,
                                 for account: AccountIdentity) async throws(AggregatorError) -> RefreshOutcome {
         guard !subscriptions.isEmpty else { return .queued(feeds: 0) }
         guard try await !isAdmin(account) else { return try await refresh(subscriptions.map { .id($0) }, wait: false, for: account) }

@@ -14,14 +14,14 @@ extension AggregatorService {
     }
 
     /// The subscriptions with these ids (those that exist).
-    public func feeds(ids: Set<Int64>, for account: AccountIdentity) async throws(AggregatorError) -> [FeedSummary] {
+    public func feeds(ids: Set<SubscriptionID>, for account: AccountIdentity) async throws(AggregatorError) -> [FeedSummary] {
         guard !ids.isEmpty else { return [] }
         let icons = mayBeShownNonPublic(account)
         return try await read { try $0.feeds(account: account.id, ids: Array(ids), nonPublicIcons: icons) }
     }
 
     /// Each feed's id with its total and unread entries (the counters alone: cheap to poll).
-    public func feedCounters(for account: AccountIdentity) async throws(AggregatorError) -> [(id: Int64, total: Int, unread: Int)] {
+    public func feedCounters(for account: AccountIdentity) async throws(AggregatorError) -> [(id: SubscriptionID, total: Int, unread: Int)] {
         try await read { try $0.feedCounters(account: account.id) }
     }
 
@@ -74,7 +74,7 @@ extension AggregatorService {
 
     /// Unsubscribes; the feed's entries go with it unless another feed carries them too, or they are starred.
     /// - Returns: the id of the feed removed.
-    public func removeFeed(_ reference: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> Int64 {
+    public func removeFeed(_ reference: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> SubscriptionID {
         let id = try await feedID(reference, for: account)
         try await write(for: account.id) { try await $0.removeFeed(id: id, account: account.id) }
         return id
@@ -313,7 +313,7 @@ extension AggregatorService {
     /// Stores `document`, which discovery fetched, as the first fetch of the new feed the account's
     /// subscription `subscription` follows: parsed, judged and stored as a round would (on a shared
     /// database, once this daemon has claimed the feed). - Returns: whether it was stored.
-    private func storeFirstFetch(of subscription: Int64, _ document: FetchResponse, for account: AccountIdentity) async -> Bool {
+    private func storeFirstFetch(of subscription: SubscriptionID, _ document: FetchResponse, for account: AccountIdentity) async -> Bool {
         guard let feedID = try? await write({ try await $0.feedID(ofSubscription: subscription, account: account.id) }),
               let due = try? await write({ try await $0.feedsToFetch(only: [feedID]) }), !due.isEmpty else { return false }
         // On a shared database, claimed as a round claims it (the new feed is due), with nobody woken: a

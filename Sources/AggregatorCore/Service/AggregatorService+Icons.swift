@@ -48,8 +48,8 @@ extension AggregatorService {
     }
 
     /// The icon digests of `feedIDs` that have one (the web page's icons).
-    public func feedIconDigests(of feedIDs: some Collection<Int64>, for account: AccountIdentity) async throws(AggregatorError)
-        -> [Int64: String] {
+    public func feedIconDigests(of feedIDs: some Collection<SubscriptionID>, for account: AccountIdentity) async throws(AggregatorError)
+        -> [SubscriptionID: String] {
         guard !feedIDs.isEmpty else { return [:] }
         let ids = Array(feedIDs.prefix(10_000))
         let nonPublic = mayBeShownNonPublic(account)

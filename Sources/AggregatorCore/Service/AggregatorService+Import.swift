@@ -33,7 +33,7 @@ extension AggregatorService {
     /// Adds `entry` to the account's feed `feedID`, for that account only (docs/ARCHITECTURE.md): the feed's
     /// other followers do not see it. An entry the feed carries already keeps its text; the account's
     /// read and starred marks are set either way. The content is sanitized whenever it is shown.
-    public func importEntry(_ entry: EntryImport, feedID: Int64, for account: AccountIdentity)
+    public func importEntry(_ entry: EntryImport, feedID: SubscriptionID, for account: AccountIdentity)
         async throws(AggregatorError) -> ImportedEntry {
         let url = entry.url.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !url.isEmpty else { throw .invalidArgument("url is required") }

@@ -16,7 +16,7 @@ extension AggregatorService {
     /// Judges again the entries of `account`'s subscriptions (all, or those of `subscriptions`) by its
     /// rules as they are now. A judging already running for the account is replaced by one that
     /// covers what both asked for. Returns after the judging or `judgingWait`, whichever comes first.
-    func judgeAgain(account: AccountIdentity, subscriptions: [Int64]? = nil) async {
+    func judgeAgain(account: AccountIdentity, subscriptions: [SubscriptionID]? = nil) async {
         let task = ruleJudging.start(account: account.id, subscriptions: subscriptions) { [self] wanted in
             await judgeEverything(account: account.id, subscriptions: wanted)
         }
@@ -35,7 +35,7 @@ extension AggregatorService {
         for task in ruleJudging.running() { await task.value }
     }
 
-    private func judgeEverything(account: AccountID, subscriptions: [Int64]?) async {
+    private func judgeEverything(account: AccountID, subscriptions: [SubscriptionID]?) async {
         guard let matcher = store.entryRules else { return }
         let started = ContinuousClock.now
         var judged = 0
@@ -107,15 +107,15 @@ final class RuleJudging: Sendable {
         var task: Task<Void, Never>
         var number: Int
         /// The subscriptions it judges; nil: all.
-        var subscriptions: Set<Int64>?
+        var subscriptions: Set<SubscriptionID>?
     }
 
     private let state = Mutex<(running: [AccountID: Running], next: Int)>(([:], 0))
 
     /// Starts judging `subscriptions` (nil: all) of `account`, replacing (and covering) a judging of
     /// the account that runs already.
-    func start(account: AccountID, subscriptions: [Int64]?,
-               _ body: @escaping @Sendable ([Int64]?) async -> Void) -> Task<Void, Never> {
+    func start(account: AccountID, subscriptions: [SubscriptionID]?,
+               _ body: @escaping @Sendable ([SubscriptionID]?) async -> Void) -> Task<Void, Never> {
         state.withLock { state in
             let earlier = state.running[account]?.task
             earlier?.cancel()

@@ -152,7 +152,7 @@ public final class AggregatorService: Sendable {
     }
 
     /// The id of the account's subscription named by id or URL; another account's is not found.
-    func feedID(_ reference: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> Int64 {
+    func feedID(_ reference: FeedReference, for account: AccountIdentity) async throws(AggregatorError) -> SubscriptionID {
         switch reference {
         case .id(let id):
             guard try await read({ try $0.subscriptionCounts(id, account: account.id) }) != nil else {

@@ -4,7 +4,7 @@ import Foundation
 
 /// A feed as a user names it: by id or by URL.
 public enum FeedReference: Sendable, Equatable {
-    case id(Int64)
+    case id(SubscriptionID)
     case url(String)
 }
 

@@ -172,9 +172,9 @@ public struct RuleVerdicts: Sendable {
 extension StoreReader {
     /// The feeds `account` follows (only those of `subscriptions` when given) with its rules for each, empty rules too:
     /// judging again must also bring back what rules that are gone had hidden.
-    public func ruleSets(account: AccountID, subscriptions: [Int64]? = nil) throws(StoreError) -> [(feed: Int64, rules: RuleSet)] {
+    public func ruleSets(account: AccountID, subscriptions: [SubscriptionID]? = nil) throws(StoreError) -> [(feed: Int64, rules: RuleSet)] {
         var values: [SQLValue] = [.account(account)]
-        let only = subscriptions.map { " AND u.id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
+        let only = subscriptions.map { " AND u.id IN (\(SQLValue.placeholders(for: $0.map(\.rawValue), appendingTo: &values)))" } ?? ""
         var sets: [(feed: Int64, rules: RuleSet)] = []
         try database.statement("""
             SELECT u.feed_id, \(RuleColumns.select(database.dialect))
@@ -247,9 +247,10 @@ extension FeedStore {
     /// Sets an account's filter rules for its subscription `id` ("" clears one; nil leaves it), without
     /// judging the stored entries: the caller judges them again outside the writer (`apply`).
     /// - Returns: the subscription's feed.
-    public func saveRules(subscription id: Int64, account: AccountID, blocklist: String?, keeplist: String?) throws(StoreError) -> Int64 {
-        try database.transaction { () throws(StoreError) -> Int64 in
-            let feed = try feedID(ofSubscription: id, account: account)
+    public func saveRules(subscription: SubscriptionID, account: AccountID, blocklist: String?, keeplist: String?) throws(StoreError) -> Int64 {
+        let id = subscription.rawValue
+        return try database.transaction { () throws(StoreError) -> Int64 in
+            let feed = try feedID(ofSubscription: subscription, account: account)
             if let blocklist { try setSubscription(id, "blocklist_rules", to: SQLValue(blocklist.isEmpty ? nil : blocklist)) }
             if let keeplist { try setSubscription(id, "keeplist_rules", to: SQLValue(keeplist.isEmpty ? nil : keeplist)) }
             return feed

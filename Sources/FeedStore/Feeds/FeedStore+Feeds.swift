@@ -17,7 +17,7 @@ public enum FeedStatus: String, Sendable, Equatable, CaseIterable {
 }
 
 public struct FeedSummary: Sendable, Equatable {
-    public var id: Int64
+    public var id: SubscriptionID
     public var url: String
     public var title: String?
     public var siteURL: String?
@@ -50,7 +50,7 @@ public struct FeedSummary: Sendable, Equatable {
     /// Whether the account has every new entry's article extracted from its page (Miniflux's `crawler`).
     public var crawler = false
 
-    public init(id: Int64, url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil,
+    public init(id: SubscriptionID, url: String, title: String? = nil, siteURL: String? = nil, category: String? = nil,
                 categoryID: Int64? = nil, status: FeedStatus = .ok, lastError: String? = nil, errorCount: Int = 0,
                 unread: Int = 0, total: Int = 0, checkedAt: Date? = nil, nextCheckAt: Date? = nil, newestEntryAt: Date? = nil) {
         (self.id, self.url, self.title, self.siteURL, self.category, self.categoryID) = (id, url, title, siteURL, category, categoryID)
@@ -122,11 +122,11 @@ extension StoreReader {
     /// with their unread and total counts. A subscription's id is the feed's id for the account. An
     /// icon fetched from a non-public address is left out unless `nonPublicIcons` (docs/SECURITY.md).
     public func feeds(account: AccountID, category: String? = nil, failingOnly: Bool = false,
-                      ids: [Int64]? = nil, nonPublicIcons: Bool = false) throws(StoreError) -> [FeedSummary] {
+                      ids: [SubscriptionID]? = nil, nonPublicIcons: Bool = false) throws(StoreError) -> [FeedSummary] {
         var values: [SQLValue] = [.account(account), SQLValue(nonPublicIcons)]
         var conditions = ["u.account_id = ?1"]
         if let ids {
-            conditions.append("u.id IN (\(SQLValue.placeholders(for: ids, appendingTo: &values)))")
+            conditions.append("u.id IN (\(SQLValue.placeholders(for: ids.map(\.rawValue), appendingTo: &values)))")
         }
         if let category {
             values.append(.text(category))
@@ -149,7 +149,7 @@ extension StoreReader {
         var feeds: [FeedSummary] = []
         try database.statement(sql).query(values) { row in
             feeds.append(FeedSummary(
-                id: row.int64(at: 0), url: row.text(at: 1) ?? "", title: row.text(at: 2), siteURL: row.text(at: 3),
+                id: row.subscriptionID(at: 0), url: row.text(at: 1) ?? "", title: row.text(at: 2), siteURL: row.text(at: 3),
                 category: row.text(at: 4), categoryID: row.optionalInt64(at: 12), status: FeedStatus(column: row.text(at: 5)), lastError: row.text(at: 6),
                 errorCount: Int(row.int64(at: 7)), unread: Int(row.int64(at: 8)), total: Int(row.int64(at: 9)),
                 checkedAt: row.optionalInt64(at: 10).map { Date(timeIntervalSince1970: TimeInterval($0)) },
@@ -169,19 +169,20 @@ extension StoreReader {
 
     /// Each of the account's subscriptions' id, total and unread entries: the counters alone, for apps
     /// that poll them.
-    public func feedCounters(account: AccountID) throws(StoreError) -> [(id: Int64, total: Int, unread: Int)] {
-        var counters: [(id: Int64, total: Int, unread: Int)] = []
+    public func feedCounters(account: AccountID) throws(StoreError) -> [(id: SubscriptionID, total: Int, unread: Int)] {
+        var counters: [(id: SubscriptionID, total: Int, unread: Int)] = []
         try database.statement("""
             SELECT u.id, f.entry_count - u.hidden_count, f.entry_count - u.read_count - u.hidden_count
             FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE u.account_id = ?1 ORDER BY u.id
             """).query([.account(account)]) { row in
-            counters.append((row.int64(at: 0), Int(row.int64(at: 1)), Int(row.int64(at: 2))))
+            counters.append((row.subscriptionID(at: 0), Int(row.int64(at: 1)), Int(row.int64(at: 2))))
         }
         return counters
     }
 
     /// One subscription's counts, or nil when the account has no subscription `id`.
-    public func subscriptionCounts(_ id: Int64, account: AccountID) throws(StoreError) -> EntryCounts? {
+    public func subscriptionCounts(_ subscription: SubscriptionID, account: AccountID) throws(StoreError) -> EntryCounts? {
+        let id = subscription.rawValue
         var counts: EntryCounts?
         try database.statement("""
             SELECT f.entry_count - u.hidden_count, f.entry_count - u.read_count - u.hidden_count
@@ -288,9 +289,10 @@ extension FeedStore {
     /// of its feeds carries keep theirs; starred ones stay, starred). A feed nobody follows any more is
     /// removed with its entries, except those any account starred and those another feed also carries.
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
-    public func removeFeed(id: Int64, account: AccountID) throws(StoreError) {
+    public func removeFeed(id subscription: SubscriptionID, account: AccountID) throws(StoreError) {
+        let id = subscription.rawValue
         try database.transaction { () throws(StoreError) in
-            let feedID = try feedID(ofSubscription: id, account: account)
+            let feedID = try feedID(ofSubscription: subscription, account: account)
             try dropMarks(feed: feedID, account: account)
             try database.statement("DELETE FROM subscriptions WHERE id = ?1").run([.integer(id)])
             if try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) == 0 {
@@ -346,12 +348,13 @@ extension FeedStore {
     /// The site URL of a feed others follow too stays as it is. New filter rules are saved only: the
     /// caller judges the stored entries again outside the writer (`apply`).
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
-    public func updateFeed(id: Int64, account: AccountID, _ changes: FeedChanges, now: Date = Date()) throws(StoreError) {
+    public func updateFeed(id subscription: SubscriptionID, account: AccountID, _ changes: FeedChanges, now: Date = Date()) throws(StoreError) {
+        let id = subscription.rawValue
         let (title, category, url, siteURL) = (changes.title, changes.category, changes.url, changes.siteURL)
         let (scraperRules, blocklist, keeplist) = (changes.scraperRules, changes.blocklist, changes.keeplist)
         let (disabled, hideGlobally, crawler, fetchSettings) = (changes.disabled, changes.hideGlobally, changes.crawler, changes.fetchSettings)
         try database.transaction { () throws(StoreError) in
-            var feedID = try feedID(ofSubscription: id, account: account)
+            var feedID = try feedID(ofSubscription: subscription, account: account)
             if !fetchSettings.isEmpty {
                 feedID = try changeFetchSettings(subscription: id, feed: feedID, account: account, fetchSettings,
                                                  now: Int64(now.timeIntervalSince1970))
@@ -501,17 +504,17 @@ extension FeedStore {
     }
 
     /// The id of the account's subscription to the feed at `url`, or nil.
-    public func feedID(url: String, account: AccountID) throws(StoreError) -> Int64? {
+    public func feedID(url: String, account: AccountID) throws(StoreError) -> SubscriptionID? {
         try database.integer("""
             SELECT u.id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id WHERE f.url = ?1 AND u.account_id = ?2
-            """, [.text(url), .account(account)])
+            """, [.text(url), .account(account)]).map { SubscriptionID($0) }
     }
 
     /// The feed of the account's subscription `id`.
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
-    public func feedID(ofSubscription id: Int64, account: AccountID) throws(StoreError) -> Int64 {
+    public func feedID(ofSubscription id: SubscriptionID, account: AccountID) throws(StoreError) -> Int64 {
         guard let feedID = try database.integer("SELECT feed_id FROM subscriptions WHERE id = ?1 AND account_id = ?2",
-                                                [.integer(id), .account(account)]) else {
+                                                [.subscription(id), .account(account)]) else {
             throw StoreError(.notFound, message: "no feed with id \(id)")
         }
         return feedID

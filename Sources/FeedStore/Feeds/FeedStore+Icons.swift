@@ -79,24 +79,24 @@ extension StoreReader {
     }
 
     /// The icon the feed of the account's subscription `subscriptionID` shows, if it has one.
-    public func icon(ofFeed subscriptionID: Int64, account: AccountID, nonPublic: Bool) throws(StoreError) -> FeedIcon? {
+    public func icon(ofFeed subscriptionID: SubscriptionID, account: AccountID, nonPublic: Bool) throws(StoreError) -> FeedIcon? {
         try icon(where: """
             id = (SELECT f.icon_id FROM subscriptions u JOIN feeds f ON f.id = u.feed_id
                   WHERE u.id = ?1 AND u.account_id = ?2 AND (f.icon_non_public = 0 OR ?3 = 1))
-            """, [.integer(subscriptionID), .account(account), SQLValue(nonPublic)])
+            """, [.subscription(subscriptionID), .account(account), SQLValue(nonPublic)])
     }
 
     /// The icon digests of those of the account's subscriptions `feedIDs` (at most 10,000) whose
     /// feed has an icon.
-    public func feedIconDigests(feedIDs: [Int64], account: AccountID, nonPublic: Bool) throws(StoreError) -> [Int64: String] {
+    public func feedIconDigests(feedIDs: [SubscriptionID], account: AccountID, nonPublic: Bool) throws(StoreError) -> [SubscriptionID: String] {
         var values: [SQLValue] = [.account(account), SQLValue(nonPublic)]
-        let placeholders = SQLValue.placeholders(for: feedIDs.prefix(10_000), appendingTo: &values)
+        let placeholders = SQLValue.placeholders(for: feedIDs.prefix(10_000).map(\.rawValue), appendingTo: &values)
         guard !placeholders.isEmpty else { return [:] }
-        var digests: [Int64: String] = [:]
+        var digests: [SubscriptionID: String] = [:]
         try database.statement("""
             SELECT u.id, i.digest FROM subscriptions u JOIN feeds f ON f.id = u.feed_id JOIN icons i ON i.id = f.icon_id
             WHERE u.account_id = ?1 AND (f.icon_non_public = 0 OR ?2 = 1) AND u.id IN (\(placeholders))
-            """).query(values) { row in digests[row.int64(at: 0)] = row.text(at: 1) ?? "" }
+            """).query(values) { row in digests[row.subscriptionID(at: 0)] = row.text(at: 1) ?? "" }
         return digests
     }
 

@@ -18,12 +18,12 @@ extension FeedStore {
     /// the same entry, unchanged, as Miniflux does. The feed's other followers get a hidden mark for
     /// it, as for a backlog they never subscribed to: their counts do not move.
     /// - Throws: `.notFound` for another account's subscription.
-    public func importEntry(_ entry: IncomingEntry, subscription: Int64, account: AccountID, read: Bool, starred: Bool,
+    public func importEntry(_ entry: IncomingEntry, subscription: SubscriptionID, account: AccountID, read: Bool, starred: Bool,
                             now: Date = Date()) throws(StoreError) -> ImportedEntry {
         let seenAt = Int64(now.timeIntervalSince1970)
         return try database.transaction { () throws(StoreError) -> ImportedEntry in
             guard let feed = try database.integer("SELECT feed_id FROM subscriptions WHERE id = ?1 AND account_id = ?2",
-                                                  [.integer(subscription), .account(account)]) else {
+                                                  [.subscription(subscription), .account(account)]) else {
                 throw StoreError(.notFound, message: "no feed with id \(subscription)")
             }
             let document = IncomingFeed(feedID: feed, entries: [entry])

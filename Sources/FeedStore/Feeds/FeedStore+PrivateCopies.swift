@@ -85,7 +85,8 @@ extension FeedStore {
 extension StoreReader {
     /// The fetch settings of the feed of the account's subscription `id`, secrets included, for a
     /// request made for that feed (its pages' full content); nil for a shared feed or another account's.
-    public func fetchSettings(ofSubscription id: Int64, account: AccountID) throws(StoreError) -> FeedFetchSettings? {
+    public func fetchSettings(ofSubscription subscription: SubscriptionID, account: AccountID) throws(StoreError) -> FeedFetchSettings? {
+        let id = subscription.rawValue
         var settings: FeedFetchSettings?
         try database.statement("""
             SELECT \(FeedFetchSettings.columns) FROM subscriptions u JOIN feeds f ON f.id = u.feed_id

@@ -10,7 +10,7 @@ public struct ArticleFilter: Sendable, Equatable {
     /// Only articles carried by feeds filed under no category (with `category` nil).
     public var uncategorized = false
     /// Articles carried by the feed of this subscription (the account's id for it; cross-posts included).
-    public var feedID: Int64?
+    public var feedID: SubscriptionID?
     public var unreadOnly = false
     public var starredOnly = false
     /// Published (or first seen) at or after this moment.
@@ -28,9 +28,9 @@ public struct ArticleFilter: Sendable, Equatable {
     public var globallyVisibleOnly = false
     /// The subscription whose feed's text a search matches (docs/SECURITY.md, "Text versions"): `feedID`,
     /// kept here when a query has turned `feedID` into its FROM clause.
-    var textSubscription: Int64?
+    var textSubscription: SubscriptionID?
 
-    public init(account: AccountID, category: String? = nil, feedID: Int64? = nil, unreadOnly: Bool = false,
+    public init(account: AccountID, category: String? = nil, feedID: SubscriptionID? = nil, unreadOnly: Bool = false,
                 starredOnly: Bool = false, since: Date? = nil, before: Date? = nil, search: String? = nil) {
         self.account = account
         self.category = category
@@ -51,7 +51,7 @@ public enum ArticleSort: String, Sendable, CaseIterable {
 /// A stored article as listings show it.
 public struct Article: Sendable, Equatable {
     public var id: EntryID
-    public var feedID: Int64?
+    public var feedID: SubscriptionID?
     public var feedTitle: String?
     public var category: String?
     public var title: String?

@@ -36,7 +36,7 @@ extension ArticleFilter {
         // matches); a bulk update touches every member, so it collects them first.
         let walksAnIndex = use != .bulkUpdate
         if let feedID {
-            let feed = AccountScope.feed(ofSubscription: parameter(.integer(feedID)), account: account())
+            let feed = AccountScope.feed(ofSubscription: parameter(.subscription(feedID)), account: account())
             conditions.append(walksAnIndex
                 ? "EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = st.entry_id AND s.feed_id = \(feed))"
                 : "st.entry_id IN (SELECT entry_id FROM entry_sources WHERE feed_id = \(feed))")
@@ -89,7 +89,7 @@ extension ArticleFilter {
         conditions += dateConditions(for: use, parameter: parameter)
         if let search, use != .searchIndex {
             let match = parameter(try SearchQuery(search).bound(for: dialect))
-            let subscription = (feedID ?? textSubscription).map { parameter(.integer($0)) }
+            let subscription = (feedID ?? textSubscription).map { parameter(.subscription($0)) }
             conditions.append(Self.matches(match, account: account(), subscription: subscription, for: use, dialect: dialect))
         }
         return conditions
@@ -163,7 +163,7 @@ extension ArticleFilter {
         var conditions: [String] = []
         if let feedID {
             values.append(.account(account))
-            values.append(.integer(feedID))
+            values.append(.subscription(feedID))
             from = "entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id"
             conditions.append("s.feed_id = \(AccountScope.feed(ofSubscription: "?\(values.count)", account: "?\(values.count - 1)"))")
             rest.feedID = nil

@@ -261,7 +261,7 @@ extension StoreReader {
             // A small feed's entries are found from its sources and sorted; walking the index of every
             // entry for them cost 23 ms a request at 27,000 entries (a feed whose entries are old
             // walks nearly all of it). A large feed's entries come soon in any walk.
-            values.append(.integer(feedID))
+            values.append(.subscription(feedID))
             from = "entry_sources s CROSS JOIN entries e ON e.id = s.entry_id JOIN entry_state st ON st.entry_id = e.id"
             conditions.append("s.feed_id = \(AccountScope.feed(ofSubscription: "?\(values.count)", account: account))")
             filter.feedID = nil
@@ -356,7 +356,7 @@ extension StoreReader {
 
     /// Whether the feed of the account's subscription `id` carries few enough entries to be listed
     /// from its sources.
-    func isSmallFeed(_ id: Int64, account: AccountID) throws(StoreError) -> Bool {
+    func isSmallFeed(_ id: SubscriptionID, account: AccountID) throws(StoreError) -> Bool {
         (try subscriptionCounts(id, account: account)?.entries ?? 0) <= Int(smallFeedEntries)
     }
 

@@ -8,7 +8,7 @@ extension StoreReader {
     /// (`AccountScope.readingFeed`). Most pages hold no entry that may have versions (`versioned`): one
     /// probe of their state rows says so. `withContent`: the articles carry their content and
     /// attachments (the listing shows them), which are replaced too; with `search`, their snippets.
-    func readVersions(of articles: inout [Article], account: AccountID, subscription: Int64?, withContent: Bool,
+    func readVersions(of articles: inout [Article], account: AccountID, subscription: SubscriptionID?, withContent: Bool,
                       search: SearchQuery? = nil) throws(StoreError) {
         guard !articles.isEmpty else { return }
         var values: [SQLValue] = []
@@ -18,7 +18,7 @@ extension StoreReader {
             .query(values) { versioned.append($0.int64(at: 0)) }
         guard !versioned.isEmpty else { return }
         var texts: [Int64: Article] = [:]
-        values = [.account(account)] + (subscription.map { [.integer($0)] } ?? [])
+        values = [.account(account)] + (subscription.map { [.subscription($0)] } ?? [])
         let placeholders = SQLValue.placeholders(for: versioned, appendingTo: &values)
         try database.statement("""
             SELECT v.entry_id, v.title, v.summary, v.content, v.author, v.published_at, v.updated_at, v.image_url,

@@ -236,6 +236,11 @@ public final class StoreReader {
         return "?\(values.count)"
     }
 
+    private static func bind(_ subscription: SubscriptionID, _ values: inout [SQLValue]) -> String {
+        values.append(.subscription(subscription))
+        return "?\(values.count)"
+    }
+
     /// One of the account's articles with its content and attachments, or nil (another account's too).
     public func article(id: EntryID, account: AccountID) throws(StoreError) -> Article? {
         var found: Article?
@@ -287,7 +292,7 @@ public final class StoreReader {
 
     static func article(from row: Statement) -> Article {
         Article(
-            id: row.entryID(at: 0), feedID: row.optionalInt64(at: 1), feedTitle: row.text(at: 2), category: row.text(at: 3),
+            id: row.entryID(at: 0), feedID: row.optionalSubscriptionID(at: 1), feedTitle: row.text(at: 2), category: row.text(at: 3),
             title: row.text(at: 4), url: row.text(at: 5), author: row.text(at: 6),
             published: row.optionalInt64(at: 7).map { Date(timeIntervalSince1970: TimeInterval($0)) },
             updated: row.optionalInt64(at: 8).map { Date(timeIntervalSince1970: TimeInterval($0)) },

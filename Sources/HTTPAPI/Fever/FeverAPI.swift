@@ -137,7 +137,7 @@ struct FeverAPI: Sendable {
             if let before, before > 0 { query.storedBefore = Date(timeIntervalSince1970: Double(before) + 1) }
             if kind == "feed" {
                 guard id > 0 else { return }
-                query.feed = .id(id)
+                query.feed = .id(SubscriptionID(id))
             } else if id > 0 {
                 query.category = try await service.category(id: id, for: account).name
             } else if id < 0 {
@@ -160,7 +160,7 @@ struct FeverAPI: Sendable {
     private static func feedsGroups(_ feeds: [FeedSummary]) -> JSONValue {
         let grouped = Dictionary(grouping: feeds.filter { $0.categoryID != nil }, by: { $0.categoryID! })
         return .array(grouped.keys.sorted().map { group in
-            ["group_id": .from(group), "feed_ids": .string(grouped[group]!.map { String($0.id) }.joined(separator: ","))]
+            ["group_id": .from(group), "feed_ids": .string(grouped[group]!.map { $0.id.description }.joined(separator: ","))]
         })
     }
 

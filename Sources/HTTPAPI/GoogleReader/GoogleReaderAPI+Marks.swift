@@ -44,7 +44,7 @@ extension GoogleReaderAPI {
         case .read: return .text("OK")  // read already
         case .starred: query.starredOnly = true
         case .label(let name): query.category = name
-        case .feed(let id): query.feed = .id(id)
+        case .feed(let id): query.feed = .id(SubscriptionID(id))
         case .feedURL(let url): query.feed = .url(url)
         }
         if let stamp = request.value("ts").flatMap(Double.init), stamp > 0 {

@@ -26,7 +26,7 @@ extension GoogleReaderAPI {
         // Absolute, as apps load it on their own (without credentials: the icon route needs none).
         let origin = (trustedProxies.isHTTPS(request.http) ? "https://" : "http://") + (request.http.headers["host"] ?? "localhost")
         return MinifluxJSON.response(["subscriptions": .array(feeds.map { feed in
-            ["id": .string(ReaderStream.feed(feed.id).id), "title": .string(feed.title ?? feed.url), "url": .string(feed.url),
+            ["id": .string(ReaderStream.feed(feed.id.rawValue).id), "title": .string(feed.title ?? feed.url), "url": .string(feed.url),
              "htmlUrl": .string(feed.siteURL ?? feed.url),
              "iconUrl": .string(feed.icon.map { origin + FeedIcons.path($0.digest, basePath: basePath) } ?? ""),
              "categories": .array(feed.category.map { [["id": .string(ReaderStream.label($0).id), "label": .string($0)]] } ?? [])]
@@ -39,7 +39,7 @@ extension GoogleReaderAPI {
     func unreadCounts(_ request: ReaderRequest) async throws -> HTTPResponse {
         let feeds = try await service.feeds(for: request.account)
         var counts: [JSONValue] = feeds.map { feed in
-            ["id": .string(ReaderStream.feed(feed.id).id), "count": .from(feed.unread),
+            ["id": .string(ReaderStream.feed(feed.id.rawValue).id), "count": .from(feed.unread),
              "newestItemTimestampUsec": .string(Self.microseconds(feed.newestEntryAt))]
         }
         var newestByCategory: [Int64: Date] = [:]
@@ -164,7 +164,7 @@ extension GoogleReaderAPI {
             // A label that does not exist (deleted on another device) is an empty stream, as FreshRSS
             // answers: clients take any error for a failed sync.
             listing.category = name
-        case .feed(let id): listing.feed = .id(try await service.feed(.id(id), for: request.account).id)
+        case .feed(let id): listing.feed = .id(try await service.feed(.id(SubscriptionID(id)), for: request.account).id)
         case .feedURL(let url): listing.feed = .id(try await service.feed(.url(url), for: request.account).id)
         }
         return listing
@@ -177,7 +177,7 @@ extension GoogleReaderAPI {
     func atom(_ request: ReaderRequest, stream: String) async throws -> HTTPResponse {
         let (entries, continuation) = try await streamPage(request, stream: stream)
         var title = stream
-        if case .feed(let id)? = ReaderStream(stream) { title = try await service.feed(.id(id), for: request.account).title ?? stream }
+        if case .feed(let id)? = ReaderStream(stream) { title = try await service.feed(.id(SubscriptionID(id)), for: request.account).title ?? stream }
         var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
         xml += #"<feed xmlns="http://www.w3.org/2005/Atom" xmlns:gr="http://www.google.com/schemas/reader/atom/">"#
         xml += "<id>tag:google.com,2005:reader/\(XMLText.escaped(stream))</id><title>\(XMLText.escaped(title))</title>"
@@ -231,7 +231,7 @@ extension GoogleReaderAPI {
             "updated": .from(Int64((article.updated ?? article.published ?? entry.createdAt).timeIntervalSince1970)),
             "title": .string(article.title ?? ""), "author": .string(article.author ?? ""),
             "canonical": link, "alternate": link, "categories": .array(categories),
-            "origin": ["streamId": .string(ReaderStream.feed(article.feedID ?? 0).id), "title": .string(article.feedTitle ?? ""),
+            "origin": ["streamId": .string(ReaderStream.feed(article.feedID?.rawValue ?? 0).id), "title": .string(article.feedTitle ?? ""),
                        "htmlUrl": .string(site)],
             "summary": ["direction": "ltr",
                         "content": .string(HTMLSanitizer.sanitize(article.content ?? article.summary ?? "", baseURL: article.url))],

@@ -20,7 +20,7 @@ extension GoogleReaderAPI {
         let title = request.value("t").flatMap { $0.isEmpty ? nil : $0 }
         let reference: FeedReference
         switch stream {
-        case .feed(let id): reference = .id(id)
+        case .feed(let id): reference = .id(SubscriptionID(id))
         case .feedURL(let url): reference = .url(url)
         default: throw ReaderError("s must be a feed (feed/ID or feed/URL)")
         }
@@ -57,7 +57,7 @@ extension GoogleReaderAPI {
             if case .unavailable = error { throw error }
             return MinifluxJSON.response(["numResults": 0, "query": .string(url), "error": .string(error.description)])
         }
-        return MinifluxJSON.response(["numResults": 1, "query": .string(url), "streamId": .string(ReaderStream.feed(added.feed.id).id),
+        return MinifluxJSON.response(["numResults": 1, "query": .string(url), "streamId": .string(ReaderStream.feed(added.feed.id.rawValue).id),
                                       "streamName": .string(added.feed.title ?? added.feed.url)])
     }
 

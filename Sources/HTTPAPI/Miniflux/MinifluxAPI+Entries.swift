@@ -63,7 +63,7 @@ extension MinifluxAPI {
     /// feed gained it and 200 when it carried it already, as Miniflux answers (a re-import is harmless).
     func importEntry(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let feedID = try request.id("feedID")
-        _ = try await service.feed(.id(feedID), for: request.account)  // another account's: 404 before the body
+        _ = try await service.feed(.id(SubscriptionID(feedID)), for: request.account)  // another account's: 404 before the body
         let body = try request.jsonObject()
         func text(_ name: String) throws -> String? {
             guard let value = body[name], !value.isNull else { return nil }
@@ -89,7 +89,7 @@ extension MinifluxAPI {
         let entry = EntryImport(url: try text("url") ?? "", title: try text("title"), content: try text("content"),
                                 author: try text("author"), externalID: try text("external_id"), published: published,
                                 isRead: status == "read", isStarred: starred)
-        let imported = try await service.importEntry(entry, feedID: feedID, for: request.account)
+        let imported = try await service.importEntry(entry, feedID: SubscriptionID(feedID), for: request.account)
         return MinifluxJSON.response(["id": .from(imported.id)], status: imported.isNew ? 201 : 200)
     }
 
@@ -171,7 +171,7 @@ extension MinifluxAPI {
         }
         let (entries, total) = try await service.entries(query, paging, for: request.account)
         // Only the page's feeds: reading all 5,000 of a large subscription list cost more than the page.
-        let routeFeed: Int64? = if case .id(let id) = query.feed { id } else { nil }
+        let routeFeed: SubscriptionID? = if case .id(let id) = query.feed { id } else { nil }
         let feedIDs = Set(entries.compactMap(\.article.feedID) + [routeFeed].compactMap { $0 })
         let feeds = Dictionary(try await service.feeds(ids: feedIDs, for: request.account).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let listedFeed = routeFeed.flatMap { feeds[$0] }
@@ -219,10 +219,10 @@ extension MinifluxAPI {
             }
         }
         if let feed {
-            query.feed = .id(try await service.feed(.id(feed), for: request.account).id)  // the route's feed: 404 when not there
+            query.feed = .id(try await service.feed(.id(SubscriptionID(feed)), for: request.account).id)  // the route's feed: 404 when not there
         } else if let feedID = try request.integer("feed_id", in: 1...Int64.max) {
-            guard (try? await service.feed(.id(feedID), for: request.account)) != nil else { throw MinifluxError("invalid feed ID") }
-            query.feed = .id(feedID)
+            guard (try? await service.feed(.id(SubscriptionID(feedID)), for: request.account)) != nil else { throw MinifluxError("invalid feed ID") }
+            query.feed = .id(SubscriptionID(feedID))
         }
         // As Miniflux: 0 for a date or an entry id means not given.
         func date(_ name: String) throws(MinifluxError) -> Date? {

@@ -13,7 +13,7 @@ extension MinifluxAPI {
     }
 
     func feed(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        MinifluxJSON.response(MinifluxJSON.feed(try await service.feed(.id(try request.id("feedID")), for: request.account), user: request.account.id))
+        MinifluxJSON.response(MinifluxJSON.feed(try await service.feed(.id(SubscriptionID(try request.id("feedID"))), for: request.account), user: request.account.id))
     }
 
     /// `{"feed_url", "category_id"}`: subscribes (finding the feed behind a page, as `aggregatorctl add`)
@@ -65,7 +65,7 @@ extension MinifluxAPI {
     /// field, never silently ignored. Fields Miniflux does not take (`id`, `checked_at`, …) are ignored.
     func updateFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try request.id("feedID")
-        _ = try await service.feed(.id(id), for: request.account)  // another account's feed: 404 before the body
+        _ = try await service.feed(.id(SubscriptionID(id)), for: request.account)  // another account's feed: 404 before the body
         let body = try request.jsonObject()
         var changes = FeedChanges(title: try Self.text("title", body))
         changes.url = try Self.text("feed_url", body)
@@ -81,8 +81,8 @@ extension MinifluxAPI {
         changes.fetchSettings = try Self.fetchSettingsChange(body)
         changes.crawler = try Self.flag("crawler", body)
         let feed = changes.isEmpty
-            ? try await service.feed(.id(id), for: request.account)
-            : try await service.updateFeed(.id(id), changes, for: request.account)
+            ? try await service.feed(.id(SubscriptionID(id)), for: request.account)
+            : try await service.updateFeed(.id(SubscriptionID(id)), changes, for: request.account)
         return MinifluxJSON.response(MinifluxJSON.feed(feed, user: request.account.id), status: 201)
     }
 
@@ -142,13 +142,13 @@ extension MinifluxAPI {
     }
 
     func deleteFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        _ = try await service.removeFeed(.id(try request.id("feedID")), for: request.account)
+        _ = try await service.removeFeed(.id(SubscriptionID(try request.id("feedID"))), for: request.account)
         return MinifluxJSON.noContent
     }
 
     /// 204, or 429 with Retry-After when the account asked for this feed too often (docs/SECURITY.md).
     func refreshFeed(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        let feed = try await service.feed(.id(try request.id("feedID")), for: request.account)
+        let feed = try await service.feed(.id(SubscriptionID(try request.id("feedID"))), for: request.account)
         _ = try await service.refreshOnDemand([feed.id], for: request.account)
         return MinifluxJSON.noContent
     }
@@ -163,7 +163,7 @@ extension MinifluxAPI {
 
     /// We keep no icons yet: a 404 as Miniflux answers for a feed without one.
     func feedIcon(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        MinifluxJSON.response(MinifluxJSON.icon(try await service.icon(ofFeed: .id(try request.id("feedID")), for: request.account)))
+        MinifluxJSON.response(MinifluxJSON.icon(try await service.icon(ofFeed: .id(SubscriptionID(try request.id("feedID"))), for: request.account)))
     }
 
     func icon(_ request: MinifluxRequest) async throws -> HTTPResponse {
@@ -172,7 +172,7 @@ extension MinifluxAPI {
 
     func markFeedRead(_ request: MinifluxRequest) async throws -> HTTPResponse {
         let id = try request.id("feedID")
-        _ = try await service.mark(.matching(ArticleQuery(feed: .id(try await service.feed(.id(id), for: request.account).id))), read: true, starred: nil, for: request.account)
+        _ = try await service.mark(.matching(ArticleQuery(feed: .id(try await service.feed(.id(SubscriptionID(id)), for: request.account).id))), read: true, starred: nil, for: request.account)
         return MinifluxJSON.noContent
     }
 
@@ -181,7 +181,7 @@ extension MinifluxAPI {
     }
 
     func feedEntry(_ request: MinifluxRequest) async throws -> HTTPResponse {
-        let feed = try await service.feed(.id(try request.id("feedID")), for: request.account)
+        let feed = try await service.feed(.id(SubscriptionID(try request.id("feedID"))), for: request.account)
         let entry = try await shownEntry(request)
         // A cross-posted entry is listed under each feed that carries it.
         var query = ArticleQuery(feed: .id(feed.id))
@@ -198,8 +198,8 @@ extension MinifluxAPI {
         var reads: [String: JSONValue] = [:]
         var unreads: [String: JSONValue] = [:]
         for feed in try await service.feedCounters(for: request.account) {
-            reads[String(feed.id)] = .from(feed.total - feed.unread)
-            unreads[String(feed.id)] = .from(feed.unread)
+            reads[feed.id.description] = .from(feed.total - feed.unread)
+            unreads[feed.id.description] = .from(feed.unread)
         }
         return MinifluxJSON.response(["reads": .object(reads), "unreads": .object(unreads)])
     }

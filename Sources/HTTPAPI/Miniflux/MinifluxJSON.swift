@@ -152,3 +152,9 @@ extension JSONValue {
     /// An entry's id, as the number apps know it by.
     static func from(_ entry: EntryID) -> JSONValue { .from(entry.rawValue) }
 }
+
+extension JSONValue {
+    /// A subscription's id: what apps know as the feed's id.
+    static func from(_ subscription: SubscriptionID) -> JSONValue { .from(subscription.rawValue) }
+    static func from(_ subscription: SubscriptionID?) -> JSONValue { .from(subscription?.rawValue) }
+}

@@ -18,10 +18,10 @@ struct WebPage {
     /// Whether the navigation links the users page (admins').
     var showsUsers = false
     /// The icon digests of the feeds a page shows articles of (the listing fills it in).
-    var feedIcons: [Int64: String] = [:]
+    var feedIcons: [SubscriptionID: String] = [:]
 
     /// A feed's icon as a 16-pixel image (decorative: the feed's name is beside it), or "".
-    func icon(ofFeed feedID: Int64?) -> HTML {
+    func icon(ofFeed feedID: SubscriptionID?) -> HTML {
         icon(digest: feedID.flatMap { feedIcons[$0] })
     }
 

@@ -128,7 +128,7 @@ extension WebUI {
     }
 
     func editFeedPage(_ request: WebRequest) async throws -> HTTPResponse {
-        let feed = try await service.feed(.id(try request.id()), for: request.account)
+        let feed = try await service.feed(.id(SubscriptionID(try request.id())), for: request.account)
         let page = try await self.page(request, section: "feeds")
         let main: HTML = """
             <h1>Edit \(feed.title ?? feed.url)</h1>
@@ -196,18 +196,18 @@ extension WebUI {
             allowsSelfSignedCertificates: request.account.isAdmin ? form.value("allow_self_signed_certificates") == "1" : nil)
         var changes = FeedChanges(title: title.isEmpty ? nil : title, category: category)
         (changes.scraperRules, changes.fetchSettings, changes.crawler) = (rules, fetch, form.value("crawler") == "1")
-        _ = try await service.updateFeed(.id(try request.id()), changes, for: request.account)
+        _ = try await service.updateFeed(.id(SubscriptionID(try request.id())), changes, for: request.account)
         return redirect(to: "/feeds?notice=updated", request.http)
     }
 
     func refreshFeed(_ request: WebRequest) async throws -> HTTPResponse {
-        _ = try await service.refreshOnDemand([try await service.feed(.id(try request.id()), for: request.account).id],
+        _ = try await service.refreshOnDemand([try await service.feed(.id(SubscriptionID(try request.id())), for: request.account).id],
                                               for: request.account)
         return redirect(to: "/feeds?notice=refreshing", request.http)
     }
 
     func removeFeed(_ request: WebRequest) async throws -> HTTPResponse {
-        _ = try await service.removeFeed(.id(try request.id()), for: request.account)
+        _ = try await service.removeFeed(.id(SubscriptionID(try request.id())), for: request.account)
         return redirect(to: "/feeds?notice=removed", request.http)
     }
 

@@ -99,9 +99,9 @@ extension WebUI {
             (header.title, header.query.category) = (category.name, category.name)
             header.extra = page.button("Mark all of \(category.name) read", action: "/category/\(id)/mark-read", fields: back)
         case .feed(let id):
-            let feed = try await service.feed(.id(id), for: request.account)
+            let feed = try await service.feed(.id(SubscriptionID(id)), for: request.account)
             header.title = feed.title ?? feed.url
-            header.query.feed = .id(id)
+            header.query.feed = .id(SubscriptionID(id))
             header.extra = page.button("Mark the feed read", action: "/feed/\(id)/mark-read", fields: back)
             feedLinks = "<a href=\"\(link("/feed/\(id)/edit"))\">Edit the feed</a>"
             if let site = feed.siteURL, Self.isWebLink(site) {
@@ -271,7 +271,7 @@ extension WebUI {
     }
 
     func markFeedRead(_ request: WebRequest) async throws -> HTTPResponse {
-        _ = try await service.mark(.matching(ArticleQuery(feed: .id(try request.id()), unreadOnly: true)), read: true,
+        _ = try await service.mark(.matching(ArticleQuery(feed: .id(SubscriptionID(try request.id())), unreadOnly: true)), read: true,
                                    starred: nil, for: request.account)
         return done(request, fallback: "/unread")
     }
