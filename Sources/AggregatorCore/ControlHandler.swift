@@ -225,7 +225,7 @@ public struct ControlHandler: Sendable {
         if let wanted = params.value("feeds")?.array { feeds = try wanted.map(Parameters.feed) }
         let outcome = try await service.refresh(feeds, wait: params.bool("wait") ?? false, for: account) { progress in
             notifier.notify(.refreshProgress, ["done": .from(progress.done), "total": .from(progress.total),
-                                               "feed_id": .from(progress.feedID), "url": .from(progress.url),
+                                               "feed_id": .from(progress.feedID.rawValue), "url": .from(progress.url),
                                                "ok": .bool(progress.isSuccess)])
         }
         switch outcome {

@@ -16,7 +16,7 @@ extension FeedFetchSettings {
 public enum EntryMapper {
     /// The document's entries for the store, with their plain text for the full-text index.
     /// - Parameter makingSearchDocuments: the store is on PostgreSQL (see `IncomingFeed`).
-    public static func incoming(_ feed: ParsedFeed, feedID: Int64, isPrivate: Bool = false,
+    public static func incoming(_ feed: ParsedFeed, feedID: FeedID, isPrivate: Bool = false,
                                 makingSearchDocuments: Bool = false) -> IncomingFeed {
         IncomingFeed(feedID: feedID, entries: feed.entries.map(incoming), isPrivate: isPrivate,
                      makingSearchDocuments: makingSearchDocuments)

@@ -117,7 +117,7 @@ public final class RefreshPipeline: Sendable {
 
     /// Refreshes `feeds` and returns the round's summary. Cancelling the caller cancels every fetch.
     /// - Parameter progress: called as each feed finishes, with how many are done.
-    public func refresh(_ feeds: [FeedFetchState], prefetched: [Int64: FetchResponse] = [:],
+    public func refresh(_ feeds: [FeedFetchState], prefetched: [FeedID: FetchResponse] = [:],
                         progress: (Int, FeedRefresh) -> Void = { _, _ in }) async -> RefreshSummary {
         await refresh(from: FeedList(feeds), prefetched: prefetched, progress: progress)
     }
@@ -125,7 +125,7 @@ public final class RefreshPipeline: Sendable {
     /// Refreshes the feeds `source` gives (a list, or claims on a shared database) until it has no
     /// more, and returns the round's summary. A feed in `prefetched` is not fetched: that answer is
     /// its fetch (a new feed's document, which discovery fetched: docs/ARCHITECTURE.md, "Fetch once").
-    func refresh(from source: some FeedSource, prefetched: [Int64: FetchResponse] = [:],
+    func refresh(from source: some FeedSource, prefetched: [FeedID: FetchResponse] = [:],
                  progress: (Int, FeedRefresh) -> Void = { _, _ in }) async -> RefreshSummary {
         let started = Date()
         var summary = RefreshSummary()
@@ -138,7 +138,7 @@ public final class RefreshPipeline: Sendable {
         // parsing go on (committing inside this loop left the store idle half of a cold round). At most
         // 32 parsed documents wait: the 1,000-feed farm's cold round peaks at 50 MB (64: 56 MB, no faster).
         let queue = CommitQueue(capacity: 32)
-        var feedURLs: [Int64: String] = [:]
+        var feedURLs: [FeedID: String] = [:]
         async let stored = storeAsTheyArrive(queue)
         await withTaskGroup(of: (FeedRefresh, owned: Bool).self) { group in
             var inFlight = 0
@@ -268,7 +268,7 @@ public final class RefreshPipeline: Sendable {
     /// checked again after the shortest interval, when space may be back. Their validators went with
     /// the commit, so that fetch brings everything again.
     private func recordUnstored(_ lost: [FeedRefresh], reason error: String, in summary: inout RefreshSummary,
-                                urls: [Int64: String]) async {
+                                urls: [FeedID: String]) async {
         let reason = "not stored: \(error) (a storage problem on this machine, not the feed's)"
         var failures: [FeedRefresh] = []
         summary.unstored += lost.count
@@ -465,10 +465,10 @@ actor CommitQueue {
 
 /// Single flight per feed: the first caller fetches, later callers wait for its result, stored.
 actor InFlightFeeds {
-    private var waiting: [Int64: [CheckedContinuation<FeedRefresh, Never>]] = [:]
+    private var waiting: [FeedID: [CheckedContinuation<FeedRefresh, Never>]] = [:]
 
     /// Nil when the caller should fetch (it now owns the feed); else the in-flight fetch's result.
-    func join(_ feedID: Int64) async -> FeedRefresh? {
+    func join(_ feedID: FeedID) async -> FeedRefresh? {
         guard waiting[feedID] != nil else {
             waiting[feedID] = []
             return nil
@@ -477,7 +477,7 @@ actor InFlightFeeds {
     }
 
     /// Ends the owner's fetch (once stored, or lost) and hands its result to everyone who joined it.
-    func finish(_ feedID: Int64, with refresh: FeedRefresh) {
+    func finish(_ feedID: FeedID, with refresh: FeedRefresh) {
         for continuation in waiting.removeValue(forKey: feedID) ?? [] { continuation.resume(returning: refresh) }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct CommitQueueTests {
     private func refresh(_ id: Int64) -> FeedRefresh {
-        FeedRefresh(feedID: id, document: nil, record: .failure("x"), checkedAt: Date(), nextCheckAt: Date(), intervalSeconds: 60)
+        FeedRefresh(feedID: FeedID(id), document: nil, record: .failure("x"), checkedAt: Date(), nextCheckAt: Date(), intervalSeconds: 60)
     }
 
     @Test func everythingPutIsTakenOnceInOrderAndAPutWaitsForRoom() async throws {
@@ -16,7 +16,7 @@ import Testing
         async let drained: Void = {
             while case let batch = await queue.take(), !batch.isEmpty {
                 batches.withLock { $0.append(batch.count) }
-                taken.withLock { $0 += batch.map(\.feedID) }
+                taken.withLock { $0 += batch.map(\.feedID.rawValue) }
                 try? await Task.sleep(for: .milliseconds(5))  // a slow store: puts pile up, up to the capacity
             }
         }()

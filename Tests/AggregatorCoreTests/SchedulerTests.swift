@@ -42,7 +42,7 @@ import Testing
             let id = try #require(try await store.feedID(url: url, account: 1))
             if let nextCheck {
                 try await store.record(.success(etag: nil, lastModified: nil, newURL: nil, title: nil, siteURL: nil),
-                                       feedID: id.rawValue, checkedAt: clock.now, nextCheckAt: nextCheck, intervalSeconds: 3600)
+                                       feedID: FeedID(id.rawValue), checkedAt: clock.now, nextCheckAt: nextCheck, intervalSeconds: 3600)
             }
             return id.rawValue
         }
@@ -66,7 +66,7 @@ import Testing
         }
 
         func errorCount(_ id: Int64) async throws -> Int? {
-            try await store.feedsToFetch().first { $0.id == id }?.errorCount
+            try await store.feedsToFetch().first { $0.id.rawValue == id }?.errorCount
         }
 
         deinit {
@@ -121,7 +121,7 @@ import Testing
         try await harness.feed("/numbered/0/2", due: start.addingTimeInterval(3600))
         try await harness.running { sleeps, rounds in
             #expect(await sleeps.next() == start.addingTimeInterval(3600))
-            await harness.scheduler.refreshSoon([first])
+            await harness.scheduler.refreshSoon([FeedID(first)])
             let round2 = try #require(await rounds.next())
             #expect(round2.feeds == 1)
             #expect(await sleeps.next() == start.addingTimeInterval(3600))  // feed 2 is still due then

@@ -21,9 +21,9 @@ import Testing
         try fixture.reader().database.statement("SELECT url, id FROM feeds").query { feeds[$0.text(at: 0)!] = $0.int64(at: 1) }
         func story(_ n: Int) -> IncomingEntry { entry("https://news.example/\(n)", title: "Story \(n)", published: Double(n) * day) }
         try await store.ingest([
-            IncomingFeed(feedID: feeds["https://a.example/feed"]!, entries: [story(1), story(2)]),
-            IncomingFeed(feedID: feeds["https://b.example/feed"]!, entries: [story(2), story(3)]),
-            IncomingFeed(feedID: feeds["https://c.example/feed"]!, entries: [story(4)]),
+            IncomingFeed(feedID: FeedID(feeds["https://a.example/feed"]!), entries: [story(1), story(2)]),
+            IncomingFeed(feedID: FeedID(feeds["https://b.example/feed"]!), entries: [story(2), story(3)]),
+            IncomingFeed(feedID: FeedID(feeds["https://c.example/feed"]!), entries: [story(4)]),
         ], now: now)
         return (fixture, bea, feeds)
     }
@@ -85,7 +85,7 @@ import Testing
     @Test func aSmallAccountsIdListsMatchItsListings() async throws {
         let (fixture, bea, feeds) = try await twoReaders()
         let store = fixture.store
-        try await store.ingest([IncomingFeed(feedID: feeds["https://b.example/feed"]!, entries: (10..<40).map {
+        try await store.ingest([IncomingFeed(feedID: FeedID(feeds["https://b.example/feed"]!), entries: (10..<40).map {
             entry("https://news.example/\($0)", title: "Story \($0)", published: Double($0) * day)
         })], now: now)
         let reader = try fixture.reader()
@@ -112,7 +112,7 @@ import Testing
         // Her share of the store is between 2 and 20 %: her first pages come from a walk of the date
         // index. Below 2 %, from her own entries, sorted; her account-wide mark starts from them too.
         #expect(try reader.entries(listing).entries.map(\.article.title) == ["Story 4", "Story 2"])
-        try await store.ingest([IncomingFeed(feedID: feeds["https://b.example/feed"]!, entries: (100..<300).map {
+        try await store.ingest([IncomingFeed(feedID: FeedID(feeds["https://b.example/feed"]!), entries: (100..<300).map {
             entry("https://news.example/\($0)", title: "Story \($0)", published: Double($0) * day)
         })], now: now)
         #expect(try StoreReader.share(of: bea, in: reader.database) < 0.02)
@@ -275,7 +275,7 @@ import Testing
         try reader.database.statement("SELECT url, id FROM feeds").query { feeds[$0.text(at: 0)!] = $0.int64(at: 1) }
         func story(_ n: Int) -> IncomingEntry { entry("https://news.example/\(n)", title: "Story \(n)", published: Double(n) * day) }
         func document(_ url: String, _ stories: [Int]) async throws {
-            try await store.ingest([IncomingFeed(feedID: feeds[url]!, entries: stories.map(story))], now: now)
+            try await store.ingest([IncomingFeed(feedID: FeedID(feeds[url]!), entries: stories.map(story))], now: now)
         }
         try await document(a, [1, 2])
         try await document(b, [2, 3])
@@ -399,7 +399,7 @@ import Testing
         let copy = try #require(try reader.feeds(account: ann).first { $0.id == annsA })
         #expect(copy.isPrivateCopy && copy.fetchSettings.cookie == "", "the cookie is never read back")
         let copyFeed = try #require(try await store.feedsToFetch().first { $0.settings?.cookie == "session=1" })
-        #expect(copyFeed.id != shared && copyFeed.url == "https://a.example/feed")
+        #expect(copyFeed.id.rawValue != shared && copyFeed.url == "https://a.example/feed")
         #expect(try reader.feeds(account: bea).first { $0.url == "https://a.example/feed" }?.isPrivateCopy == false)
         #expect(try reader.article(id: story1, account: ann)?.isStarred == true, "a starred entry stays")
 
@@ -474,7 +474,7 @@ import Testing
         try await store.addFeeds([.init(url: "https://b.example/feed")], account: ann)
         try await expectKept("following its feed again")
         try await store.removeFeed(id: try SubscriptionID(subscription(ann, "https://b.example/feed").rawValue), account: ann)
-        try await store.ingest([IncomingFeed(feedID: try #require(feeds["https://a.example/feed"]), entries: [story(1), story(3)])],
+        try await store.ingest([IncomingFeed(feedID: FeedID(try #require(feeds["https://a.example/feed"])), entries: [story(1), story(3)])],
                                now: now)
         #expect(try reader.accountCounts(ann) == EntryCounts(entries: 3, unread: 2), "a carries story 3 now")
         try await expectKept("a followed feed gaining the orphan")
@@ -502,7 +502,7 @@ import Testing
         try await store.updateFeed(id: try SubscriptionID(subscription(ann).rawValue), account: ann, changing { $0.crawler = true })
         #expect(try await store.pagesToCrawl(since: since, limit: 10).isEmpty, "entries from before the subscription: none")
         // Two entries arrive after both subscriptions began.
-        try await store.ingest([IncomingFeed(feedID: try #require(feeds["https://a.example/feed"]), entries: [
+        try await store.ingest([IncomingFeed(feedID: FeedID(try #require(feeds["https://a.example/feed"])), entries: [
             entry("https://news.example/5", title: "Story 5"), entry("https://news.example/6", title: "Story 6")])],
                                now: Date().addingTimeInterval(5))
         let forAnn = try await store.pagesToCrawl(since: since, limit: 10)

@@ -14,7 +14,7 @@ import Testing
         try await store.addFeeds([.init(url: url)], account: 1)  // account 1: an admin
         try await store.addFeeds([.init(url: url)], account: bea)
         let feed = try #require(try fixture.reader().database.integer("SELECT id FROM feeds WHERE url = ?1", [.text(url)]))
-        var document = IncomingFeed(feedID: feed, entries: [entry("https://nas.local/1", title: "Private note")])
+        var document = IncomingFeed(feedID: FeedID(feed), entries: [entry("https://nas.local/1", title: "Private note")])
         document.onlyForAdmins = true
         try await store.ingest([document], now: now)
         let reader = try fixture.reader()
@@ -23,7 +23,7 @@ import Testing
         #expect(try reader.feeds(account: bea).first?.unread == 0, "and not counted")
         #expect(try reader.feedsOnlyForAdmins(among: [url, "https://other.example/feed"]) == [url])
         // A later document from a public address: new entries are everyone's, the mark is lifted.
-        try await store.ingest([IncomingFeed(feedID: feed, entries: [entry("https://nas.local/2", title: "Public note")])],
+        try await store.ingest([IncomingFeed(feedID: FeedID(feed), entries: [entry("https://nas.local/2", title: "Public note")])],
                                now: now + 60)
         #expect(try reader.articles(ArticleFilter(account: bea)).articles.map(\.title) == ["Public note"])
         #expect(try reader.feedsOnlyForAdmins(among: [url]).isEmpty)

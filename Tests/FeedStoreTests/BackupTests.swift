@@ -7,7 +7,7 @@ import Testing
     @Test func backupHoldsEverythingAndRefusesToOverwrite() async throws {
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed", category: "Tech")
-        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<50).map {
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: (0..<50).map {
             entry("https://a.example/\($0)", title: "Entry \($0)")
         })], now: now)
         let copy = fixture.directory.appendingPathComponent("copy.db").path

@@ -11,7 +11,7 @@ struct CheckpointerTests {
         let size = { (try? FileManager.default.attributesOfItem(atPath: fixture.path)[.size] as? Int) ?? 0 }
         let before = size()
         // A few hundred pages: far below the writer's own limit, so only the checkpointer moves them.
-        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<400).map {
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: (0..<400).map {
             entry("https://a.example/\($0)", title: "Entry \($0)", text: String(repeating: "word\($0) ", count: 200))
         })], now: now)
         let deadline = Date().addingTimeInterval(5)

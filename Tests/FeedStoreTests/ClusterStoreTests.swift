@@ -67,8 +67,8 @@ struct ClusterStoreTests {
         func lease(_ id: Int64) throws -> Int64? {
             try database.integer("SELECT next_check_at FROM feeds WHERE id = ?1", [.integer(id)])
         }
-        #expect(try lease(working) == Int64(start.timeIntervalSince1970) + 90)
-        #expect(try lease(lost) == Int64(start.timeIntervalSince1970) + 60, "not renewed: it runs out")
+        #expect(try lease(working.rawValue) == Int64(start.timeIntervalSince1970) + 90)
+        #expect(try lease(lost.rawValue) == Int64(start.timeIntervalSince1970) + 60, "not renewed: it runs out")
         // The same name starting again: its earlier life's claims are due at once, for anyone.
         try await cluster.register(started: start.addingTimeInterval(40), lease: 60)
         let two = try ClusterStore(uri: fixture.path, node: "two")
@@ -91,8 +91,8 @@ struct ClusterStoreTests {
         let cluster = try ClusterStore(uri: fixture.path, node: "one")
         let ids = try await fixture.store.feedsToFetch().map(\.id)
         let second = Date(timeIntervalSince1970: 1_800_000_000)
-        func refresh(_ id: Int64, _ record: FetchRecord) -> FeedRefresh {
-            FeedRefresh(feedID: id, document: nil, record: record, checkedAt: second,
+        func refresh(_ id: FeedID, _ record: FetchRecord) -> FeedRefresh {
+            FeedRefresh(feedID: FeedID(id.rawValue), document: nil, record: record, checkedAt: second,
                         nextCheckAt: second.addingTimeInterval(600), intervalSeconds: 600)
         }
         let ok = FetchRecord.success(etag: "\"e\"", lastModified: nil, newURL: nil, title: nil, siteURL: nil)

@@ -61,7 +61,7 @@ import Testing
         // One statement taking the rows in order (a CTE ordered by id, locking as it goes).
         try mine.statement("""
             UPDATE feeds SET title = 'mine' WHERE id IN (SELECT id FROM feeds WHERE id IN (?1, ?2) ORDER BY id FOR UPDATE)
-            """).run([.integer(feeds.0), .integer(feeds.1)])
+            """).run([.feed(feeds.0), .feed(feeds.1)])
         done.wait()
         #expect(try mine.integer("SELECT count(*) FROM feeds WHERE title = 'mine'") == 2, "undone, then run again")
     }
@@ -70,7 +70,7 @@ import Testing
     /// 0.3 s: a transaction that takes the first's row meanwhile and then asks for the second's
     /// deadlocks with it, and PostgreSQL ends that (after deadlock_timeout, 1 s) by undoing the one
     /// that waited first, the test's. `done` is signalled once the other session has committed.
-    private static func deadlockAhead() async throws -> (StoreFixture, (Int64, Int64), DispatchSemaphore) {
+    private static func deadlockAhead() async throws -> (StoreFixture, (FeedID, FeedID), DispatchSemaphore) {
         let fixture = try StoreFixture()
         let first = try await fixture.feed("https://a.example/feed"), second = try await fixture.feed("https://b.example/feed")
         let feeds = (try await fixture.store.feedID(ofSubscription: SubscriptionID(first), account: 1),

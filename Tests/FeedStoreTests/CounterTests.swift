@@ -43,10 +43,10 @@ import Testing
         let d = try await fixture.feed("https://d.example/feed")
         func story(_ n: Int) -> IncomingEntry { entry("https://news.example/\(n)", title: "Story \(n)", published: Double(n) * day) }
         try await store.ingest([
-            IncomingFeed(feedID: a, entries: [story(1), story(2), story(3)]),
-            IncomingFeed(feedID: b, entries: [story(2), story(4)]),
-            IncomingFeed(feedID: c, entries: [story(3), story(5)]),
-            IncomingFeed(feedID: d, entries: [story(1)]),
+            IncomingFeed(feedID: FeedID(a), entries: [story(1), story(2), story(3)]),
+            IncomingFeed(feedID: FeedID(b), entries: [story(2), story(4)]),
+            IncomingFeed(feedID: FeedID(c), entries: [story(3), story(5)]),
+            IncomingFeed(feedID: FeedID(d), entries: [story(1)]),
         ], now: now)
         var current = try counts(fixture)
         #expect(current.feeds["https://a.example/feed"] == [3, 3])
@@ -112,7 +112,7 @@ import Testing
             case 0..<40:
                 // A document of 1-6 stories drawn from a small shared pool: cross-posts happen often.
                 let stories = (0..<Int.random(in: 1...6, using: &random)).map { _ in Int.random(in: 0..<40, using: &random) }
-                try await store.ingest([IncomingFeed(feedID: feed, entries: Set(stories).map {
+                try await store.ingest([IncomingFeed(feedID: FeedID(feed), entries: Set(stories).map {
                     entry("https://news.example/\($0)", title: "Story \($0)", published: Double($0) * day)
                 })], now: now)
             case 40..<60:

@@ -38,7 +38,7 @@ import Testing
         _ = try await store.editEntry(id: 2, title: "Apples (edited)", content: nil, account: 1, now: now)
         _ = try await store.addToken(label: "reader", digest: String(repeating: "ab", count: 32), account: bea, now: now)
         let icon = Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2, 0xFF])
-        try await store.setIcon(feedID: feedA, image: (icon, "image/png", "digest-a", "https://a.example/icon.png"), now: now)
+        try await store.setIcon(feedID: feedA.rawValue, image: (icon, "image/png", "digest-a", "https://a.example/icon.png"), now: now)
         let tech = try #require(try await store.createCategory("Hidden", account: 1))
         try await store.setCategoryHidden(id: tech, account: 1, true)
         try await store.finishHeldCommit()

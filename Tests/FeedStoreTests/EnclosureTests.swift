@@ -14,7 +14,7 @@ import Testing
         ]
         var incoming = entry("https://a.example/1", title: "Episode 1")
         incoming.enclosures = enclosures
-        _ = try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [incoming])], now: now)
+        _ = try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: [incoming])], now: now)
         let id = try #require(try fixture.reader().articles().articles.first?.id)
         #expect(try fixture.reader().article(id: id, account: 1)?.enclosures == enclosures)
     }

@@ -8,7 +8,7 @@ import Testing
     @Test func editsBelongToTheirAccount() async throws {
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed")
-        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [entry("https://a.example/1", title: "One")])], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: [entry("https://a.example/1", title: "One")])], now: now)
         let reader = try fixture.reader()
         let id = try #require(try reader.articles().articles.first?.id)
         #expect(try await fixture.store.editEntry(id: id, title: "Mine", content: "<p>notes</p>", account: 1))

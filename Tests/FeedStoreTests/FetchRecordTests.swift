@@ -16,11 +16,11 @@ import Testing
         }
         let now = Date()
         try await store.record(.success(etag: "\"1\"", lastModified: nil, newURL: "https://new.example/feed", title: nil,
-                                        siteURL: nil), feedID: moving, checkedAt: now, nextCheckAt: now.addingTimeInterval(60),
+                                        siteURL: nil), feedID: FeedID(moving), checkedAt: now, nextCheckAt: now.addingTimeInterval(60),
                                intervalSeconds: 60)
         #expect(try url(moving) == "https://new.example/feed")
         try await store.record(.success(etag: "\"2\"", lastModified: nil, newURL: "https://taken.example/feed", title: nil,
-                                        siteURL: nil), feedID: moving, checkedAt: now, nextCheckAt: now.addingTimeInterval(60),
+                                        siteURL: nil), feedID: FeedID(moving), checkedAt: now, nextCheckAt: now.addingTimeInterval(60),
                                intervalSeconds: 60)
         #expect(try url(moving) == "https://new.example/feed", "another feed has that URL: it stays")
         #expect(try url(other) == "https://taken.example/feed")
@@ -37,7 +37,7 @@ import Testing
         func record(_ newURL: String?, _ title: String) async throws {
             try await store.record(.success(etag: nil, lastModified: nil, newURL: newURL, title: title,
                                             siteURL: "https://site.example/\(title)"),
-                                   feedID: feed, checkedAt: now, nextCheckAt: now.addingTimeInterval(60), intervalSeconds: 60)
+                                   feedID: FeedID(feed), checkedAt: now, nextCheckAt: now.addingTimeInterval(60), intervalSeconds: 60)
         }
         try await record(nil, "Planted")
         try await store.setIcon(feedID: feed, image: (Data([1, 2, 3]), "image/png", String(repeating: "a", count: 64),

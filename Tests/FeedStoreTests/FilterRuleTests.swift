@@ -30,14 +30,14 @@ import Testing
         func titles(_ account: AccountID) throws -> [String] {
             try reader.articles(ArticleFilter(account: account), sort: .oldest).articles.compactMap(\.title)
         }
-        try await store.ingest([IncomingFeed(feedID: feed.rawValue, entries: [story("News", 1), story("Sponsored: soap", 2)])], now: now)
+        try await store.ingest([IncomingFeed(feedID: FeedID(feed.rawValue), entries: [story("News", 1), story("Sponsored: soap", 2)])], now: now)
         let ids = try reader.articles(ArticleFilter(account: bea), sort: .oldest).articles.map(\.id)
         try await store.mark(ids: [ids[1]], account: bea, read: true)
 
         #expect(try await store.judgedRules(subscription: beasFeed, account: bea, blocklist: "Sponsored", keeplist: nil) == 1)
         #expect(try titles(bea) == ["News"])
         #expect(try titles(1) == ["News", "Sponsored: soap"], "the other account's view is its own")
-        try await store.ingest([IncomingFeed(feedID: feed.rawValue, entries: [story("Sponsored: car", 3), story("More News", 4)])], now: now)
+        try await store.ingest([IncomingFeed(feedID: FeedID(feed.rawValue), entries: [story("Sponsored: car", 3), story("More News", 4)])], now: now)
         #expect(try titles(bea) == ["News", "More News"], "an arriving entry is judged as it arrives")
         #expect(try reader.accountCounts(bea) == EntryCounts(entries: 2, unread: 2))
         #expect(try reader.accountCounts(1) == EntryCounts(entries: 4, unread: 4))
@@ -74,7 +74,7 @@ import Testing
         _ = try await store.saveRules(subscription: beasFeed, account: bea, blocklist: "Sponsored", keeplist: nil)
         #expect(try await store.rulesByFeed().values.flatMap { $0 }.map(\.account) == [bea])
         let feed = try #require(try fixture.reader().database.integer("SELECT id FROM feeds WHERE url = ?1", [.text(url)]))
-        var document = IncomingFeed(feedID: feed, entries: [entry("https://news.example/1", title: "News"),
+        var document = IncomingFeed(feedID: FeedID(feed), entries: [entry("https://news.example/1", title: "News"),
                                                             entry("https://news.example/2", title: "Sponsored: soap")])
         document.ruleVerdicts = [(account: bea, hidden: [1])]
         try await store.ingest([document], now: now)

@@ -59,7 +59,7 @@ import Testing
     /// Ingests one entry into `feed`, as a group of its own.
     private func store(_ fixture: StoreFixture, _ url: String, title: String, feed: Int64,
                        holdingOpen: Bool = false) async throws {
-        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [entry(url, title: title)])],
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: [entry(url, title: title)])],
                                        now: now, holdingOpen: holdingOpen)
     }
 }

@@ -6,7 +6,7 @@ import Testing
     @Test func newThenUnchangedThenUpdatedKeepingReadAndStarred() async throws {
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed")
-        let first = try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [
+        let first = try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: [
             entry("https://a.example/1", title: "One", published: 1_000),
             entry("https://a.example/2", title: "Two", published: 2_000),
         ])], now: now)
@@ -14,7 +14,7 @@ import Testing
         let id = try #require(try fixture.reader().articles().articles.first { $0.title == "Two" }?.id)
         try await fixture.store.mark(ids: [id], account: 1, read: true, starred: true)
 
-        let again = try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [
+        let again = try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: [
             entry("https://a.example/1", title: "One", published: 1_000),
             entry("https://a.example/2?utm_source=rss", title: "Two, corrected", published: 2_000),
         ])], now: now)
@@ -30,8 +30,8 @@ import Testing
         let tech = try await fixture.feed("https://a.example/feed", category: "Technology")
         let world = try await fixture.feed("https://b.example/feed", category: "World")
         let counts = try await fixture.store.ingest([
-            IncomingFeed(feedID: tech, entries: [entry("https://news.example/story#top", title: "Story")]),
-            IncomingFeed(feedID: world, entries: [entry("HTTPS://NEWS.example/story", title: "Story")]),
+            IncomingFeed(feedID: FeedID(tech), entries: [entry("https://news.example/story#top", title: "Story")]),
+            IncomingFeed(feedID: FeedID(world), entries: [entry("HTTPS://NEWS.example/story", title: "Story")]),
         ], now: now)
         #expect(counts == [IngestCounts(new: 1), IngestCounts(seenInAnotherFeed: 1)])
         let reader = try fixture.reader()
@@ -46,7 +46,7 @@ import Testing
     @Test func entriesWithoutLinksFallBackToGuidThenHash() async throws {
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed")
-        let document = IncomingFeed(feedID: feed, entries: [
+        let document = IncomingFeed(feedID: FeedID(feed), entries: [
             entry(nil, title: "By guid", guid: "tag:a,2024:1"),
             entry(nil, title: "By hash", published: 5_000),
             entry("/relative/only", title: "Relative link, by hash"),
@@ -58,7 +58,7 @@ import Testing
     @Test func aFeedWhoseItemsAllShareOneLinkIsKeyedByGuid() async throws {
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed")
-        let counts = try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [
+        let counts = try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: [
             entry("https://a.example/", title: "Monday", guid: "1"),
             entry("https://a.example/", title: "Tuesday", guid: "2"),
             entry("https://a.example/", title: "Wednesday", guid: "3"),
@@ -69,7 +69,7 @@ import Testing
     @Test func missingDatesStayNullAndFutureDatesAreClampedToFirstSeen() async throws {
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed")
-        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: [
             entry("https://a.example/undated", title: "Undated"),
             entry("https://a.example/future", title: "Future", published: now.timeIntervalSince1970 + 30 * day),
         ])], now: now)
@@ -83,7 +83,7 @@ import Testing
         let feed = try await fixture.feed("https://a.example/feed")
         await #expect(throws: StoreError.self) {
             try await fixture.store.ingest([
-                IncomingFeed(feedID: feed, entries: [entry("https://a.example/1", title: "One")]),
+                IncomingFeed(feedID: FeedID(feed), entries: [entry("https://a.example/1", title: "One")]),
                 IncomingFeed(feedID: 999_999, entries: [entry("https://a.example/2", title: "No such feed")]),
             ], now: now)
         }
@@ -107,9 +107,9 @@ import Testing
         let first = try await fixture.feed("https://a.example/feed")
         let second = try await fixture.feed("https://b.example/feed")
         let post = entry("https://a.example/1", title: "One", published: now.timeIntervalSince1970 - day)
-        try await fixture.store.ingest([IncomingFeed(feedID: first, entries: [post])], now: now)
-        try await fixture.store.ingest([IncomingFeed(feedID: first, entries: [post])], now: now.addingTimeInterval(60))
-        try await fixture.store.ingest([IncomingFeed(feedID: second, entries: [post])], now: now.addingTimeInterval(120))
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(first), entries: [post])], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(first), entries: [post])], now: now.addingTimeInterval(60))
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(second), entries: [post])], now: now.addingTimeInterval(120))
         let feeds = Dictionary(uniqueKeysWithValues: try fixture.reader().feeds(account: 1).map { ($0.id, $0.newestEntryAt) })
         #expect(feeds[SubscriptionID(first)] == now && feeds[SubscriptionID(second)] == now.addingTimeInterval(120), "\(feeds)")
     }

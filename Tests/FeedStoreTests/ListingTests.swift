@@ -11,10 +11,10 @@ import Testing
         let loose = try await fixture.feed("https://b.example/feed")
         let base = now.timeIntervalSince1970 - 100 * day
         try await fixture.store.ingest([
-            IncomingFeed(feedID: science, entries: (0..<12).map {
+            IncomingFeed(feedID: FeedID(science), entries: (0..<12).map {
                 entry("https://a.example/\($0)", title: "Science \(String(format: "%02d", $0))", published: base + Double($0) * day)
             }),
-            IncomingFeed(feedID: loose, entries: (0..<3).map {
+            IncomingFeed(feedID: FeedID(loose), entries: (0..<3).map {
                 entry("https://b.example/\($0)", title: "Loose \($0)", published: base + Double($0) * day + 3_600)
             } + [entry("https://a.example/0", title: "Science 00", published: base)]),
         ], now: now)
@@ -126,7 +126,7 @@ import Testing
         let first = try await fixture.feed("https://a.example/feed")
         let second = try await fixture.feed("https://b.example/feed")
         let base = now.timeIntervalSince1970 - 10 * day
-        try await fixture.store.ingest([IncomingFeed(feedID: first, entries: [
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(first), entries: [
             entry("https://a.example/old", title: "Old", published: base),
             entry("https://shared.example/post", title: "Shared"),  // no date: sorted by now
             entry("https://a.example/mid", title: "Mid", published: base + 2 * day),
@@ -134,7 +134,7 @@ import Testing
         // The second feed's polls make it a source with a version of its own; the first feed's next poll
         // updates the entry with a date.
         for poll in 1...2 {
-            try await fixture.store.ingest([IncomingFeed(feedID: second, entries: [
+            try await fixture.store.ingest([IncomingFeed(feedID: FeedID(second), entries: [
                 entry("https://shared.example/post", title: "Shared, edited", published: base + day),
             ])], now: now.addingTimeInterval(Double(poll) * 60))
         }
@@ -143,7 +143,7 @@ import Testing
         (listing.order, listing.ascending) = (.publishedAt, true)
         #expect(try reader.entries(listing).entries.map { $0.article.title ?? "" } == ["Old", "Mid", "Shared"],
                 "the first feed's text and place: the second feed changes neither")
-        try await fixture.store.ingest([IncomingFeed(feedID: first, entries: [
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(first), entries: [
             entry("https://shared.example/post", title: "Shared, dated", published: base + day),
         ])], now: now.addingTimeInterval(180))
         let listed = try reader.entries(listing).entries
@@ -186,7 +186,7 @@ import Testing
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed")
         let base = now.timeIntervalSince1970 - 2000 * 3600
-        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<4000).map {
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: (0..<4000).map {
             entry("https://a.example/\($0)", title: "E\($0)", published: base + Double($0 / 3) * 3600)  // 3 per date
         })], now: now)
         let reader = try fixture.reader()

@@ -10,10 +10,10 @@ import Testing
         let world = try await fixture.feed("https://b.example/feed", category: "World")
         let base = now.timeIntervalSince1970 - 100 * day
         try await fixture.store.ingest([
-            IncomingFeed(feedID: science, entries: (0..<25).map {
+            IncomingFeed(feedID: FeedID(science), entries: (0..<25).map {
                 entry("https://a.example/\($0)", title: "Science \(String(format: "%02d", $0))", published: base + Double($0) * day)
             }),
-            IncomingFeed(feedID: world, entries: (0..<5).map {
+            IncomingFeed(feedID: FeedID(world), entries: (0..<5).map {
                 entry("https://b.example/\($0)", title: "World \($0)", published: base + Double($0) * day + 3_600)
             }),
         ], now: now)
@@ -45,7 +45,7 @@ import Testing
         let (fixture, science, _) = try await populated()
         let reader = try fixture.reader()
         let first = try reader.articles(limit: 10)
-        try await fixture.store.ingest([IncomingFeed(feedID: science, entries: [
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(science), entries: [
             entry("https://a.example/breaking", title: "Breaking", published: now.timeIntervalSince1970),
         ])], now: now)
         let second = try reader.articles(limit: 10, cursor: first.nextCursor)
@@ -83,7 +83,7 @@ import Testing
     @Test func totalsCountFeedsByStatusAndUnreadEntries() async throws {
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed")
-        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<4).map {
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: (0..<4).map {
             entry("https://a.example/\($0)", title: "E\($0)")
         })], now: now)
         try await fixture.store.mark(ArticleFilter(account: 1), read: true, starred: true)
@@ -97,7 +97,7 @@ import Testing
     @Test func aFilterOnTheFlagBeingSetSelectsRowsBeforeAnyFlagMoves() async throws {
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed")
-        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: (0..<4).map {
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: (0..<4).map {
             entry("https://a.example/\($0)", title: "E\($0)")
         })], now: now)
         try await fixture.store.mark(ids: [1], account: 1, read: true)

@@ -6,7 +6,7 @@ import Testing
     @Test func expiredEntriesNeverComeBackAndStarredOnesStay() async throws {
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed")
-        let document = IncomingFeed(feedID: feed, entries: (0..<10).map {
+        let document = IncomingFeed(feedID: FeedID(feed), entries: (0..<10).map {
             entry("https://a.example/\($0)", title: "Entry \($0)", published: now.timeIntervalSince1970 - Double(100 - $0) * day)
         })
         try await fixture.store.ingest([document], now: now)
@@ -38,8 +38,8 @@ import Testing
         }
         // The small feed carries 3 entries of its own and the large feed's newest 2: 5, all it keeps.
         let largeEntries = old("large.example", 8)
-        try await fixture.store.ingest([IncomingFeed(feedID: large, entries: largeEntries)], now: now)
-        try await fixture.store.ingest([IncomingFeed(feedID: small, entries: old("small.example", 3) + largeEntries.suffix(2))], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(large), entries: largeEntries)], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(small), entries: old("small.example", 3) + largeEntries.suffix(2))], now: now)
 
         let expired = try await fixture.store.expire(RetentionPolicy(maximumAgeDays: 30, keepNewestPerFeed: 5), now: now)
         #expect(expired == 3)  // the large feed's 3 oldest; the small feed is within its 5

@@ -18,8 +18,8 @@ import Testing
                          text: n % 2 == 0 ? "apples and pears, number \(n)" : "pears only, number \(n)", published: published)
         }
         try await fixture.store.ingest([
-            IncomingFeed(feedID: tech, entries: (0..<40).map(story)),
-            IncomingFeed(feedID: world, entries: (40..<60).map(story)),
+            IncomingFeed(feedID: FeedID(tech), entries: (0..<40).map(story)),
+            IncomingFeed(feedID: FeedID(world), entries: (40..<60).map(story)),
         ], now: now)
         try await fixture.store.mark(ids: [3, 4, 10, 44], account: 1, read: true)
         return fixture

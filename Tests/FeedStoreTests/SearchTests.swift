@@ -6,7 +6,7 @@ import Testing
     private func populated() async throws -> StoreFixture {
         let fixture = try StoreFixture()
         let feed = try await fixture.feed("https://a.example/feed", category: "Tech")
-        try await fixture.store.ingest([IncomingFeed(feedID: feed, entries: [
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(feed), entries: [
             entry("https://a.example/1", title: "Swift on Linux", text: "Building servers with the Swift compiler"),
             entry("https://a.example/2", title: "Rust news", text: "A compiler release and a café in Zürich"),
             entry("https://a.example/3", title: "Gardening", text: "Tomatoes love the sun; Swift birds too"),

@@ -37,8 +37,8 @@ import Testing
     @Test(arguments: [true, false])
     func eachAccountReadsItsOwnFeedsText(annFirst: Bool) async throws {
         let (fixture, bea, a, b) = try await strangers()
-        let real = IncomingFeed(feedID: a, entries: [story("The real story", "what happened")])
-        let planted = IncomingFeed(feedID: b, entries: [story("Planted headline", "what Bea wants read")])
+        let real = IncomingFeed(feedID: FeedID(a), entries: [story("The real story", "what happened")])
+        let planted = IncomingFeed(feedID: FeedID(b), entries: [story("Planted headline", "what Bea wants read")])
         for (offset, feed) in Array(annFirst ? [real, planted] : [planted, real]).enumerated() {
             for poll in 0..<2 { try await fixture.store.ingest([feed], now: now.addingTimeInterval(Double(offset * 10 + poll))) }
         }
@@ -54,11 +54,11 @@ import Testing
 
     @Test func equalTextsKeepNoVersionAndAReaderOfBothSeesItsOldestSubscriptions() async throws {
         let (fixture, bea, a, b) = try await strangers()
-        try await fixture.store.ingest([IncomingFeed(feedID: a, entries: [story("Same", "same words")]),
-                                        IncomingFeed(feedID: b, entries: [story("Same", "same words")])], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(a), entries: [story("Same", "same words")]),
+                                        IncomingFeed(feedID: FeedID(b), entries: [story("Same", "same words")])], now: now)
         let reader = try fixture.reader()
         #expect(try reader.database.integer("SELECT count(*) FROM entry_versions") == 0, "cross-posts with equal text cost nothing")
-        try await fixture.store.ingest([IncomingFeed(feedID: b, entries: [story("B's edit", "other words")])], now: now + 60)
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(b), entries: [story("B's edit", "other words")])], now: now + 60)
         #expect(try reader.database.integer("SELECT count(*) FROM entry_versions") == 1)
         // Bea follows a.example too, later: her oldest subscription (b) decides mixed lists; each feed's list is its own.
         try await fixture.store.addFeeds([.init(url: "https://a.example/feed")], account: bea, now: now + 120)
@@ -72,7 +72,7 @@ import Testing
         listing.filter.feedID = beaA
         #expect(try reader.entries(listing).entries.first?.article.content == "<p>same words</p>")
         // b.example goes back to the same text: its version goes.
-        try await fixture.store.ingest([IncomingFeed(feedID: b, entries: [story("Same", "same words")])], now: now + 180)
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(b), entries: [story("Same", "same words")])], now: now + 180)
         #expect(try reader.database.integer("SELECT count(*) FROM entry_versions") == 0)
     }
 
@@ -82,7 +82,7 @@ import Testing
         var real = story("Episode 1", "notes"), planted = real
         real.enclosures = [ArticleEnclosure(url: "https://podcast.example/1.mp3", type: "audio/mpeg", length: 1)]
         planted.enclosures = [ArticleEnclosure(url: "https://attacker.example/1.mp3", type: "audio/mpeg", length: 1)]
-        try await fixture.store.ingest([IncomingFeed(feedID: b, entries: [planted]), IncomingFeed(feedID: a, entries: [real])], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(b), entries: [planted]), IncomingFeed(feedID: FeedID(a), entries: [real])], now: now)
         let reader = try fixture.reader()
         func audio(_ account: AccountID) throws -> String? {
             try reader.entries(EntryListing(account: account)).entries.first?.article.enclosures.first?.url
@@ -96,15 +96,15 @@ import Testing
     @Test func thePrimaryFeedsEditsAndDepartureChangeNobodyElsesText() async throws {
         let (fixture, bea, a, b) = try await strangers()
         let store = fixture.store
-        try await store.ingest([IncomingFeed(feedID: a, entries: [story("First", "v1")]),
-                                IncomingFeed(feedID: b, entries: [story("First", "v1")])], now: now)
-        try await store.ingest([IncomingFeed(feedID: a, entries: [story("Edited by A", "v2")])], now: now + 60)
+        try await store.ingest([IncomingFeed(feedID: FeedID(a), entries: [story("First", "v1")]),
+                                IncomingFeed(feedID: FeedID(b), entries: [story("First", "v1")])], now: now)
+        try await store.ingest([IncomingFeed(feedID: FeedID(a), entries: [story("Edited by A", "v2")])], now: now + 60)
         let reader = try fixture.reader()
         #expect(try seen(reader, ann).list == "Edited by A")
         #expect(try seen(reader, bea).list == "First", "b.example still says what it said")
         try await store.removeFeed(id: try #require(try await store.feedID(url: "https://a.example/feed", account: ann)), account: ann)
         #expect(try seen(reader, bea).list == "First")
-        try await store.ingest([IncomingFeed(feedID: b, entries: [story("B's own", "v3")])], now: now + 120)
+        try await store.ingest([IncomingFeed(feedID: FeedID(b), entries: [story("B's own", "v3")])], now: now + 120)
         #expect(try seen(reader, bea).list == "B's own" && seen(reader, bea).content == "<p>v3</p>")
         #expect(try reader.database.integer("SELECT count(*) FROM entry_versions") == 0, "b.example's text is the row's now")
     }
@@ -114,8 +114,8 @@ import Testing
     @Test(arguments: [true, false])
     func searchesMatchTheTextEachAccountReads(annFirst: Bool) async throws {
         let (fixture, bea, a, b) = try await strangers()
-        let real = IncomingFeed(feedID: a, entries: [story("The real story", "what quietly happened")])
-        let planted = IncomingFeed(feedID: b, entries: [story("Planted headline", "zebra bargains")])
+        let real = IncomingFeed(feedID: FeedID(a), entries: [story("The real story", "what quietly happened")])
+        let planted = IncomingFeed(feedID: FeedID(b), entries: [story("Planted headline", "zebra bargains")])
         for (offset, feed) in Array(annFirst ? [real, planted] : [planted, real]).enumerated() {
             try await fixture.store.ingest([feed], now: now.addingTimeInterval(Double(offset)))
         }
@@ -146,8 +146,8 @@ import Testing
     /// subscription's.
     @Test func aFeedsListSearchesThatFeedsText() async throws {
         let (fixture, bea, a, b) = try await strangers()
-        try await fixture.store.ingest([IncomingFeed(feedID: a, entries: [story("The real story", "what quietly happened")]),
-                                        IncomingFeed(feedID: b, entries: [story("Planted headline", "zebra bargains")])], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(a), entries: [story("The real story", "what quietly happened")]),
+                                        IncomingFeed(feedID: FeedID(b), entries: [story("Planted headline", "zebra bargains")])], now: now)
         try await fixture.store.addFeeds([.init(url: "https://a.example/feed")], account: bea, now: now + 120)
         let reader = try fixture.reader()
         let beas = try reader.feeds(account: bea)
@@ -169,9 +169,9 @@ import Testing
     /// A version's index follows it: replaced when its feed's text changes, gone with its feed.
     @Test func aVersionsIndexFollowsItsText() async throws {
         let (fixture, bea, a, b) = try await strangers()
-        try await fixture.store.ingest([IncomingFeed(feedID: a, entries: [story("The real story", "what quietly happened")]),
-                                        IncomingFeed(feedID: b, entries: [story("Planted headline", "zebra bargains")])], now: now)
-        try await fixture.store.ingest([IncomingFeed(feedID: b, entries: [story("Second plant", "giraffe offers")])], now: now + 60)
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(a), entries: [story("The real story", "what quietly happened")]),
+                                        IncomingFeed(feedID: FeedID(b), entries: [story("Planted headline", "zebra bargains")])], now: now)
+        try await fixture.store.ingest([IncomingFeed(feedID: FeedID(b), entries: [story("Second plant", "giraffe offers")])], now: now + 60)
         let reader = try fixture.reader()
         func count(_ word: String) throws -> Int { try reader.count(ArticleFilter(account: bea, search: word)) }
         #expect(try count("giraffe") == 1 && count("zebra") == 0 && count("plant*") == 1)

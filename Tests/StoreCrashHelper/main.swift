@@ -6,7 +6,7 @@ import Foundation
 // it with SIGKILL at random moments.
 let path = CommandLine.arguments[1]
 let store = try FeedStore(path: path)
-var feedIDs: [Int64] = []
+var feedIDs: [FeedID] = []
 for index in 0..<5 {
     let url = "https://crash.example/feed\(index)"
     try await store.addFeeds([.init(url: url, category: "Crash")], account: 1)

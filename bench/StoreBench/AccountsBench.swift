@@ -145,7 +145,7 @@ enum AccountsBench {
     private static func ingestCost(_ store: FeedStore, _ reader: StoreReader) async throws {
         var feedIDs: [String: Int64] = [:]
         for feed in try reader.feeds(account: 1) where feed.url == everyonesFeed || feed.url == onesFeed {
-            feedIDs[feed.url] = try await store.feedID(ofSubscription: feed.id, account: 1)
+            feedIDs[feed.url] = try await store.feedID(ofSubscription: feed.id, account: 1).rawValue
         }
         var followers = 0, alone = 0
         for account in try reader.accounts() {
@@ -162,7 +162,7 @@ enum AccountsBench {
                               summary: "A new entry", published: Date(), searchText: "a new entry \(round) \(index)")
             }
             let start = DispatchTime.now().uptimeNanoseconds
-            try await store.ingest([IncomingFeed(feedID: feedIDs[url]!, entries: entries)])
+            try await store.ingest([IncomingFeed(feedID: FeedID(feedIDs[url]!), entries: entries)])
             perEntry[url, default: []].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3 / 100)
         }
         let shared = perEntry[everyonesFeed]!.sorted()[5], single = perEntry[onesFeed]!.sorted()[5]

@@ -163,7 +163,7 @@ enum QueryBench {
         let started = Date()
         for batchStart in stride(from: 0, to: feedCount, by: 50) {
             let documents = ids[batchStart..<min(batchStart + 50, ids.count)].map { id in
-                IncomingFeed(feedID: id, entries: (0..<perFeed).map { index in
+                IncomingFeed(feedID: FeedID(id), entries: (0..<perFeed).map { index in
                     let text = vocabulary.text(60 + Int(drand48() * 140))
                     return IncomingEntry(url: "https://site\(id).example/\(index)", guid: nil,
                                          title: vocabulary.text(5 + Int(drand48() * 6)),

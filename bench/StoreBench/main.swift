@@ -74,7 +74,7 @@ Thread {
         guard let data = FileManager.default.contents(atPath: feedsDirectory.appendingPathComponent(name).path),
               let parsed = try? ParsedFeed(parsing: data, source: .init(documentURL: "http://127.0.0.1/feeds/" + name))
         else { continue }
-        batch.append(EntryMapper.incoming(parsed, feedID: id))
+        batch.append(EntryMapper.incoming(parsed, feedID: FeedID(id)))
         if batch.count == 50 {
             continuation.yield(batch)
             batch = []

@@ -22,7 +22,7 @@ public final class ClusterNode: Sendable {
     private let trouble = Mutex<String?>(nil)
     private let lastRoundFetches = Mutex<Int?>(nil)
     /// The feeds this daemon claimed and has not finished: the only leases it renews.
-    private let held = Mutex<Set<Int64>>([])
+    private let held = Mutex<Set<FeedID>>([])
     /// Signalled when another daemon says it is done with a host (`ClusterStore.freedChannel`).
     private let freed = Broadcast()  // several sources may wait at once: the scheduler's, a manual refresh
     /// Told of the writes daemons announce (`StoreReader.writesChannel`), and when the listener lost
@@ -97,7 +97,7 @@ public final class ClusterNode: Sendable {
 
     // MARK: - Claims
 
-    func claim(limit: Int, only: [Int64]?) async -> ClusterStore.Claim? {
+    func claim(limit: Int, only: [FeedID]?) async -> ClusterStore.Claim? {
         await using("claiming feeds") { () throws(StoreError) in
             try await store.claim(limit: limit, perTurn: feedsPerTurn, lease: lease, only: only, host: FetchRequest.host(of:))
         }.map { claim in
@@ -135,11 +135,11 @@ public final class ClusterNode: Sendable {
 
     /// Fetches ended while no other daemon ran: their claims are not renewed, and their commits clear
     /// them (nobody waits for their hosts, so the database is not told before).
-    func fetchedAlone(_ feedIDs: [Int64]) {
+    func fetchedAlone(_ feedIDs: [FeedID]) {
         held.withLock { $0.subtract(feedIDs) }
     }
 
-    func fetched(_ feedIDs: [Int64]) async {
+    func fetched(_ feedIDs: [FeedID]) async {
         // No longer renewed even if the database does not hear of it now: the lease then runs out.
         held.withLock { $0.subtract(feedIDs) }
         _ = await using("ending claims") { () throws(StoreError) in try await store.fetched(feedIDs) }
@@ -147,7 +147,7 @@ public final class ClusterNode: Sendable {
 
     /// Makes feeds due for whichever daemon claims them first (`refresh`); how many, nil when the
     /// database did not answer.
-    func makeDue(_ feedIDs: [Int64]?) async -> Int? {
+    func makeDue(_ feedIDs: [FeedID]?) async -> Int? {
         await using("asking for a refresh") { () throws(StoreError) in try await store.makeDue(feedIDs) }
     }
 
@@ -160,7 +160,7 @@ public final class ClusterNode: Sendable {
         await using("reading when feeds are due") { () throws(StoreError) in try await store.nextDue() }
     }
 
-    func checks(_ feedIDs: [Int64]) async -> [Int64: ClusterStore.Check] {
+    func checks(_ feedIDs: [FeedID]) async -> [FeedID: ClusterStore.Check] {
         await using("reading feeds' checks") { () throws(StoreError) in try await store.checks(feedIDs) } ?? [:]
     }
 
@@ -272,7 +272,7 @@ public final class ClusterNode: Sendable {
         let s = String(separator)
         switch event {
         case .entriesStored(let count): return [node, "stored", String(count)].joined(separator: s)
-        case .feedFailed(let feedID, let url, let reason): return [node, "failed", String(feedID), url, reason].joined(separator: s)
+        case .feedFailed(let feedID, let url, let reason): return [node, "failed", feedID.description, url, reason].joined(separator: s)
         case .roundFinished: return nil  // each daemon's own
         }
     }
@@ -283,7 +283,7 @@ public final class ClusterNode: Sendable {
         switch fields[1] {
         case "stored": return Int(fields[2]).map { (fields[0], .entriesStored(count: $0)) }
         case "failed" where fields.count >= 5:
-            return Int64(fields[2]).map { (fields[0], .feedFailed(feedID: $0, url: fields[3], reason: fields[4...].joined())) }
+            return Int64(fields[2]).map { (fields[0], .feedFailed(feedID: FeedID($0), url: fields[3], reason: fields[4...].joined())) }
         default: return nil
         }
     }

@@ -53,9 +53,9 @@ struct IconFinder: Sendable {
     }
 
     /// Looks for the icon of one feed (just added) now, when it is due for one.
-    func lookNow(feedID: Int64, now: Date = Date()) async {
+    func lookNow(feedID: FeedID, now: Date = Date()) async {
         guard let feed = try? await store.feedsNeedingIcons(checkedBefore: now.addingTimeInterval(-Self.recheckInterval),
-                                                            limit: 1, only: feedID).first else { return }
+                                                            limit: 1, only: feedID.rawValue).first else { return }
         _ = await look(for: feed, now: now)
     }
 

@@ -18,7 +18,7 @@ protocol FeedSource: Sendable {
     /// source waits until it has a feed or is done.
     func next(busy: Bool) async -> FeedSourceStep
     /// The fetch of `feedID` ended (its result may still wait for its commit).
-    func fetched(_ feedID: Int64) async
+    func fetched(_ feedID: FeedID) async
     /// The round is over: every fetch it started has ended.
     func finished() async
 }
@@ -35,7 +35,7 @@ final class FeedList: FeedSource {
         remaining.withLock { $0.next() }.map(FeedSourceStep.feed) ?? .end
     }
 
-    func fetched(_ feedID: Int64) async {}
+    func fetched(_ feedID: FeedID) async {}
 
     func finished() async {}
 }
@@ -51,12 +51,12 @@ final class FeedList: FeedSource {
 final class ClaimedFeeds: FeedSource {
     private let cluster: ClusterNode
     /// Claim only among these feeds (a refresh asked for by name), due ones only otherwise.
-    private let only: [Int64]?
+    private let only: [FeedID]?
     private let batch: Int
     private let state = Mutex(State())
     /// Feeds fetched whose hosts are not yet freed in the database: freed together, one statement
     /// for up to 25 (or every 100 ms), not one commit each (docs/BENCHMARKS.md, "Several daemons").
-    private let freed = Mutex<(ids: [Int64], since: ContinuousClock.Instant?)>(([], nil))
+    private let freed = Mutex<(ids: [FeedID], since: ContinuousClock.Instant?)>(([], nil))
     /// The database calls made in the background, one after the other (a claim after the frees
     /// before it: this daemon's finished turns are not in its way).
     private let background = Mutex<Task<Void, Never>?>(nil)
@@ -72,7 +72,7 @@ final class ClaimedFeeds: FeedSource {
         var isAlone = false
     }
 
-    init(cluster: ClusterNode, only: [Int64]? = nil, batch: Int = 100) {
+    init(cluster: ClusterNode, only: [FeedID]? = nil, batch: Int = 100) {
         self.cluster = cluster
         self.only = only
         self.batch = batch
@@ -142,7 +142,7 @@ final class ClaimedFeeds: FeedSource {
         }
     }
 
-    func fetched(_ feedID: Int64) async {
+    func fetched(_ feedID: FeedID) async {
         // Alone, the fetch's commit frees the host: a statement per 25 feeds was a quarter of the
         // feeds table's writes in a warm round.
         if state.withLock({ $0.isAlone }) {

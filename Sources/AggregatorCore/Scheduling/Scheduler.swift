@@ -17,7 +17,7 @@ public actor Scheduler {
     public private(set) var nextDue: Date?
     private let wakeSignal = WakeSignal()
     /// Feeds asked for by name since the last round: the next round fetches them, due or not.
-    private var requested: Set<Int64> = []
+    private var requested: Set<FeedID> = []
     /// Every feed was asked for since the last round.
     private var isEverythingRequested = false
     /// How long entries are kept; a reload may change it.
@@ -76,7 +76,7 @@ public actor Scheduler {
 
     /// Has the next round, starting now, fetch `feedIDs` whether they are due or not; every feed
     /// when nil. Feeds already being fetched are joined, not fetched twice.
-    public func refreshSoon(_ feedIDs: [Int64]?) {
+    public func refreshSoon(_ feedIDs: [FeedID]?) {
         if let feedIDs { requested.formUnion(feedIDs) } else { isEverythingRequested = true }
         wakeSignal.signal()
     }

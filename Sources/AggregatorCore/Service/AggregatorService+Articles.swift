@@ -140,9 +140,9 @@ extension AggregatorService {
                         progress: @Sendable (RefreshProgress) -> Void = { _ in }) async throws(AggregatorError)
         -> RefreshOutcome {
         var due = try await write { try await $0.feedsToFetch() }
-        var named: [Int64]?
+        var named: [FeedID]?
         if let feeds, !feeds.isEmpty {
-            var ids: Set<Int64> = []
+            var ids: Set<FeedID> = []
             for feed in feeds {
                 let subscription = try await feedID(feed, for: account)
                 ids.insert(try await write { try await $0.feedID(ofSubscription: subscription, account: account.id) })

@@ -10,7 +10,7 @@ extension AggregatorService {
     /// - Returns: how many were made due.
     /// - Throws: `.unavailable` when the database does not answer.
     @discardableResult
-    func makeDue(_ feedIDs: [Int64]?, on cluster: ClusterNode) async throws(AggregatorError) -> Int {
+    func makeDue(_ feedIDs: [FeedID]?, on cluster: ClusterNode) async throws(AggregatorError) -> Int {
         guard let count = await cluster.makeDue(feedIDs) else {
             throw .unavailable("the database does not answer: \(cluster.unavailableReason ?? "unknown reason")")
         }
@@ -33,7 +33,7 @@ extension AggregatorService {
         // `--once` has no scheduler renewing leases: a long refresh renews its own.
         let renewal = Task { await cluster.keepRenewingClaims() }
         defer { renewal.cancel() }
-        let fetchedHere = Mutex<Set<Int64>>([])
+        let fetchedHere = Mutex<Set<FeedID>>([])
         var summary = await pipeline.refresh(from: source) { done, refresh in
             fetchedHere.withLock { _ = $0.insert(refresh.feedID) }
             progress(done, refresh)

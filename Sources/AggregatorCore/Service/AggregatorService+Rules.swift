@@ -68,7 +68,7 @@ extension AggregatorService {
     }
 
     /// The verdicts on one chunk, computed on a queue of their own (regular expressions take CPU).
-    private static func judge(_ chunk: [(id: Int64, entry: RuledEntry)], feed: Int64, by rules: RuleSet,
+    private static func judge(_ chunk: [(id: Int64, entry: RuledEntry)], feed: FeedID, by rules: RuleSet,
                               with matcher: any EntryRules) async -> RuleVerdicts {
         await withCheckedContinuation { continuation in
             judgingQueue.async {

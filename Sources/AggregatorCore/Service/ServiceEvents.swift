@@ -1,3 +1,4 @@
+import FeedStore
 import Foundation
 import Synchronization
 
@@ -8,7 +9,7 @@ public enum ServiceEvent: Sendable, Equatable {
     /// A refresh round (the scheduler's or one asked for) finished.
     case roundFinished(RefreshSummary)
     /// A feed's fetch failed, with the reason recorded on it.
-    case feedFailed(feedID: Int64, url: String, reason: String)
+    case feedFailed(feedID: FeedID, url: String, reason: String)
 }
 
 /// Broadcasts events to every subscriber at once: each `subscribe()` is an `AsyncStream` of its

@@ -113,7 +113,7 @@ public struct RefusedFeed: Sendable, Equatable {
 public struct RefreshProgress: Sendable, Equatable {
     public var done: Int
     public var total: Int
-    public var feedID: Int64
+    public var feedID: FeedID
     public var url: String?
     public var isSuccess: Bool
 }

@@ -95,7 +95,7 @@ extension FeedStore {
             return
         }
         guard let entryRules else { return }
-        for (account, rules) in try subscriptionRules(feed: feed.feedID) {
+        for (account, rules) in try subscriptionRules(feed: feed.feedID.rawValue) {
             for (id, index) in arrived where entryRules.hides(RuledEntry(feed.entries[index]), by: rules) {
                 try hideByRule(id, account: account)
             }
@@ -104,14 +104,14 @@ extension FeedStore {
 
     /// Every feed's followers that have rules (their subscription's, or their account's filters), for a
     /// round to judge its documents by before they reach the writer.
-    public func rulesByFeed() throws(StoreError) -> [Int64: [FollowerRules]] {
-        var rules: [Int64: [FollowerRules]] = [:]
+    public func rulesByFeed() throws(StoreError) -> [FeedID: [FollowerRules]] {
+        var rules: [FeedID: [FollowerRules]] = [:]
         try database.statement("""
             SELECT u.feed_id, u.account_id, \(RuleColumns.select(database.dialect))
             FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE \(RuleColumns.present)
             """).query { row in
             let set = RuleColumns.ruleSet(row, at: 2)
-            if !set.isEmpty { rules[row.int64(at: 0), default: []].append(FollowerRules(account: row.accountID(at: 1), rules: set)) }
+            if !set.isEmpty { rules[row.feedID(at: 0), default: []].append(FollowerRules(account: row.accountID(at: 1), rules: set)) }
         }
         return rules
     }
@@ -159,12 +159,12 @@ extension FeedStore {
 
 /// One chunk of a feed's entries judged by an account's rules, outside any transaction.
 public struct RuleVerdicts: Sendable {
-    public var feed: Int64
+    public var feed: FeedID
     /// Every entry judged, and those the rules hide (a subset).
     public var judged: [Int64] = []
     public var hidden: [Int64] = []
 
-    public init(feed: Int64) {
+    public init(feed: FeedID) {
         self.feed = feed
     }
 }
@@ -172,26 +172,26 @@ public struct RuleVerdicts: Sendable {
 extension StoreReader {
     /// The feeds `account` follows (only those of `subscriptions` when given) with its rules for each, empty rules too:
     /// judging again must also bring back what rules that are gone had hidden.
-    public func ruleSets(account: AccountID, subscriptions: [SubscriptionID]? = nil) throws(StoreError) -> [(feed: Int64, rules: RuleSet)] {
+    public func ruleSets(account: AccountID, subscriptions: [SubscriptionID]? = nil) throws(StoreError) -> [(feed: FeedID, rules: RuleSet)] {
         var values: [SQLValue] = [.account(account)]
         let only = subscriptions.map { " AND u.id IN (\(SQLValue.placeholders(for: $0.map(\.rawValue), appendingTo: &values)))" } ?? ""
-        var sets: [(feed: Int64, rules: RuleSet)] = []
+        var sets: [(feed: FeedID, rules: RuleSet)] = []
         try database.statement("""
             SELECT u.feed_id, \(RuleColumns.select(database.dialect))
             FROM subscriptions u JOIN accounts a ON a.id = u.account_id WHERE u.account_id = ?1\(only) ORDER BY u.feed_id
-            """).query(values) { row in sets.append((row.int64(at: 0), RuleColumns.ruleSet(row, at: 1))) }
+            """).query(values) { row in sets.append((row.feedID(at: 0), RuleColumns.ruleSet(row, at: 1))) }
         return sets
     }
 
     /// Up to `limit` of the feed's entries after id `after`, in id order, as rules see them.
-    public func ruledEntries(feed: Int64, after: Int64, limit: Int) throws(StoreError) -> [(id: Int64, entry: RuledEntry)] {
+    public func ruledEntries(feed: FeedID, after: Int64, limit: Int) throws(StoreError) -> [(id: Int64, entry: RuledEntry)] {
         var entries: [(id: Int64, entry: RuledEntry)] = []
         try database.statement("""
             SELECT e.id, e.title, e.url, e.author, coalesce(e.content, e.summary), coalesce(e.published_at, e.first_seen_at)
             FROM entry_sources s JOIN entry_state st ON st.entry_id = s.entry_id
             JOIN entries e ON e.id = s.entry_id WHERE s.feed_id = ?1 AND st.removed = 0 AND s.entry_id > ?2
             ORDER BY s.entry_id LIMIT ?3
-            """).query([.integer(feed), .integer(after), .integer(Int64(limit))]) { row in
+            """).query([.feed(feed), .integer(after), .integer(Int64(limit))]) { row in
             entries.append((row.int64(at: 0), RuledEntry(
                 title: row.text(at: 1), url: row.text(at: 2), author: row.text(at: 3), content: row.text(at: 4),
                 date: row.optionalInt64(at: 5).map { Date(timeIntervalSince1970: Double($0)) })))
@@ -225,14 +225,14 @@ extension FeedStore {
 
     /// Brings back every entry of the feed that rules hid from the account (it has none for the feed
     /// now), in one short transaction.
-    public func forgetRuleHides(feed: Int64, account: AccountID) throws(StoreError) {
+    public func forgetRuleHides(feed: FeedID, account: AccountID) throws(StoreError) {
         try database.transaction { () throws(StoreError) in
             var ruled: [Int64] = []
             try database.statement("""
                 SELECT m.entry_id FROM entry_marks m INDEXED BY entry_marks_hidden
                 WHERE m.account_id = ?2 AND m.hidden = 1 AND m.by_rule = 1
                   AND EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_id = m.entry_id AND s.feed_id = ?1)
-                """).query([.integer(feed), .account(account)]) { ruled.append($0.int64(at: 0)) }
+                """).query([.feed(feed), .account(account)]) { ruled.append($0.int64(at: 0)) }
             for entry in ruled { try unhide(entry, account: account) }
         }
     }
@@ -247,9 +247,9 @@ extension FeedStore {
     /// Sets an account's filter rules for its subscription `id` ("" clears one; nil leaves it), without
     /// judging the stored entries: the caller judges them again outside the writer (`apply`).
     /// - Returns: the subscription's feed.
-    public func saveRules(subscription: SubscriptionID, account: AccountID, blocklist: String?, keeplist: String?) throws(StoreError) -> Int64 {
+    public func saveRules(subscription: SubscriptionID, account: AccountID, blocklist: String?, keeplist: String?) throws(StoreError) -> FeedID {
         let id = subscription.rawValue
-        return try database.transaction { () throws(StoreError) -> Int64 in
+        return try database.transaction { () throws(StoreError) -> FeedID in
             let feed = try feedID(ofSubscription: subscription, account: account)
             if let blocklist { try setSubscription(id, "blocklist_rules", to: SQLValue(blocklist.isEmpty ? nil : blocklist)) }
             if let keeplist { try setSubscription(id, "keeplist_rules", to: SQLValue(keeplist.isEmpty ? nil : keeplist)) }

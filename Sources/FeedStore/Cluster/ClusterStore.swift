@@ -72,8 +72,9 @@ public final class ClusterStore: Sendable {
     /// left to them (no more top-ups there): on a server that carries many feeds the daemons take
     /// turns rather than the quickest keeping it.
     /// - Parameter host: the host of a feed's URL (the fetcher's notion of it).
-    public func claim(limit: Int, perTurn: Int, lease: TimeInterval, now: Date = Date(), only: [Int64]? = nil,
+    public func claim(limit: Int, perTurn: Int, lease: TimeInterval, now: Date = Date(), only feeds: [FeedID]? = nil,
                       host: @escaping @Sendable (String) -> String) async throws(StoreError) -> Claim {
+        let only = feeds?.map(\.rawValue)
         if only?.isEmpty == true { return Claim(feeds: [], heldBack: 0) }
         let node = self.node
         return try await perform { database throws(StoreError) in
@@ -216,7 +217,7 @@ public final class ClusterStore: Sendable {
         guard !chosen.isEmpty else { return [] }
         var values: [SQLValue] = [.text(node), .integer(leaseEnd), .integer(now)]
         let ids = SQLValue.placeholders(for: chosen.map(\.id), appendingTo: &values)
-        var taken: [Int64: FeedFetchState] = [:]
+        var taken: [FeedID: FeedFetchState] = [:]
         try database.statement("""
             UPDATE feeds SET claimed_by = ?1, next_check_at = ?2
             WHERE id IN (SELECT id FROM feeds WHERE id IN (\(ids)) AND status <> 'disabled'
@@ -228,7 +229,7 @@ public final class ClusterStore: Sendable {
         }
         return chosen.compactMap { candidate in
             // When it was due, as the feed's state said before the lease moved it.
-            taken[candidate.id].map { feed in
+            taken[FeedID(candidate.id)].map { feed in
                 var feed = feed
                 feed.nextCheckAt = candidate.due == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(candidate.due))
                 return feed
@@ -240,7 +241,8 @@ public final class ClusterStore: Sendable {
     /// is still working on (not every row that names it: a claim it lost track of, in a failed call
     /// or a previous life under the same name, must run out). Rows a commit is recording are skipped
     /// (their fetch is over), never waited for.
-    public func renewClaims(_ feedIDs: [Int64], lease: TimeInterval, now: Date = Date()) async throws(StoreError) {
+    public func renewClaims(_ feeds: [FeedID], lease: TimeInterval, now: Date = Date()) async throws(StoreError) {
+        let feedIDs = feeds.map(\.rawValue)
         guard !feedIDs.isEmpty else { return }
         let node = self.node
         try await perform { database throws(StoreError) in
@@ -255,7 +257,8 @@ public final class ClusterStore: Sendable {
 
     /// Fetches ended: their feeds no longer hold their hosts. Their leases (`next_check_at`) stay
     /// until the commit that records each fetch sets the next check. Daemons waiting for a host are told.
-    public func fetched(_ feedIDs: [Int64]) async throws(StoreError) {
+    public func fetched(_ feeds: [FeedID]) async throws(StoreError) {
+        let feedIDs = feeds.map(\.rawValue)
         guard !feedIDs.isEmpty else { return }
         let node = self.node
         try await perform { database throws(StoreError) in
@@ -290,7 +293,8 @@ public final class ClusterStore: Sendable {
     /// wakes every daemon. Feeds being fetched now are left alone: that fetch counts.
     /// - Returns: how many feeds were made due.
     @discardableResult
-    public func makeDue(_ feedIDs: [Int64]?, now: Date = Date()) async throws(StoreError) -> Int {
+    public func makeDue(_ feeds: [FeedID]?, now: Date = Date()) async throws(StoreError) -> Int {
+        let feedIDs = feeds?.map(\.rawValue)
         if feedIDs?.isEmpty == true { return 0 }
         return try await perform { database throws(StoreError) in
             var values: [SQLValue] = [.integer(Int64(now.timeIntervalSince1970))]
@@ -334,16 +338,17 @@ public final class ClusterStore: Sendable {
     }
 
     /// The last check of each of `feedIDs` (those checked at all).
-    public func checks(_ feedIDs: [Int64]) async throws(StoreError) -> [Int64: Check] {
-        guard !feedIDs.isEmpty else { return [:] }
-        return try await perform { database throws(StoreError) in
+    public func checks(_ feeds: [FeedID]) async throws(StoreError) -> [FeedID: Check] {
+        guard !feeds.isEmpty else { return [:] }
+        let feedIDs = feeds.map(\.rawValue)
+        return try await perform { database throws(StoreError) -> [FeedID: Check] in
             var values: [SQLValue] = []
             let ids = SQLValue.placeholders(for: feedIDs, appendingTo: &values)
-            var found: [Int64: Check] = [:]
+            var found: [FeedID: Check] = [:]
             try database.statement("""
                 SELECT id, checked_at, status, check_count FROM feeds WHERE checked_at IS NOT NULL AND id IN (\(ids))
                 """).query(values) { row in
-                    found[row.int64(at: 0)] = Check(at: Date(timeIntervalSince1970: TimeInterval(row.int64(at: 1))),
+                    found[row.feedID(at: 0)] = Check(at: Date(timeIntervalSince1970: TimeInterval(row.int64(at: 1))),
                                                     succeeded: row.text(at: 2) == "ok", count: row.int64(at: 3))
                 }
             return found

@@ -292,7 +292,7 @@ extension FeedStore {
     public func removeFeed(id subscription: SubscriptionID, account: AccountID) throws(StoreError) {
         let id = subscription.rawValue
         try database.transaction { () throws(StoreError) in
-            let feedID = try feedID(ofSubscription: subscription, account: account)
+            let feedID = try feedID(ofSubscription: subscription, account: account).rawValue
             try dropMarks(feed: feedID, account: account)
             try database.statement("DELETE FROM subscriptions WHERE id = ?1").run([.integer(id)])
             if try database.integer("SELECT count(*) FROM subscriptions WHERE feed_id = ?1", [.integer(feedID)]) == 0 {
@@ -354,7 +354,7 @@ extension FeedStore {
         let (scraperRules, blocklist, keeplist) = (changes.scraperRules, changes.blocklist, changes.keeplist)
         let (disabled, hideGlobally, crawler, fetchSettings) = (changes.disabled, changes.hideGlobally, changes.crawler, changes.fetchSettings)
         try database.transaction { () throws(StoreError) in
-            var feedID = try feedID(ofSubscription: subscription, account: account)
+            var feedID = try feedID(ofSubscription: subscription, account: account).rawValue
             if !fetchSettings.isEmpty {
                 feedID = try changeFetchSettings(subscription: id, feed: feedID, account: account, fetchSettings,
                                                  now: Int64(now.timeIntervalSince1970))
@@ -512,12 +512,12 @@ extension FeedStore {
 
     /// The feed of the account's subscription `id`.
     /// - Throws: `StoreError.Kind.notFound` when the account has no such subscription.
-    public func feedID(ofSubscription id: SubscriptionID, account: AccountID) throws(StoreError) -> Int64 {
+    public func feedID(ofSubscription id: SubscriptionID, account: AccountID) throws(StoreError) -> FeedID {
         guard let feedID = try database.integer("SELECT feed_id FROM subscriptions WHERE id = ?1 AND account_id = ?2",
                                                 [.subscription(id), .account(account)]) else {
             throw StoreError(.notFound, message: "no feed with id \(id)")
         }
-        return feedID
+        return FeedID(feedID)
     }
 
     /// The id of the account's category `name` (case-insensitive), created when asked.

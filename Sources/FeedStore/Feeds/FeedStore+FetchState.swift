@@ -2,7 +2,7 @@ import Foundation
 
 /// What the scheduler needs to fetch a feed.
 public struct FeedFetchState: Sendable, Equatable {
-    public var id: Int64
+    public var id: FeedID
     public var url: String
     public var etag: String?
     public var lastModified: String?
@@ -108,7 +108,7 @@ extension FeedFetchState {
         """
 
     init(row: Statement) {
-        self.init(id: row.int64(at: 0), url: row.text(at: 1) ?? "", etag: row.text(at: 2), lastModified: row.text(at: 3),
+        self.init(id: row.feedID(at: 0), url: row.text(at: 1) ?? "", etag: row.text(at: 2), lastModified: row.text(at: 3),
                   errorCount: Int(row.int64(at: 4)), status: FeedStatus(column: row.text(at: 5)),
                   nextCheckAt: row.optionalInt64(at: 6).map { Date(timeIntervalSince1970: TimeInterval($0)) },
                   intervalSeconds: row.optionalInt64(at: 7).map { Int($0) })
@@ -119,10 +119,10 @@ extension FeedFetchState {
 
 extension FeedStore {
     /// Every feed that is not disabled (or those of `ids` only), soonest due first.
-    public func feedsToFetch(only ids: [Int64]? = nil) throws(StoreError) -> [FeedFetchState] {
+    public func feedsToFetch(only ids: [FeedID]? = nil) throws(StoreError) -> [FeedFetchState] {
         var feeds: [FeedFetchState] = []
         var values: [SQLValue] = []
-        let only = ids.map { " AND id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
+        let only = ids.map { " AND id IN (\(SQLValue.placeholders(for: $0.map(\.rawValue), appendingTo: &values)))" } ?? ""
         try database.statement("""
             SELECT \(FeedFetchState.columns)
             FROM feeds WHERE status != 'disabled'\(only) ORDER BY coalesce(next_check_at, 0), id
@@ -131,8 +131,9 @@ extension FeedStore {
     }
 
     /// Records a fetch on the feed: its state, error count and when to check it next.
-    public func record(_ record: FetchRecord, feedID: Int64, checkedAt: Date, nextCheckAt: Date,
+    public func record(_ record: FetchRecord, feedID feed: FeedID, checkedAt: Date, nextCheckAt: Date,
                        intervalSeconds: Int) throws(StoreError) {
+        let feedID = feed.rawValue
         let checked = Int64(checkedAt.timeIntervalSince1970)
         let next = Int64(nextCheckAt.timeIntervalSince1970)
         switch record {
@@ -175,7 +176,7 @@ extension FeedStore {
 
 /// One feed's refresh, committed together with others: its new entries (if any) and its fetch state.
 public struct FeedRefresh: Sendable {
-    public var feedID: Int64
+    public var feedID: FeedID
     public var document: IncomingFeed?
     public var record: FetchRecord
     public var checkedAt: Date
@@ -188,7 +189,7 @@ public struct FeedRefresh: Sendable {
         return false
     }
 
-    public init(feedID: Int64, document: IncomingFeed?, record: FetchRecord, checkedAt: Date, nextCheckAt: Date,
+    public init(feedID: FeedID, document: IncomingFeed?, record: FetchRecord, checkedAt: Date, nextCheckAt: Date,
                 intervalSeconds: Int) {
         self.feedID = feedID
         self.document = document
@@ -247,7 +248,7 @@ extension FeedStore {
             return
         }
         // A feed twice in one group (a fetch joined and stored twice) is recorded as its last fetch says.
-        var last: [Int64: Int] = [:]
+        var last: [FeedID: Int] = [:]
         for (index, refresh) in refreshes.enumerated() { last[refresh.feedID] = index }
         let rows = refreshes.indices.filter { last[refreshes[$0].feedID] == $0 }.map { refreshes[$0] }
         var start = 0
@@ -258,7 +259,7 @@ extension FeedStore {
             for refresh in rows[start..<(start + count)] {
                 guard case .success(let etag, let lastModified, _, let title, let siteURL, let imageURL) = refresh.record
                 else { continue }
-                values += [.integer(refresh.feedID), SQLValue(etag), SQLValue(lastModified),
+                values += [.feed(refresh.feedID), SQLValue(etag), SQLValue(lastModified),
                            .integer(Int64(refresh.checkedAt.timeIntervalSince1970)),
                            .integer(Int64(refresh.nextCheckAt.timeIntervalSince1970)),
                            .integer(Int64(refresh.intervalSeconds)), SQLValue(title), SQLValue(siteURL),

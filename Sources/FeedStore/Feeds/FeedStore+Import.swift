@@ -26,7 +26,7 @@ extension FeedStore {
                                                   [.subscription(subscription), .account(account)]) else {
                 throw StoreError(.notFound, message: "no feed with id \(subscription)")
             }
-            let document = IncomingFeed(feedID: feed, entries: [entry])
+            let document = IncomingFeed(feedID: FeedID(feed), entries: [entry])
             let key = "import:\(account):\(feed):\(document.keys[0])"
             let id: Int64
             var isNew = false

@@ -43,33 +43,33 @@ extension FeedStore {
         for (index, entry) in feed.entries.enumerated() {
             let key = feed.keys[index], fingerprint = feed.fingerprints[index]
             if let id = inserted[index] {
-                try addSource.run([.integer(feed.feedID), .integer(id), SQLValue(entry.guid)])
-                try counters.entryChanged(id, primaryFeed: feed.feedID, sources: 1, by: 1)
+                try addSource.run([.integer(feed.feedID.rawValue), .integer(id), SQLValue(entry.guid)])
+                try counters.entryChanged(id, primaryFeed: feed.feedID.rawValue, sources: 1, by: 1)
                 documentEntries.append(id)
                 arrived.append((id, index))
                 counts.new += 1
                 continue
             }
             var found: StoredText?
-            try find.query([.text(key), .integer(feed.feedID)]) { row in
+            try find.query([.text(key), .integer(feed.feedID.rawValue)]) { row in
                 found = StoredText(id: row.int64(at: 0), fingerprint: row.int64(at: 1), isRemoved: row.int64(at: 2) != 0,
                                    primaryFeed: row.optionalInt64(at: 3), versionFingerprint: row.optionalInt64(at: 4))
             }
             guard let existing = found else { continue }
             if !existing.isRemoved { documentEntries.append(existing.id) }
-            try addSource.run([.integer(feed.feedID), .integer(existing.id), SQLValue(entry.guid)])
+            try addSource.run([.integer(feed.feedID.rawValue), .integer(existing.id), SQLValue(entry.guid)])
             if try database.changes() > 0 {
                 // Another feed carried it first: this feed is now a source too.
-                try countSource.run([.integer(existing.id), .integer(feed.feedID)])
+                try countSource.run([.integer(existing.id), .integer(feed.feedID.rawValue)])
                 if !existing.isRemoved {
-                    try counters.sourceAdded(existing.id, feed: feed.feedID)
+                    try counters.sourceAdded(existing.id, feed: feed.feedID.rawValue)
                     arrived.append((existing.id, index))
-                    _ = try keepText(of: entry, fingerprint: fingerprint, for: existing, feed: feed.feedID, seenAt: seenAt)
+                    _ = try keepText(of: entry, fingerprint: fingerprint, for: existing, feed: feed.feedID.rawValue, seenAt: seenAt)
                 }
                 counts.seenInAnotherFeed += 1
             } else if existing.isRemoved {
                 counts.unchanged += 1
-            } else if try keepText(of: entry, fingerprint: fingerprint, for: existing, feed: feed.feedID, seenAt: seenAt) {
+            } else if try keepText(of: entry, fingerprint: fingerprint, for: existing, feed: feed.feedID.rawValue, seenAt: seenAt) {
                 counts.updated += 1
             } else {
                 counts.unchanged += 1
@@ -77,16 +77,16 @@ extension FeedStore {
         }
         if !arrived.isEmpty { try applyRules(feed, to: arrived) }
         try database.statement("UPDATE feeds SET only_for_admins = ?2 WHERE id = ?1 AND only_for_admins <> ?2")
-            .run([.integer(feed.feedID), SQLValue(feed.onlyForAdmins)])
-        if feed.onlyForAdmins, !arrived.isEmpty { try hideFromRegularFollowers(arrived.map(\.id), feed: feed.feedID) }
+            .run([.integer(feed.feedID.rawValue), SQLValue(feed.onlyForAdmins)])
+        if feed.onlyForAdmins, !arrived.isEmpty { try hideFromRegularFollowers(arrived.map(\.id), feed: feed.feedID.rawValue) }
         try database.statement("""
             INSERT INTO feed_latest(feed_id, entries) VALUES (?1, ?2)
             ON CONFLICT(feed_id) DO UPDATE SET entries = excluded.entries
-            """).run([.integer(feed.feedID),
+            """).run([.integer(feed.feedID.rawValue),
                      .text("[" + documentEntries.map(String.init).joined(separator: ",") + "]")])
         if counts.new > 0 || counts.seenInAnotherFeed > 0 {
             try database.statement("UPDATE feeds SET newest_entry_at = max(coalesce(newest_entry_at, 0), ?2) WHERE id = ?1")
-                .run([.integer(feed.feedID), .integer(seenAt)])
+                .run([.integer(feed.feedID.rawValue), .integer(seenAt)])
         }
         return counts
     }
@@ -97,7 +97,7 @@ extension FeedStore {
         var inserted: [Int: Int64] = [:]
         guard database.dialect.batchesRows else {
             for (index, entry) in feed.entries.enumerated() {
-                inserted[index] = try insert(entry, key: feed.keys[index], feedID: feed.feedID,
+                inserted[index] = try insert(entry, key: feed.keys[index], feedID: feed.feedID.rawValue,
                                              fingerprint: feed.fingerprints[index], seenAt: seenAt)
             }
             return inserted
@@ -154,7 +154,7 @@ extension FeedStore {
             guard let id = newKeys.removeValue(forKey: feed.keys[index]) else { continue }
             let entry = feed.entries[index]
             inserted[index] = id
-            states += [.integer(id), .integer(feed.feedID), .integer(Self.clamped(entry.published, seenAt: seenAt) ?? seenAt)]
+            states += [.integer(id), .integer(feed.feedID.rawValue), .integer(Self.clamped(entry.published, seenAt: seenAt) ?? seenAt)]
             pendingDocuments += [.integer(id), .text(feed.searchDocuments?[index] ?? SearchText.document(of: entry))]
         }
         try database.statement("INSERT INTO entry_state(entry_id, feed_id, sort_at) VALUES \(SQLValue.rowPlaceholders(states.count / 3, columns: 3))")

@@ -3,7 +3,7 @@ import Foundation
 /// A fetched feed document as the store ingests it: what the parser read, in document order.
 public struct IncomingFeed: Sendable {
     /// The subscribed feed the document came from.
-    public let feedID: Int64
+    public let feedID: FeedID
     public let entries: [IncomingEntry]
     /// Each entry's dedupe key and fingerprint, worked out where the document is made (a fetch task)
     /// rather than by the store's single writer, which every feed waits for.
@@ -23,10 +23,10 @@ public struct IncomingFeed: Sendable {
     /// - Parameter isPrivate: the feed is an account's private copy (docs/ARCHITECTURE.md): its entries are keyed
     ///   apart, never merged with an entry another feed carries at the same URL.
     /// - Parameter makingSearchDocuments: the store is on PostgreSQL (`FeedStore.wantsSearchDocuments`).
-    public init(feedID: Int64, entries: [IncomingEntry], isPrivate: Bool = false, makingSearchDocuments: Bool = false) {
+    public init(feedID: FeedID, entries: [IncomingEntry], isPrivate: Bool = false, makingSearchDocuments: Bool = false) {
         self.feedID = feedID
         self.entries = entries
-        let keys = FeedStore.keys(feedID: feedID, entries: entries)
+        let keys = FeedStore.keys(feedID: feedID.rawValue, entries: entries)
         self.keys = isPrivate ? keys.map { "private:\(feedID):\($0)" } : keys
         fingerprints = entries.map(FeedStore.fingerprint(of:))
         searchDocuments = makingSearchDocuments ? entries.map(SearchText.document(of:)) : nil
