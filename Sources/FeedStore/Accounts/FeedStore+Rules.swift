@@ -174,7 +174,7 @@ extension StoreReader {
     /// judging again must also bring back what rules that are gone had hidden.
     public func ruleSets(account: AccountID, subscriptions: [SubscriptionID]? = nil) throws(StoreError) -> [(feed: FeedID, rules: RuleSet)] {
         var values: [SQLValue] = [.account(account)]
-        let only = subscriptions.map { " AND u.id IN (\(SQLValue.placeholders(for: $0.map(\.rawValue), appendingTo: &values)))" } ?? ""
+        let only = subscriptions.map { " AND u.id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
         var sets: [(feed: FeedID, rules: RuleSet)] = []
         try database.statement("""
             SELECT u.feed_id, \(RuleColumns.select(database.dialect))

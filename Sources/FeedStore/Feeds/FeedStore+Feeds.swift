@@ -126,7 +126,7 @@ extension StoreReader {
         var values: [SQLValue] = [.account(account), SQLValue(nonPublicIcons)]
         var conditions = ["u.account_id = ?1"]
         if let ids {
-            conditions.append("u.id IN (\(SQLValue.placeholders(for: ids.map(\.rawValue), appendingTo: &values)))")
+            conditions.append("u.id IN (\(SQLValue.placeholders(for: ids, appendingTo: &values)))")
         }
         if let category {
             values.append(.text(category))

@@ -122,7 +122,7 @@ extension FeedStore {
     public func feedsToFetch(only ids: [FeedID]? = nil) throws(StoreError) -> [FeedFetchState] {
         var feeds: [FeedFetchState] = []
         var values: [SQLValue] = []
-        let only = ids.map { " AND id IN (\(SQLValue.placeholders(for: $0.map(\.rawValue), appendingTo: &values)))" } ?? ""
+        let only = ids.map { " AND id IN (\(SQLValue.placeholders(for: $0, appendingTo: &values)))" } ?? ""
         try database.statement("""
             SELECT \(FeedFetchState.columns)
             FROM feeds WHERE status != 'disabled'\(only) ORDER BY coalesce(next_check_at, 0), id

@@ -90,7 +90,7 @@ extension StoreReader {
     /// feed has an icon.
     public func feedIconDigests(feedIDs: [SubscriptionID], account: AccountID, nonPublic: Bool) throws(StoreError) -> [SubscriptionID: String] {
         var values: [SQLValue] = [.account(account), SQLValue(nonPublic)]
-        let placeholders = SQLValue.placeholders(for: feedIDs.prefix(10_000).map(\.rawValue), appendingTo: &values)
+        let placeholders = SQLValue.placeholders(for: feedIDs.prefix(10_000), appendingTo: &values)
         guard !placeholders.isEmpty else { return [:] }
         var digests: [SubscriptionID: String] = [:]
         try database.statement("""

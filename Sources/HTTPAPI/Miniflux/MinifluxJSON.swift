@@ -144,17 +144,7 @@ enum MinifluxJSON {
 }
 
 extension JSONValue {
-    /// An account's id, as the number apps know it by.
-    static func from(_ account: AccountID) -> JSONValue { .from(account.rawValue) }
-}
-
-extension JSONValue {
-    /// An entry's id, as the number apps know it by.
-    static func from(_ entry: EntryID) -> JSONValue { .from(entry.rawValue) }
-}
-
-extension JSONValue {
-    /// A subscription's id: what apps know as the feed's id.
-    static func from(_ subscription: SubscriptionID) -> JSONValue { .from(subscription.rawValue) }
-    static func from(_ subscription: SubscriptionID?) -> JSONValue { .from(subscription?.rawValue) }
+    /// An account's, an entry's or a subscription's id, as the number apps know it by.
+    static func from<Kind>(_ id: TypedID<Kind>) -> JSONValue { .from(id.rawValue) }
+    static func from<Kind>(_ id: TypedID<Kind>?) -> JSONValue { .from(id?.rawValue) }
 }

@@ -61,8 +61,8 @@ struct HTML: ExpressibleByStringInterpolation, Equatable, Sendable {
             markup += String(number)
         }
 
-        mutating func appendInterpolation(_ entry: EntryID) {
-            markup += entry.description
+        mutating func appendInterpolation<Kind>(_ id: TypedID<Kind>) {
+            markup += id.description
         }
     }
 
